@@ -1,0 +1,86 @@
+"""The ``bench`` command line. Subcommands live in ``bench.commands.*`` and load lazily."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from puzzles.base import InputError
+
+# command name -> "module:attribute" of a click command or group
+COMMANDS: dict[str, tuple[str, str]] = {
+    "list": ("bench.commands.info:list_cmd", "list puzzles, heuristics, solvers"),
+    "show": ("bench.commands.info:show_cmd", "validate and pretty-print a state"),
+    "scramble": ("bench.commands.info:scramble_cmd", "print seeded random states"),
+    "pdb": ("bench.commands.pdb:pdb_group", "build and inspect pattern databases"),
+    "h": ("bench.commands.pdb:h_cmd", "print heuristic values of states"),
+    "solve": ("bench.commands.solve:solve_cmd", "solve one state"),
+    "train": ("bench.commands.train:train_group", "train learned heuristics"),
+    "models": ("bench.commands.train:models_cmd", "list shipped and trained models"),
+    "run": ("bench.commands.suite:run_group", "run a benchmark suite"),
+    "suite": ("bench.commands.suite:suite_group", "list and import suites"),
+    "report": ("bench.commands.suite:report_cmd", "tables and figures of a run"),
+    "quality": ("bench.commands.suite:quality_cmd", "heuristic quality against true distances"),
+    "paper": ("bench.commands.suite:paper_cmd", "regenerate a published table"),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported only when invoked (fast ``--help``)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        target = COMMANDS[name][0]
+        module, _, attr = target.partition(":")
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:  # a command not built yet
+            @click.command(name, help=COMMANDS[name][1])
+            def unavailable() -> None:
+                raise click.ClickException(f"'{name}' is not available: {exc}")
+
+            return unavailable
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_) for name, (_, help_) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup)
+@click.version_option(package_name="heuristic-bench")
+def cli() -> None:
+    """heuristic-bench: pattern databases against learned heuristics, under interchangeable solvers."""
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Entry point: bad input becomes one line on stderr and exit status 2, never a traceback."""
+    try:
+        return cli.main(args=argv, prog_name="bench", standalone_mode=False)
+    except InputError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""Options and helpers shared by subcommands."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import click
+import numpy as np
+
+from puzzles.base import InputError, Puzzle
+
+goal_option: Callable[[Any], Any] = click.option(
+    "--goal", default=None, metavar="blank-first|blank-last",
+    help="goal layout (sliding tiles only; default blank-last)",
+)
+
+
+def read_state(puzzle: Puzzle, state: str | None, moves: str | None) -> np.ndarray:
+    """The state given as text, or made by MOVES from the goal; exactly one of them."""
+    if state is not None and moves is not None:
+        raise InputError("give either STATE or --scramble, not both")
+    if moves is not None:
+        return puzzle.from_moves(puzzle.parse_moves(moves))
+    if state is None:
+        raise InputError("STATE: missing (give a state or --scramble MOVES)")
+    return puzzle.parse(state)
+
+
+def read_states(puzzle: Puzzle, states: tuple[str, ...], moves: str | None) -> Iterator[np.ndarray]:
+    """States from arguments, ``-`` (stdin, one per line) or ``--scramble``."""
+    if moves is not None:
+        if states:
+            raise InputError("give either STATE arguments or --scramble, not both")
+        yield puzzle.from_moves(puzzle.parse_moves(moves))
+        return
+    if not states:
+        raise InputError("STATE: missing (give states, '-' for stdin, or --scramble MOVES)")
+    for text in states:
+        if text == "-":
+            for line in sys.stdin:
+                if line.strip():
+                    yield puzzle.parse(line.strip())
+        else:
+            yield puzzle.parse(text)

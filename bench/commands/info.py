@@ -1,0 +1,72 @@
+"""``bench list``, ``bench show``, ``bench scramble``: puzzle inspection commands."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import numpy as np
+
+from bench import registry
+from bench.commands.common import goal_option, read_state
+from puzzles.base import InputError
+
+
+@click.command("list")
+@click.argument("kind", type=click.Choice(["puzzles", "heuristics", "solvers"]), default="puzzles")
+def list_cmd(kind: str) -> None:
+    """List the registered puzzles (name, actions, states), heuristics or solvers."""
+    if kind == "puzzles":
+        for name in registry.PUZZLES:
+            p = registry.get_puzzle(name)
+            n = p.num_states
+            states = f"{n:,}" if n is not None else "unknown"
+            click.echo(f"{name:<12} {p.num_actions:>3} actions  {states:>32} states  {registry.PUZZLES[name].summary}")
+    elif kind == "heuristics":
+        for name, e in registry.HEURISTICS.items():
+            puzzles = e.props.get("puzzles", "*")
+            where = puzzles if isinstance(puzzles, str) else ",".join(puzzles)
+            adm = "admissible" if e.props.get("admissible") else "inadmissible"
+            click.echo(f"{name:<20} {adm:<13} {where:<40} {e.summary}")
+    else:
+        for name, e in registry.SOLVERS.items():
+            click.echo(f"{name:<8} {e.summary}")
+
+
+@click.command("show")
+@click.argument("puzzle")
+@click.argument("state", required=False)
+@click.option("--scramble", "moves", help="move sequence applied to the goal")
+@goal_option
+def show_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None) -> None:
+    """Validate STATE (or the state MOVES make) and pretty-print it."""
+    p = registry.get_puzzle(puzzle, goal=goal)
+    s = read_state(p, state, moves)
+    click.echo(p.pretty(s, color=sys.stdout.isatty()))
+    click.echo(p.format(s))
+
+
+@click.command("scramble")
+@click.argument("puzzle")
+@click.option("--depth", type=click.IntRange(min=0), help="random-walk length")
+@click.option("--count", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--moves", "show_moves", is_flag=True, help="print the move sequences instead")
+@click.option("--uniform", is_flag=True, help="draw uniformly from all solvable states")
+@goal_option
+def scramble_cmd(puzzle: str, depth: int | None, count: int, seed: int, show_moves: bool,
+                 uniform: bool, goal: str | None) -> None:
+    """Print COUNT seeded states, one per line, in the puzzle's input format."""
+    p = registry.get_puzzle(puzzle, goal=goal)
+    rng = np.random.default_rng(seed)
+    if uniform:
+        if depth is not None or show_moves:
+            raise InputError("--uniform: cannot be combined with --depth or --moves")
+        for s in p.random_states(count, rng):
+            click.echo(p.format(s))
+        return
+    if depth is None:
+        raise InputError("--depth: required (or use --uniform)")
+    states, moves = p.scramble(count, depth, rng)
+    for s, m in zip(states, moves, strict=True):
+        click.echo(p.format_moves(m) if show_moves else p.format(s))

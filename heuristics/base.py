@@ -1,0 +1,60 @@
+"""The heuristic interface.
+
+A heuristic estimates the cost-to-go of states of one puzzle. Every heuristic has a batch
+evaluator (``__call__``); heuristics that can be evaluated per state inside a Numba search also
+expose ``ida_spec()`` (see ``solvers.ida``), networks return ``None`` there.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from puzzles.base import Puzzle
+
+
+@dataclass(frozen=True)
+class IdaSpec:
+    """What a Numba IDA* kernel needs to evaluate a heuristic per state.
+
+    ``family`` names the kernel family (``"tiles"``, ``"cube"``, ``"lights"``), ``kind`` the
+    heuristic within it (e.g. ``"manhattan"``, ``"additive-pdb"``, ``"cube-pdb-max"``), and
+    ``arrays`` the tables the kernel reads. ``params`` holds small scalars.
+    """
+
+    family: str
+    kind: str
+    arrays: tuple[np.ndarray, ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+class Heuristic(ABC):
+    """Cost-to-go estimate for states of ``puzzle``."""
+
+    name: str
+    admissible: bool = False
+    consistent: bool = False
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        self.puzzle = puzzle
+        #: seconds spent loading tables / models / compiling kernels (reported apart from search)
+        self.load_seconds: float = 0.0
+
+    @abstractmethod
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        """Values for a batch ``(B, L) -> (B,)``: integers for admissible tables, float32 otherwise."""
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of tables or parameters held in memory."""
+        return 0
+
+    def ida_spec(self) -> IdaSpec | None:
+        """Per-state evaluation data for the Numba IDA* kernels, or ``None`` (IDA* refuses)."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name} on {self.puzzle.name}>"

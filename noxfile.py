@@ -1,0 +1,51 @@
+"""nox sessions: tests, lint, typecheck, bench (benchmarks), nojit (smallest tests without JIT)."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["tests", "lint"]
+nox.options.reuse_existing_virtualenvs = True
+
+INSTALL = ["-e", ".[dev]"]
+
+
+def _install(session: nox.Session) -> None:
+    # torch is pinned (==2.13.0) in pyproject.toml so pip never pulls a CUDA build.
+    session.install(*INSTALL)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The full test suite (small PDBs, tiny networks)."""
+    _install(session)
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    session.install("ruff")
+    session.run("ruff", "check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    _install(session)
+    session.run("mypy")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """pytest-benchmark benchmarks, compared against the committed baseline."""
+    _install(session)
+    session.run(
+        "pytest", "tests/benchmarks", "--benchmark-enable", "--benchmark-only",
+        *session.posargs,
+    )
+
+
+@nox.session
+def nojit(session: nox.Session) -> None:
+    """The smallest tests with NUMBA_DISABLE_JIT=1 (kernels run as plain Python)."""
+    _install(session)
+    session.run("pytest", "-m", "nojit", *session.posargs, env={"NUMBA_DISABLE_JIT": "1"})

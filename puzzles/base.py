@@ -1,0 +1,157 @@
+"""The puzzle interface every domain implements.
+
+Array-first: a batch of states is a 2-D ``numpy`` array of shape ``(B, L)`` with dtype
+``uint8`` (``L`` = ``Puzzle.state_dim``); one state is a 1-D array of shape ``(L,)``.
+Actions are integers ``0 .. num_actions - 1``; their names are ``Puzzle.action_names``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
+
+
+class InputError(ValueError):
+    """Bad user input. The message is one line that names the argument and the fault.
+
+    The CLI prints ``error: <message>`` on stderr and exits with status 2.
+    """
+
+
+class Puzzle(ABC):
+    """A deterministic puzzle with unit-cost, invertible actions.
+
+    Subclasses set ``name``, ``num_actions``, ``state_dim``, ``action_names`` and implement
+    the abstract methods. Shapes: ``states`` is ``(B, L)``, ``actions`` is ``(B,)``.
+    """
+
+    name: str
+    num_actions: int
+    state_dim: int
+    action_names: tuple[str, ...]
+    #: number of distinct values a state entry takes (one-hot width per position for networks)
+    num_symbols: int
+    #: a short name of the network input encoding; checkpoints record it
+    encoding_name: str = "onehot"
+    dtype = np.uint8
+
+    # ------------------------------------------------------------------ dynamics
+    @abstractmethod
+    def goal(self) -> np.ndarray:
+        """The goal state, shape ``(L,)``."""
+
+    @abstractmethod
+    def expand(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """All children: ``(children (B, A, L), valid (B, A) bool)``.
+
+        Where ``valid`` is False (a tile move off the board) the child row is a copy of the parent.
+        """
+
+    @abstractmethod
+    def apply(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Apply one action per state: ``(B, L), (B,) -> (B, L)``. Illegal actions raise ``ValueError``."""
+
+    def is_goal(self, states: np.ndarray) -> np.ndarray:
+        """``(B, L) -> (B,)`` bool."""
+        states = np.atleast_2d(states)
+        return np.all(states == self.goal()[None, :], axis=1)
+
+    @abstractmethod
+    def inverse_action(self, action: int) -> int:
+        """The action that undoes ``action``."""
+
+    def legal_actions(self, state: np.ndarray) -> np.ndarray:
+        """Indices of the actions legal in one state (all of them by default)."""
+        _, valid = self.expand(np.asarray(state)[None, :])
+        return np.flatnonzero(valid[0])
+
+    # ------------------------------------------------------------------ instances
+    def scramble(
+        self, n: int, depth: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` seeded random walks of ``depth`` moves from the goal that never undo the previous move.
+
+        Returns ``(states (n, L), moves (n, depth))``.
+        """
+        states = np.repeat(self.goal()[None, :], n, axis=0)
+        moves = np.zeros((n, depth), dtype=np.int64)
+        prev = np.full(n, -1, dtype=np.int64)
+        inverse = np.array([self.inverse_action(a) for a in range(self.num_actions)])
+        for d in range(depth):
+            _, valid = self.expand(states)
+            has_prev = prev >= 0
+            valid[np.flatnonzero(has_prev), inverse[prev[has_prev]]] = False
+            # choose uniformly among the remaining legal actions
+            u = rng.random((n, self.num_actions))
+            u[~valid] = -1.0
+            a = np.argmax(u, axis=1)
+            states = self.apply(states, a)
+            moves[:, d] = a
+            prev = a
+        return states, moves
+
+    def random_states(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` states drawn uniformly from all solvable states."""
+        raise NotImplementedError(f"{self.name} has no uniform sampler")
+
+    @property
+    def num_states(self) -> int | None:
+        """Number of states reachable from the goal, when known."""
+        return None
+
+    # ------------------------------------------------------------------ text I/O
+    @abstractmethod
+    def parse(self, text: str) -> np.ndarray:
+        """Parse a state in the puzzle's input format; validate it; raise ``InputError``."""
+
+    @abstractmethod
+    def format(self, state: np.ndarray) -> str:
+        """Format one state in the input format (``parse(format(s)) == s``)."""
+
+    @abstractmethod
+    def validate(self, state: np.ndarray) -> None:
+        """Raise ``InputError`` naming the fault if ``state`` is not a solvable state."""
+
+    @abstractmethod
+    def parse_moves(self, text: str) -> list[int]:
+        """Parse a move sequence into action indices (``InputError`` on bad input)."""
+
+    def format_moves(self, actions: Sequence[int]) -> str:
+        return " ".join(self.action_names[int(a)] for a in actions)
+
+    def pretty(self, state: np.ndarray, color: bool = False) -> str:
+        """A human-readable drawing of one state."""
+        return self.format(state)
+
+    def from_moves(self, actions: Sequence[int]) -> np.ndarray:
+        """The state reached from the goal by ``actions``."""
+        return self.apply_path(self.goal(), actions)
+
+    # ------------------------------------------------------------------ network input
+    def encode(self, states: np.ndarray) -> np.ndarray:
+        """Integer codes ``(B, L)`` in ``0 .. num_symbols - 1`` for a one-hot network input."""
+        return np.atleast_2d(states).astype(np.int64)
+
+    # ------------------------------------------------------------------ checking
+    def apply_path(self, state: np.ndarray, actions: Sequence[int]) -> np.ndarray:
+        """Replay ``actions`` from ``state``; raises ``ValueError`` on an illegal action."""
+        s = np.asarray(state, dtype=self.dtype)[None, :]
+        for a in actions:
+            a = int(a)
+            if not 0 <= a < self.num_actions:
+                raise ValueError(f"action {a} out of range for {self.name}")
+            s = self.apply(s, np.array([a]))
+        return s[0]
+
+    def check_solution(self, state: np.ndarray, actions: Sequence[int]) -> bool:
+        """True iff ``actions`` are legal from ``state`` and reach the goal."""
+        try:
+            end = self.apply_path(state, actions)
+        except ValueError:
+            return False
+        return bool(self.is_goal(end[None, :])[0])
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"

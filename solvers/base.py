@@ -1,0 +1,74 @@
+"""The result record and limits shared by every solver."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from heuristics.base import Heuristic
+from puzzles.base import Puzzle
+
+Status = Literal["solved", "timeout", "node-limit", "out-of-memory", "unsolvable"]
+STATUSES: tuple[str, ...] = ("solved", "timeout", "node-limit", "out-of-memory", "unsolvable")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-search limits; ``None`` means unlimited."""
+
+    time_s: float | None = None
+    nodes: int | None = None
+    memory_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """What every solver returns. ``actions`` were replayed and checked when ``status == 'solved'``."""
+
+    status: Status
+    actions: list[int] | None
+    length: int | None
+    nodes_generated: int
+    nodes_expanded: int
+    iterations: int
+    h_start: float | None
+    time_s: float
+    load_s: float = 0.0
+    peak_rss_bytes: int = 0
+    heuristic: str = ""
+    solver: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class SolutionError(RuntimeError):
+    """A solver returned a path that does not solve the start state (a bug, never user input)."""
+
+
+def verified(puzzle: Puzzle, start: np.ndarray, result: SolveResult) -> SolveResult:
+    """Replay a solved result's actions from ``start``; raise ``SolutionError`` if they fail."""
+    if result.status == "solved":
+        if result.actions is None or not puzzle.check_solution(start, result.actions):
+            raise SolutionError(
+                f"{result.solver}/{result.heuristic} returned an invalid path on {puzzle.name}"
+            )
+        if result.length != len(result.actions):
+            raise SolutionError("result length does not match its actions")
+    return result
+
+
+class Solver(ABC):
+    """Solvers take ``(puzzle, heuristic, start, limits)`` and return a checked ``SolveResult``."""
+
+    name: str
+
+    @abstractmethod
+    def solve(
+        self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, limits: Limits | None = None
+    ) -> SolveResult:
+        ...

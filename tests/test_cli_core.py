@@ -1,0 +1,42 @@
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from bench.cli import cli
+from bench.registry import HEURISTICS, PUZZLES, SOLVERS
+
+
+def test_help_lists_every_command():
+    out = CliRunner().invoke(cli, ["--help"])
+    assert out.exit_code == 0
+    for name in ("list", "show", "scramble", "pdb", "h", "solve", "run", "report"):
+        assert name in out.output
+
+
+def test_list_heuristics_and_solvers_do_not_import_heavy_modules():
+    code = (
+        "import sys; from bench.cli import main\n"
+        "try:\n    main(['list', 'heuristics']); main(['list', 'solvers'])\n"
+        "except SystemExit: pass\n"
+        "assert 'torch' not in sys.modules and 'numba' not in sys.modules, "
+        "[m for m in ('torch', 'numba') if m in sys.modules]\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    for name in list(HEURISTICS) + list(SOLVERS):
+        assert name in res.stdout
+
+
+def test_unknown_puzzle_is_one_line_exit_2():
+    res = subprocess.run([sys.executable, "-m", "bench", "show", "cube4", "--scramble", "R"],
+                         capture_output=True, text=True)
+    assert res.returncode == 2
+    assert res.stderr.strip().count("\n") == 0 and "unknown puzzle 'cube4'" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_registry_names_are_unique_and_described():
+    for table in (PUZZLES, HEURISTICS, SOLVERS):
+        for name, entry in table.items():
+            assert entry.name == name and entry.summary and ":" in entry.target
