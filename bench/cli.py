@@ -42,9 +42,11 @@ class LazyGroup(click.Group):
         try:
             return getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError) as exc:  # a command not built yet
+            reason = str(exc)
+
             @click.command(name, help=COMMANDS[name][1])
             def unavailable() -> None:
-                raise click.ClickException(f"'{name}' is not available: {exc}")
+                raise click.ClickException(f"'{name}' is not available: {reason}")
 
             return unavailable
 
