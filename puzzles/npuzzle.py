@@ -398,3 +398,11 @@ def deepcubea_tile_moves(solution: Sequence[str]) -> list[int]:
             raise InputError(f"DeepCubeA moves: {m!r} is not one of U, D, L, R")
         out.append(_DEEPCUBEA_TILE_MOVE[key])
     return out
+
+
+def puzzle8_distances(layout: str = "blank-last") -> np.ndarray:
+    """Exact distance of every 8-puzzle state, ``(9!,)`` int8 by lexicographic rank (see
+    ``puzzles.exhaustive``); -1 for the unreachable parity class."""
+    from puzzles.exhaustive import puzzle8_distances as _distances
+
+    return _distances(layout)
