@@ -16,7 +16,8 @@ Instance sources:
                or ``../shared/data/deepcubea``; ``fallback`` names the set used when absent
 
 Reference optimal lengths (``optimal``): ``file`` (a column of the file), ``exact:HEURISTIC``
-(a heuristic that is the exact distance, e.g. ``pdb-cube2``), ``bfs`` (breadth-first search from
+(a heuristic that is the exact distance, e.g. ``pdb-cube2``), ``table`` (the puzzle's exhaustive
+distance table: 2x2x2 cube, 8-puzzle), ``bfs`` (breadth-first search from
 the goal; small puzzles only), ``gf2`` (Lights Out, exact linear algebra over GF(2)),
 or ``none``. A scramble's depth is only an upper bound and is never used as the optimum.
 """
@@ -41,7 +42,7 @@ INSTANCES_DIR = SUITES_DIR / "instances"
 
 SOURCES = ("file", "scramble", "uniform", "deepcubea")
 FORMATS = ("tiles", "maneuver", "vcube", "states")
-OPTIMAL = ("file", "bfs", "gf2", "none")
+OPTIMAL = ("file", "table", "bfs", "gf2", "none")
 
 
 # --------------------------------------------------------------------------- specs
@@ -501,7 +502,12 @@ def deepcubea_states(puzzle: Puzzle, kind: str, raw: np.ndarray) -> np.ndarray:
     if conv is None:
         import importlib
 
-        conv = getattr(importlib.import_module(type(puzzle).__module__), "from_deepcubea", None)
+        module = importlib.import_module(type(puzzle).__module__)
+        names = sorted(n for n in dir(module) if n.startswith("from_deepcubea"))
+        wanted = {"cube3": ("cube", "colors", "stickers"), "npuzzle": ("tiles",),
+                  "lightsout": ("lights",)}.get(kind, ())
+        names = [n for n in names if n == "from_deepcubea" or n.split("_")[-1] in wanted]
+        conv = getattr(module, names[0]) if names else None
     if conv is not None:
         return np.asarray(conv(raw), dtype=puzzle.dtype)
     if kind == "cube3":
@@ -629,7 +635,19 @@ def set_optimal(puzzle: Puzzle, spec: InstanceSetSpec, instances: list[Instance]
     if not instances:
         return
     rule = spec.optimal
-    if rule == "bfs":
+    if rule == "table":
+        states = np.stack([i.state for i in instances])
+        if hasattr(puzzle, "distance_table") and hasattr(puzzle, "index"):
+            dist = np.asarray(puzzle.distance_table())[puzzle.index(states)]
+        elif puzzle.name == "puzzle8":
+            from puzzles.exhaustive import perm_ranks, puzzle8_distances
+
+            dist = np.asarray(puzzle8_distances(getattr(puzzle, "layout", "blank-last")))[perm_ranks(states)]
+        else:  # no table: breadth-first search
+            dist = bfs_distances(puzzle, states)
+        for inst, d in zip(instances, dist, strict=True):
+            inst.optimal = int(d) if d >= 0 else None
+    elif rule == "bfs":
         dist = bfs_distances(puzzle, np.stack([i.state for i in instances]))
         for inst, d in zip(instances, dist, strict=True):
             inst.optimal = int(d) if d >= 0 else None
