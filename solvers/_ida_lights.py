@@ -212,15 +212,15 @@ def search(
                 depth = int(st[_DEPTH])
                 result.update(status="solved", actions=[int(a) for a in path[:depth]])
                 break
-            if code == 2:
-                break
-            if max_nodes is not None and generated >= max_nodes:
+            if code == 0 and max_nodes is not None and generated >= max_nodes:
                 result["status"] = "node-limit"
                 break
             if deadline_s is not None and time.monotonic() >= deadline_s:
                 result["status"] = "timeout"
                 break
-        if code != 2:
+            if code == 2:
+                break
+        if code != 2 or result["status"] == "timeout":
             break
         if st[_NEXT] >= _INF:  # nothing beyond the bound: no solution exists
             result["status"] = "unsolvable"

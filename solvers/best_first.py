@@ -275,7 +275,7 @@ class BatchBestFirst(Solver):
         first_eval_s = time.perf_counter() - t_h
         load_s = float(heuristic.load_seconds) + compile_s + first_eval_s
 
-        counters = dict(generated=0, expanded=0, iterations=0)
+        counters = dict(generated=0, expanded=0, iterations=0, reopened=0)
         extra: dict[str, Any] = dict(weight=self.weight, batch=self.batch,
                                      goal_test=self.goal_test, closed_set=self.closed)
         actions: list[int] | None = None
@@ -285,7 +285,8 @@ class BatchBestFirst(Solver):
             try:
                 status, actions, engine_bytes, stored = self._search(
                     puzzle, heuristic, start, h_start, limits, mem, counters)
-                extra.update(engine_bytes=engine_bytes, nodes_stored=stored)
+                extra.update(engine_bytes=engine_bytes, nodes_stored=stored,
+                             reopened=counters["reopened"])
             except (_OutOfMemory, MemoryError):
                 status = "out-of-memory"
             elapsed = time.perf_counter() - t0
@@ -361,7 +362,9 @@ class BatchBestFirst(Solver):
             new = kid_ids[kinds == K.NEW]
             if new.size:
                 store.h[new] = np.asarray(heuristic(store.states[new]), dtype=np.float64)
-            push = np.concatenate([new, kid_ids[kinds == K.IMPROVED]])
+            improved = kid_ids[kinds == K.IMPROVED]
+            counters["reopened"] += int(improved.size)
+            push = np.concatenate([new, improved])
             if push.size:
                 f = weight * store.g[push] + store.h[push]
                 store.fcur[push] = f

@@ -178,3 +178,25 @@ def lights_optimal_length(puzzle: ToyLights, state: np.ndarray) -> int | None:
                               if combo else np.zeros(n2, np.uint8), state):
                 return k
     return best
+
+
+class ToyManhattan(Heuristic):
+    """Sum of tile Manhattan distances for ``puzzles.npuzzle.NPuzzle`` (either goal layout)."""
+
+    name = "toy-manhattan"
+    admissible = True
+    consistent = True
+
+    def __init__(self, puzzle: Puzzle) -> None:
+        super().__init__(puzzle)
+        goal = puzzle.goal()
+        w = int(round(len(goal) ** 0.5))
+        where = np.argsort(goal)  # where[t] = goal position of tile t
+        pos = np.arange(len(goal))
+        self.table = (np.abs(pos[None, :] // w - where[:, None] // w)
+                      + np.abs(pos[None, :] % w - where[:, None] % w)).astype(np.int64)
+        self.table[0, :] = 0
+
+    def __call__(self, states):
+        s = np.atleast_2d(states).astype(np.int64)
+        return self.table[s, np.arange(s.shape[1])[None, :]].sum(axis=1)
