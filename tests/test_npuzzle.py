@@ -310,3 +310,11 @@ def test_api_bad_input():
         p.apply(p.goal()[None, :], np.array([4]))
     with pytest.raises(InputError, match="n and depth"):
         p.scramble(1, -1, np.random.default_rng(0))
+
+
+def test_pretty_color_marks_placed_tiles():
+    p = NPuzzle(3)
+    s = p.from_moves(p.parse_moves("U"))  # tiles 6 and the blank swapped
+    colored = p.pretty(s, color=True)
+    assert colored.count("\x1b[32m") == 7
+    assert p.pretty(s) == colored.replace("\x1b[32m", "").replace("\x1b[0m", "")
