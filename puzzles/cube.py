@@ -335,6 +335,28 @@ class _CubeBase(Puzzle):
             raise ValueError(f"actions: out of range 0..{self.num_actions - 1} for {self.name}")
         return np.take_along_axis(states, self.PERMS[actions], axis=1)
 
+    def scramble(
+        self, n: int, depth: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` seeded random walks of ``depth`` moves that never undo the previous move.
+
+        Each move is uniform over the ``A - 1`` actions other than the inverse of the previous
+        one (all ``A`` at the first step). Returns ``(states (n, L) uint8, moves (n, depth) int64)``.
+        """
+        if n < 0 or depth < 0:
+            raise InputError(f"scramble: n and depth must be >= 0, got {n} and {depth}")
+        states = np.repeat(self._goal[None, :], n, axis=0)
+        moves = np.zeros((n, depth), dtype=np.int64)
+        for d in range(depth):
+            if d == 0:
+                a = rng.integers(0, self.num_actions, size=n)
+            else:
+                a = rng.integers(0, self.num_actions - 1, size=n)
+                a += a >= self._inverse[moves[:, d - 1]]
+            moves[:, d] = a
+            states = np.take_along_axis(states, self.PERMS[a], axis=1)
+        return states, moves
+
     def encode(self, states: np.ndarray) -> np.ndarray:
         """Sticker colours as integer codes ``(B, L)`` in ``0..5`` (one-hot width ``num_symbols=6``)."""
         return self._check_batch(states).astype(np.int64)
