@@ -244,3 +244,74 @@ def warmup(puzzle: Puzzle, spec: IdaSpec) -> None:
     goal = puzzle.goal()
     near = puzzle.apply(puzzle.apply(goal[None, :], np.array([0])), np.array([puzzle.num_actions - 1]))
     search(puzzle, spec, near[0], 10_000, time.monotonic() + 600.0)
+
+
+@njit(cache=True)
+def _ball(depth: int, root: np.ndarray, face: np.ndarray, cw: np.ndarray, qtm: bool,
+          cpm: np.ndarray, twm: np.ndarray, em: np.ndarray, kf: int, goal_a: int, goal_b: int,
+          cpart: int, nt: int, ctab: np.ndarray,
+          m1: np.ndarray, k1: int, tab1: np.ndarray, m2: np.ndarray, k2: int, tab2: np.ndarray,
+          same: bool) -> np.ndarray:
+    """Walk every move-pruned sequence of at most ``depth`` moves from ``root (6,)``.
+
+    Returns ``(3,)`` int64: nodes visited, nodes with ``h > g`` (moves so far), and the
+    largest ``h`` seen.
+    """
+    num_moves = cpm.shape[1]
+    path = np.zeros(depth + 1, dtype=np.int64)
+    nxt = np.zeros(depth + 1, dtype=np.int64)
+    st = np.zeros((depth + 1, 6), dtype=np.int64)
+    st[0] = root
+    out = np.zeros(3, dtype=np.int64)
+    out[0] = 1
+    d = 0
+    mask1 = (1 << k1) - 1
+    mask2 = (1 << k2) - 1
+    maskf = (1 << kf) - 1
+    while d >= 0:
+        a = nxt[d]
+        if a >= num_moves or d == depth:
+            d -= 1
+            continue
+        nxt[d] = a + 1
+        if not _allowed(a, d, path, face, cw, qtm):
+            continue
+        path[d] = a
+        cp = cpm[st[d, 0], a]
+        tw = twm[st[d, 1], a]
+        ea = em[st[d, 2] >> kf, a] ^ (st[d, 2] & maskf)
+        eb = em[st[d, 3] >> kf, a] ^ (st[d, 3] & maskf)
+        if same:
+            e1 = ea
+            e2 = eb
+        else:
+            e1 = m1[st[d, 4] >> k1, a] ^ (st[d, 4] & mask1)
+            e2 = m2[st[d, 5] >> k2, a] ^ (st[d, 5] & mask2)
+        h = _h(cp, tw, e1, e2, cpart, nt, ctab, tab1, tab2)
+        out[0] += 1
+        if h > d + 1:
+            out[1] += 1
+        if h > out[2]:
+            out[2] = h
+        d += 1
+        st[d, 0] = cp
+        st[d, 1] = tw
+        st[d, 2] = ea
+        st[d, 3] = eb
+        st[d, 4] = e1
+        st[d, 5] = e2
+        nxt[d] = 0
+    return out
+
+
+def ball_check(puzzle: Puzzle, spec: IdaSpec, depth: int) -> dict[str, int]:
+    """Check the heuristic against every state within ``depth`` moves of the goal.
+
+    Every state at distance ``d <= depth`` is reached by some move-pruned sequence of exactly
+    ``d`` moves (pruning keeps an optimal path to every state), so ``violations == 0`` means
+    ``h(s) <= d(s)`` on the whole ball. Returns ``nodes``, ``violations`` and ``max_h``.
+    """
+    args = _kernel_args(puzzle, spec)
+    root = coordinates(puzzle, spec, puzzle.goal())[0]
+    out = _ball(int(depth), root, *args)
+    return {"nodes": int(out[0]), "violations": int(out[1]), "max_h": int(out[2])}
