@@ -94,6 +94,7 @@ def get_puzzle(name: str, goal: str | None = None, **kwargs: Any):
 _TILES = tuple(_TILE_NAMES.values())
 _TILE_PDBS = {
     "pdb-full": ("puzzle8", "one pattern of all 8 tiles: the exact 8-puzzle table"),
+    "pdb-44": ("puzzle8", "additive disjoint PDBs, two patterns of 4 tiles (small, for tests)"),
     "pdb-555": ("puzzle15", "additive disjoint PDBs, three patterns of 5 tiles"),
     "pdb-663": ("puzzle15", "additive disjoint PDBs, patterns of 6, 6 and 3 tiles"),
     "pdb-78": ("puzzle15", "additive disjoint PDBs, patterns of 7 and 8 tiles"),

@@ -1,0 +1,110 @@
+"""``bench solve``: solve one state with a heuristic and a solver."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import click
+
+from bench import registry
+from bench.commands.common import goal_option, read_state
+from puzzles.base import InputError
+from solvers.base import Limits, SolveResult
+
+MIB = 1 << 20
+
+
+def _number(option: str, text: str | None, kind: type, low: float, low_ok: bool,
+            high: float | None = None) -> Any:
+    """Parse an option value here (not by click) so bad values are one-line ``InputError``s."""
+    if text is None:
+        return None
+    try:
+        value = kind(text)
+    except ValueError:
+        what = "an integer" if kind is int else "a number"
+        raise InputError(f"{option}: expected {what}, got {text!r}") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{option}: expected a finite number, got {text!r}")
+    if value < low or (value == low and not low_ok) or (high is not None and value > high):
+        rng = (f"in [{low:g}, {high:g}]" if high is not None
+               else f"{'>=' if low_ok else '>'} {low:g}")
+        raise InputError(f"{option}: must be {rng}, got {text}")
+    return value
+
+
+def result_record(puzzle: Any, state: Any, result: SolveResult) -> dict[str, Any]:
+    """The JSON object of one result: the SolveResult fields plus move names and the state."""
+    rec = result.to_dict()
+    rec["actions"] = (None if result.actions is None
+                      else [puzzle.action_names[a] for a in result.actions])
+    rec["action_ids"] = result.actions
+    rec["moves"] = None if result.actions is None else puzzle.format_moves(result.actions)
+    rec["puzzle"] = puzzle.name
+    rec["state"] = puzzle.format(state)
+    return rec
+
+
+def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
+    lines = [f"{puzzle.name}: {puzzle.format(state)}",
+             f"{r.solver} with {r.heuristic}: {r.status}"
+             + (f", length {r.length}" if r.length is not None else "")]
+    if r.actions is not None:
+        lines.append(f"moves: {puzzle.format_moves(r.actions) or '(none: the start is the goal)'}")
+    h = "n/a" if r.h_start is None else f"{r.h_start:g}"
+    lines.append(f"nodes generated {r.nodes_generated:,}, expanded {r.nodes_expanded:,}, "
+                 f"iterations {r.iterations:,}, h(start) {h}")
+    rate = r.nodes_generated / r.time_s if r.time_s > 0 else float("nan")
+    lines.append(f"search {r.time_s:.3f} s ({rate:,.0f} nodes/s), load {r.load_s:.3f} s, "
+                 f"peak memory {r.peak_rss_bytes / MIB:.1f} MiB")
+    return "\n".join(lines)
+
+
+@click.command("solve")
+@click.argument("puzzle")
+@click.argument("state", required=False)
+@click.option("--scramble", "moves", metavar="MOVES", help="move sequence applied to the goal")
+@goal_option
+@click.option("--heuristic", "heuristic_name", metavar="H", help="heuristic name (bench list heuristics)")
+@click.option("--model", metavar="M", help="model of a learned heuristic (passed as model=)")
+@click.option("--solver", "solver_name", metavar="S", default="ida", show_default=True,
+              help="solver name (bench list solvers)")
+@click.option("--weight", metavar="L", help="weight on g for bwas/astar/greedy, in [0, 1]")
+@click.option("--batch", metavar="N", help="nodes expanded per iteration (bwas/astar/greedy), >= 1")
+@click.option("--time-limit", metavar="SEC", help="search time limit in seconds (> 0)")
+@click.option("--node-limit", metavar="N", help="limit on nodes generated (> 0)")
+@click.option("--memory-limit", metavar="MB", help="limit on the search's memory in MiB (> 0; "
+              "enforced by bwas/astar/greedy; IDA* needs memory linear in depth)")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None,
+              heuristic_name: str | None, model: str | None, solver_name: str,
+              weight: str | None, batch: str | None, time_limit: str | None,
+              node_limit: str | None, memory_limit: str | None, as_json: bool) -> None:
+    """Solve STATE (or the state MOVES make from the goal) of PUZZLE.
+
+    Exits 0 whenever the search ran, whatever its status (solved, timeout, node-limit,
+    out-of-memory, unsolvable); 2 on bad input.
+    """
+    if heuristic_name is None:
+        raise InputError("--heuristic: missing (see bench list heuristics)")
+    w = _number("--weight", weight, float, 0.0, True, 1.0)
+    b = _number("--batch", batch, int, 1, True)
+    t = _number("--time-limit", time_limit, float, 0.0, False)
+    n = _number("--node-limit", node_limit, int, 0, False)
+    mb = _number("--memory-limit", memory_limit, float, 0.0, False)
+    solver = registry.get_solver(solver_name, weight=w, batch=b)
+    p = registry.get_puzzle(puzzle, goal=goal)
+    s = read_state(p, state, moves)
+    entry = registry.heuristic_entry(heuristic_name)
+    if model is not None and not entry.props.get("needs_model"):
+        raise InputError(f"--model: {heuristic_name} takes no model (only learned heuristics do)")
+    kwargs = {"model": model} if model is not None else {}
+    h = registry.get_heuristic(heuristic_name, p, **kwargs)
+    limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
+    result = solver.solve(p, h, s, limits)
+    if as_json:
+        click.echo(json.dumps(result_record(p, s, result)))
+    else:
+        click.echo(_summary(p, s, result))

@@ -1,0 +1,141 @@
+"""Named pattern databases: which tables each PDB heuristic needs, where they live, how to build them.
+
+A :class:`TableSpec` describes one stored table: a file name in the cache folder
+(``bench.paths.cache_dir()``), the attributes the file must carry (checked on load by
+:mod:`pdb_builders.store`), and a builder entry point ``"module:function"`` called as
+``function(**build_kwargs) -> numpy.ndarray`` (``uint8`` values). A :class:`DatabaseEntry` maps
+a heuristic name (as in ``bench.registry.HEURISTICS``) and the puzzles it serves to a function
+``"module:function"`` that returns the list of table specs for one puzzle name. Entries are data
+only; nothing heavy is imported until tables are listed or built.
+
+Add a database by appending a :class:`DatabaseEntry` to ``DATABASES``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.paths import cache_dir
+from pdb_builders.store import DatabaseError, PackedTable, build_lock, load_packed, save_table
+
+
+def _load(target: str) -> Callable[..., Any]:
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """One stored table. ``attrs`` are written into the file and required on load."""
+
+    key: str
+    attrs: dict[str, Any]
+    builder: str
+    build_kwargs: dict[str, Any] = field(default_factory=dict)
+    entries: int = 0
+    summary: str = ""
+
+    @property
+    def path(self) -> Path:
+        return cache_dir() / f"{self.key}.h5"
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def build(self, *, progress: bool = True, jobs: int = 1) -> Path:
+        """Build the table now (under a lock) and store it atomically; returns its path."""
+        path = self.path
+        with build_lock(path):
+            t0 = time.perf_counter()
+            kwargs = dict(self.build_kwargs)
+            kwargs.setdefault("progress", progress)
+            kwargs.setdefault("jobs", jobs)
+            table = _load(self.builder)(**kwargs)
+            seconds = time.perf_counter() - t0
+            save_table(path, table, self.attrs, build_seconds=seconds)
+        return path
+
+    def ensure(self, *, progress: bool = True, jobs: int = 1) -> PackedTable:
+        """Load the table, building it first if it is absent.
+
+        A file that exists but fails the checks (other attributes, truncated, checksum) is
+        rebuilt with a message on stderr, never used silently.
+        """
+        path = self.path
+        try:
+            return load_packed(path, self.attrs)
+        except DatabaseError as exc:
+            if path.exists():
+                print(f"warning: {exc}; rebuilding {path.name}", file=sys.stderr)
+        with build_lock(path):
+            # another process may have finished it while we waited for the lock
+            try:
+                return load_packed(path, self.attrs)
+            except DatabaseError:
+                pass
+        if progress:
+            print(f"building pattern database {path.name} ({self.summary or self.key})",
+                  file=sys.stderr)
+        self.build(progress=progress, jobs=jobs)
+        return load_packed(path, self.attrs)
+
+
+@dataclass(frozen=True)
+class DatabaseEntry:
+    """A PDB heuristic's tables: ``tables(puzzle_name) -> list[TableSpec]`` (entry point)."""
+
+    heuristic: str
+    puzzles: tuple[str, ...]
+    tables_fn: str
+    summary: str = ""
+
+    def tables(self, puzzle: str) -> list[TableSpec]:
+        return list(_load(self.tables_fn)(puzzle, self.heuristic))
+
+
+_TILE_DBS = {
+    "pdb-full": ("puzzle8",),
+    "pdb-44": ("puzzle8",),
+    "pdb-555": ("puzzle15",),
+    "pdb-663": ("puzzle15",),
+    "pdb-78": ("puzzle15",),
+    "pdb-6666": ("puzzle24",),
+    "pdb-5x7": ("puzzle35",),
+    "pdb-5x9-3": ("puzzle48",),
+}
+
+DATABASES: list[DatabaseEntry] = [
+    *[
+        DatabaseEntry(name + suffix, puzzles, "pdb_builders.additive_tiles:catalog_tables",
+                      "additive disjoint tile PDBs" + (" (+ reflection: same tables)" if suffix else ""))
+        for name, puzzles in _TILE_DBS.items()
+        for suffix in ("", "-reflect")
+    ],
+]
+
+
+def find(puzzle: str, heuristic: str) -> DatabaseEntry | None:
+    """The catalog entry for ``heuristic`` on ``puzzle``, or ``None`` (not a database heuristic)."""
+    for e in DATABASES:
+        if e.heuristic == heuristic and puzzle in e.puzzles:
+            return e
+    return None
+
+
+def all_tables() -> list[tuple[DatabaseEntry, str, TableSpec]]:
+    """Every (entry, puzzle, table) known, without duplicates of the same file."""
+    seen: set[str] = set()
+    out = []
+    for e in DATABASES:
+        for p in e.puzzles:
+            for t in e.tables(p):
+                if t.key not in seen:
+                    seen.add(t.key)
+                    out.append((e, p, t))
+    return out

@@ -1,0 +1,177 @@
+"""Numba kernels of the batch best-first engine: an exact closed-set hash table and a binary heap.
+
+Node store (struct of arrays, node ``i`` in row ``i``): ``states (C, L) uint8``, ``g (C,) int64``,
+``h (C,) float64``, ``fcur (C,) float64`` (f of the node's newest open-list entry), ``parent (C,) int64`` (-1 at the root), ``action (C,) int64`` (-1 at the root),
+``hashes (C,) uint64``, ``closed (C,) bool``.
+
+Closed set: open addressing with linear probing over ``table (T,) int64`` (node ids, -1 empty,
+``T`` a power of two). The key is the full state row: a 64-bit hash only picks the bucket and
+short-cuts comparisons; two states are merged only when all ``L`` bytes are equal, so a hash
+collision can never merge two states.
+
+Open list: a binary min-heap over ``(f, h)`` pairs with node ids; entries made stale by a
+cheaper path or by an expansion are skipped when popped (lazy deletion).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+NEW, IMPROVED, DUPLICATE = 1, 2, 0
+
+
+@njit(cache=True)
+def hash_row(row):  # pragma: no cover - compiled
+    """64-bit FNV-1a hash of one ``uint8`` row, finalised with a multiplicative mix."""
+    h = _FNV_OFFSET
+    for j in range(row.shape[0]):
+        h = (h ^ np.uint64(row[j])) * _FNV_PRIME
+    h ^= h >> np.uint64(29)
+    return h * _MIX
+
+
+@njit(cache=True)
+def _rows_equal(a, b):  # pragma: no cover - compiled
+    for j in range(a.shape[0]):
+        if a[j] != b[j]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def insert_children(table, hashes, states, g, parent, action, closed, n_nodes,
+                    children, child_g, child_parent, child_action, out_ids, out_kind):  # pragma: no cover
+    """Look up each child ``(M, L)`` in the closed set; add new states, improve cheaper ones.
+
+    For child ``i``: ``out_kind[i]`` is ``NEW`` (a new node ``out_ids[i]`` was appended; its ``h``
+    is still to be set), ``IMPROVED`` (node ``out_ids[i]`` was reached by a cheaper path: its
+    ``g``, ``parent`` and ``action`` were updated and it is reopened) or ``DUPLICATE`` (no
+    better; ``out_ids[i] = -1``). The caller guarantees capacity for ``M`` new nodes and a
+    table load below one half. Returns the new node count.
+    """
+    mask = np.uint64(table.shape[0] - 1)
+    n = n_nodes
+    for i in range(children.shape[0]):
+        row = children[i]
+        h = hash_row(row)
+        slot = h & mask
+        while True:
+            idx = table[slot]
+            if idx == -1:
+                table[slot] = n
+                states[n, :] = row
+                g[n] = child_g[i]
+                parent[n] = child_parent[i]
+                action[n] = child_action[i]
+                hashes[n] = h
+                closed[n] = False
+                out_ids[i] = n
+                out_kind[i] = NEW
+                n += 1
+                break
+            if hashes[idx] == h and _rows_equal(states[idx], row):
+                if child_g[i] < g[idx]:
+                    g[idx] = child_g[i]
+                    parent[idx] = child_parent[i]
+                    action[idx] = child_action[i]
+                    closed[idx] = False
+                    out_ids[i] = idx
+                    out_kind[i] = IMPROVED
+                else:
+                    out_ids[i] = -1
+                    out_kind[i] = DUPLICATE
+                break
+            slot = (slot + np.uint64(1)) & mask
+    return n
+
+
+@njit(cache=True)
+def rebuild_table(table, hashes, n_nodes):  # pragma: no cover - compiled
+    """Insert nodes ``0 .. n_nodes-1`` into an empty (all -1) ``table`` by their stored hashes."""
+    mask = np.uint64(table.shape[0] - 1)
+    for i in range(n_nodes):
+        slot = hashes[i] & mask
+        while table[slot] != -1:
+            slot = (slot + np.uint64(1)) & mask
+        table[slot] = i
+
+
+@njit(cache=True)
+def _less(f, h, i, j):  # pragma: no cover - compiled
+    return f[i] < f[j] or (f[i] == f[j] and h[i] < h[j])
+
+
+@njit(cache=True)
+def heap_push(hf, hh, hid, size, f_new, h_new, ids):  # pragma: no cover - compiled
+    """Push entries ``(f_new[k], h_new[k], ids[k])``; ``size`` is a 1-element int64 array.
+
+    The caller guarantees ``size[0] + len(ids) <= len(hid)``.
+    """
+    n = size[0]
+    for k in range(ids.shape[0]):
+        i = n
+        n += 1
+        hf[i] = f_new[k]
+        hh[i] = h_new[k]
+        hid[i] = ids[k]
+        while i > 0:
+            p = (i - 1) >> 1
+            if _less(hf, hh, i, p):
+                hf[i], hf[p] = hf[p], hf[i]
+                hh[i], hh[p] = hh[p], hh[i]
+                hid[i], hid[p] = hid[p], hid[i]
+                i = p
+            else:
+                break
+    size[0] = n
+
+
+@njit(cache=True)
+def _pop_one(hf, hh, hid, size):  # pragma: no cover - compiled
+    n = size[0]
+    f0 = hf[0]
+    id0 = hid[0]
+    n -= 1
+    hf[0] = hf[n]
+    hh[0] = hh[n]
+    hid[0] = hid[n]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= n:
+            break
+        c = left
+        if left + 1 < n and _less(hf, hh, left + 1, left):
+            c = left + 1
+        if _less(hf, hh, c, i):
+            hf[i], hf[c] = hf[c], hf[i]
+            hh[i], hh[c] = hh[c], hh[i]
+            hid[i], hid[c] = hid[c], hid[i]
+            i = c
+        else:
+            break
+    size[0] = n
+    return f0, id0
+
+
+@njit(cache=True)
+def heap_pop_batch(hf, hh, hid, size, closed, fcur, batch, out):  # pragma: no cover
+    """Pop up to ``batch`` live nodes with the lowest ``(f, h)`` into ``out``; mark them closed.
+
+    An entry is stale (skipped) when its node is closed or its ``f`` is no longer the node's
+    current ``fcur`` (a cheaper path pushed a newer entry). Returns the number popped.
+    """
+    k = 0
+    while k < batch and size[0] > 0:
+        f0, i = _pop_one(hf, hh, hid, size)
+        if closed[i] or f0 != fcur[i]:
+            continue
+        closed[i] = True
+        out[k] = i
+        k += 1
+    return k

@@ -1,0 +1,380 @@
+"""Batch best-first search: DeepCubeA's batch weighted A* (BWAS), with A* and greedy as presets.
+
+Each iteration pops the ``batch`` open nodes with the lowest cost ``f = weight * g + h`` (ties:
+lower ``h`` first), expands them all at once with ``puzzle.expand``, drops the child that undoes
+the parent's last move, looks every child up in the closed set, and evaluates the heuristic on
+the whole batch of new children with one call of its batch ``__call__`` (a network sees one big
+batch). Presets, as in the registry:
+
+- ``bwas``: ``weight = 0.6``, ``batch = 10000`` (both settable), goal test at generation;
+- ``astar``: ``weight = 1``, ``batch = 1``, goal test at expansion: optimal with an admissible
+  heuristic (with a consistent one no node is ever reopened);
+- ``greedy``: ``weight = 0`` (best-first on ``h`` alone), ``batch = 1``, goal test at generation.
+
+Goal test. ``goal_test="generate"`` (DeepCubeA's choice, the default of ``bwas`` and ``greedy``)
+tests children as soon as a batch is generated and stops at the first goal child (the whole
+batch's children count as generated). ``goal_test="expand"`` tests nodes when they are popped
+for expansion, which A* needs to be optimal (a goal generated early may be reached by a cheaper
+path later). The start state itself is tested before the search (solved with length 0).
+
+Closed set. Every generated state is kept in a node store (struct of arrays) and keyed by its
+full state row, exactly (see :mod:`solvers._bf_kernels`: a Numba open-addressing table that
+stores node ids and compares whole rows; ``closed="dict"`` uses a Python ``dict`` keyed by the
+row's bytes instead, kept as a reference and for the benchmark that chose the table). A state
+reached again by a cheaper path gets the new ``g`` and parent and is reopened (pushed again), as
+in DeepCubeA. Parent pointers and actions rebuild the path.
+
+Limits end the search with a status, never an exception: ``node-limit`` once at least
+``limits.nodes`` nodes were generated, ``timeout`` once ``limits.time_s`` passed (both checked
+after each iteration, so they can overshoot by one batch), ``out-of-memory`` when the search's
+memory (the larger of its RSS growth, see :mod:`solvers.memory`, and the bytes of its own
+arrays) exceeds ``limits.memory_bytes`` or an allocation fails, and ``unsolvable`` when the open
+list runs empty.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from heuristics.base import Heuristic
+from puzzles.base import InputError, Puzzle
+from solvers import _bf_kernels as K
+from solvers.base import Limits, Solver, SolveResult, Status, verified
+from solvers.ida import check_start
+from solvers.memory import PeakMemory
+
+_PRESETS = {
+    "bwas": dict(goal_test="generate"),
+    "astar": dict(goal_test="expand"),
+    "greedy": dict(goal_test="generate"),
+}
+_COMPILED = False
+
+
+class _OutOfMemory(Exception):
+    """The search's own arrays would exceed its memory limit."""
+
+
+def _compile_kernels() -> float:
+    """Compile (or load from cache) the engine's kernels once per process; return seconds."""
+    global _COMPILED
+    if _COMPILED:
+        return 0.0
+    t0 = time.perf_counter()
+    store = _Store(state_dim=3, capacity=4, closed="numba", limit=None)
+    store.add_root(np.zeros(3, dtype=np.uint8), 0.0, 0.0)
+    kids = np.array([[1, 0, 0], [0, 0, 0]], dtype=np.uint8)
+    store.insert(kids, np.array([1, 1]), np.array([0, 0]), np.array([0, 1]))
+    heap = _Heap(capacity=4, limit=None)
+    heap.push(np.array([1.0, 0.5]), np.array([1.0, 0.5]), np.array([0, 1]))
+    out = np.empty(2, dtype=np.int64)
+    K.heap_pop_batch(heap.f, heap.h, heap.ids, heap.size, store.closed, store.fcur, 2, out)
+    _COMPILED = True
+    return time.perf_counter() - t0
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << max(4, int(n - 1).bit_length())
+
+
+class _Store:
+    """Node store ``(C, L)`` plus the closed-set index; grows by doubling."""
+
+    def __init__(self, state_dim: int, capacity: int, closed: str, limit: int | None) -> None:
+        self.L = state_dim
+        self.n = 0
+        self.closed_kind = closed
+        self.limit = limit
+        self._alloc(capacity)
+        self.table = np.full(_next_pow2(2 * capacity), -1, dtype=np.int64)
+        self.index: dict[bytes, int] = {}
+
+    def _alloc(self, cap: int) -> None:
+        self.states = np.zeros((cap, self.L), dtype=np.uint8)
+        self.g = np.zeros(cap, dtype=np.int64)
+        self.h = np.zeros(cap, dtype=np.float64)
+        self.fcur = np.zeros(cap, dtype=np.float64)
+        self.parent = np.zeros(cap, dtype=np.int64)
+        self.action = np.zeros(cap, dtype=np.int64)
+        self.hashes = np.zeros(cap, dtype=np.uint64)
+        self.closed = np.zeros(cap, dtype=np.bool_)
+
+    @property
+    def capacity(self) -> int:
+        return int(self.g.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.states, self.g, self.h, self.fcur, self.parent, self.action, self.hashes,
+                  self.closed, self.table)
+        return int(sum(a.nbytes for a in arrays))
+
+    def bytes_per_node(self) -> int:
+        return self.L + 8 * 6 + 1
+
+    def ensure(self, extra: int, other_bytes: int) -> None:
+        """Make room for ``extra`` more nodes (table load stays at most one half)."""
+        need = self.n + extra
+        if need > self.capacity:
+            cap = max(need, 2 * self.capacity)
+            if self.limit is not None and cap * self.bytes_per_node() + 16 * cap + other_bytes > self.limit:
+                raise _OutOfMemory
+            old = (self.states, self.g, self.h, self.fcur, self.parent, self.action, self.hashes,
+                   self.closed)
+            self._alloc(cap)
+            new = (self.states, self.g, self.h, self.fcur, self.parent, self.action, self.hashes,
+                   self.closed)
+            for a, b in zip(old, new, strict=True):
+                b[: self.n] = a[: self.n]
+        if self.closed_kind == "numba" and 2 * need > self.table.shape[0]:
+            size = _next_pow2(4 * need)
+            if self.limit is not None and 8 * size + self.nbytes + other_bytes > self.limit:
+                raise _OutOfMemory
+            self.table = np.full(size, -1, dtype=np.int64)
+            K.rebuild_table(self.table, self.hashes, self.n)
+
+    def add_root(self, state: np.ndarray, h: float, f: float) -> int:
+        ids, _ = self.insert(state[None, :], np.array([0]), np.array([-1]), np.array([-1]))
+        self.h[0] = h
+        self.fcur[0] = f
+        return int(ids[0])
+
+    def insert(self, children: np.ndarray, g: np.ndarray, parent: np.ndarray,
+               action: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Closed-set lookup of ``children (M, L)``; returns ``(ids (M,), kinds (M,))``."""
+        m = children.shape[0]
+        out_ids = np.empty(m, dtype=np.int64)
+        out_kind = np.empty(m, dtype=np.int8)
+        g = np.ascontiguousarray(g, dtype=np.int64)
+        parent = np.ascontiguousarray(parent, dtype=np.int64)
+        action = np.ascontiguousarray(action, dtype=np.int64)
+        if self.closed_kind == "numba":
+            self.n = K.insert_children(
+                self.table, self.hashes, self.states, self.g, self.parent, self.action,
+                self.closed, self.n, np.ascontiguousarray(children), g, parent, action,
+                out_ids, out_kind,
+            )
+        else:
+            self._insert_dict(children, g, parent, action, out_ids, out_kind)
+        return out_ids, out_kind
+
+    def _insert_dict(self, children, g, parent, action, out_ids, out_kind) -> None:
+        index = self.index
+        n = self.n
+        for i in range(children.shape[0]):
+            key = children[i].tobytes()
+            idx = index.get(key)
+            if idx is None:
+                index[key] = n
+                self.states[n] = children[i]
+                self.g[n] = g[i]
+                self.parent[n] = parent[i]
+                self.action[n] = action[i]
+                self.closed[n] = False
+                out_ids[i] = n
+                out_kind[i] = K.NEW
+                n += 1
+            elif g[i] < self.g[idx]:
+                self.g[idx] = g[i]
+                self.parent[idx] = parent[i]
+                self.action[idx] = action[i]
+                self.closed[idx] = False
+                out_ids[i] = idx
+                out_kind[i] = K.IMPROVED
+            else:
+                out_ids[i] = -1
+                out_kind[i] = K.DUPLICATE
+        self.n = n
+
+    def path_to(self, node: int) -> list[int]:
+        actions: list[int] = []
+        while self.parent[node] >= 0:
+            actions.append(int(self.action[node]))
+            node = int(self.parent[node])
+        return actions[::-1]
+
+
+class _Heap:
+    """Open list: binary min-heap over ``(f, h)`` with node ids (see ``_bf_kernels``)."""
+
+    def __init__(self, capacity: int, limit: int | None) -> None:
+        self.limit = limit
+        self.f = np.empty(capacity, dtype=np.float64)
+        self.h = np.empty(capacity, dtype=np.float64)
+        self.ids = np.empty(capacity, dtype=np.int64)
+        self.size = np.zeros(1, dtype=np.int64)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.f.nbytes + self.h.nbytes + self.ids.nbytes)
+
+    def push(self, f: np.ndarray, h: np.ndarray, ids: np.ndarray, other_bytes: int = 0) -> None:
+        need = int(self.size[0]) + ids.shape[0]
+        if need > self.ids.shape[0]:
+            cap = max(need, 2 * self.ids.shape[0])
+            if self.limit is not None and 24 * cap + other_bytes > self.limit:
+                raise _OutOfMemory
+            n = int(self.size[0])
+            for name in ("f", "h", "ids"):
+                old = getattr(self, name)
+                new = np.empty(cap, dtype=old.dtype)
+                new[:n] = old[:n]
+                setattr(self, name, new)
+        K.heap_push(self.f, self.h, self.ids, self.size, np.ascontiguousarray(f, dtype=np.float64),
+                    np.ascontiguousarray(h, dtype=np.float64), np.ascontiguousarray(ids, dtype=np.int64))
+
+
+class BatchBestFirst(Solver):
+    """The batch best-first engine; ``bwas``, ``astar`` and ``greedy`` are its presets.
+
+    Parameters: ``weight`` (lambda in [0, 1], the weight on ``g``), ``batch`` (nodes expanded
+    per iteration, >= 1), ``preset`` (``"bwas"``, ``"astar"``, ``"greedy"``: the name and the
+    default goal test), ``goal_test`` (``"generate"`` or ``"expand"``, overrides the preset),
+    ``closed`` (``"numba"`` hash table, default, or ``"dict"``).
+    """
+
+    def __init__(self, weight: float = 0.6, batch: int = 10000, preset: str = "bwas",
+                 goal_test: str | None = None, closed: str = "numba") -> None:
+        if preset not in _PRESETS:
+            raise InputError(f"preset: expected one of {', '.join(_PRESETS)}, got {preset!r}")
+        try:
+            weight = float(weight)
+        except (TypeError, ValueError):
+            raise InputError(f"--weight: expected a number in [0, 1], got {weight!r}") from None
+        if not 0.0 <= weight <= 1.0:
+            raise InputError(f"--weight: must lie in [0, 1], got {weight}")
+        if isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1:
+            raise InputError(f"--batch: must be an integer >= 1, got {batch!r}")
+        goal_test = goal_test or _PRESETS[preset]["goal_test"]
+        if goal_test not in ("generate", "expand"):
+            raise InputError(f"goal_test: expected 'generate' or 'expand', got {goal_test!r}")
+        if closed not in ("numba", "dict"):
+            raise InputError(f"closed: expected 'numba' or 'dict', got {closed!r}")
+        self.name = preset
+        self.weight = weight
+        self.batch = int(batch)
+        self.goal_test = goal_test
+        self.closed = closed
+
+    def __repr__(self) -> str:
+        return (f"BatchBestFirst({self.name}, weight={self.weight}, batch={self.batch}, "
+                f"goal_test={self.goal_test}, closed={self.closed})")
+
+    def solve(
+        self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, limits: Limits | None = None
+    ) -> SolveResult:
+        """Search from ``start`` (shape ``(L,)``); see the module docstring."""
+        limits = limits or Limits()
+        start = check_start(puzzle, start)
+        compile_s = _compile_kernels()
+        t_h = time.perf_counter()
+        h_start = float(heuristic(start[None, :])[0])
+        first_eval_s = time.perf_counter() - t_h
+        load_s = float(heuristic.load_seconds) + compile_s + first_eval_s
+
+        counters = dict(generated=0, expanded=0, iterations=0, reopened=0)
+        extra: dict[str, Any] = dict(weight=self.weight, batch=self.batch,
+                                     goal_test=self.goal_test, closed_set=self.closed)
+        actions: list[int] | None = None
+        status: Status
+        with PeakMemory() as mem:
+            t0 = time.perf_counter()
+            try:
+                status, actions, engine_bytes, stored = self._search(
+                    puzzle, heuristic, start, h_start, limits, mem, counters)
+                extra.update(engine_bytes=engine_bytes, nodes_stored=stored,
+                             reopened=counters["reopened"])
+            except (_OutOfMemory, MemoryError):
+                status = "out-of-memory"
+            elapsed = time.perf_counter() - t0
+        result = SolveResult(
+            status=status,
+            actions=actions,
+            length=len(actions) if actions is not None else None,
+            nodes_generated=counters["generated"],
+            nodes_expanded=counters["expanded"],
+            iterations=counters["iterations"],
+            h_start=h_start,
+            time_s=elapsed,
+            load_s=load_s,
+            peak_rss_bytes=mem.peak_bytes,
+            heuristic=heuristic.name,
+            solver=self.name,
+            extra=extra,
+        )
+        return verified(puzzle, start, result)
+
+    # ------------------------------------------------------------------ the search
+    def _search(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, h_start: float,
+                limits: Limits, mem: PeakMemory, counters: dict[str, int],
+                ) -> tuple[Status, list[int] | None, int, int]:
+        if bool(puzzle.is_goal(start[None, :])[0]):
+            return "solved", [], 0, 1
+        deadline = None if limits.time_s is None else time.perf_counter() + limits.time_s
+        mem_limit = limits.memory_bytes
+        weight, batch = self.weight, self.batch
+        inverse = np.array([puzzle.inverse_action(a) for a in range(puzzle.num_actions)],
+                           dtype=np.int64)
+        cap = max(1024, min(4 * batch * puzzle.num_actions, 1 << 20))
+        store = _Store(puzzle.state_dim, cap, self.closed, mem_limit)
+        heap = _Heap(cap, mem_limit)
+        store.add_root(start, h_start, h_start)
+        heap.push(np.array([h_start]), np.array([h_start]), np.array([0]))
+        popped = np.empty(batch, dtype=np.int64)
+
+        def finish(status: Status, actions: list[int] | None) -> tuple:
+            return status, actions, store.nbytes + heap.nbytes, store.n
+
+        while True:
+            k = K.heap_pop_batch(heap.f, heap.h, heap.ids, heap.size, store.closed, store.fcur,
+                                 batch, popped)
+            if k == 0:
+                return finish("unsolvable", None)
+            ids = popped[:k].copy()
+            counters["iterations"] += 1
+            parents = store.states[ids]
+            if self.goal_test == "expand":
+                goals = puzzle.is_goal(parents)
+                if goals.any():
+                    hit = ids[goals]
+                    best = int(hit[np.argmin(store.g[hit])])
+                    return finish("solved", store.path_to(best))
+            counters["expanded"] += k
+            children, valid = puzzle.expand(parents)  # (k, A, L), (k, A)
+            last = store.action[ids]
+            has = last >= 0
+            valid[np.flatnonzero(has), inverse[last[has]]] = False
+            pi, ai = np.nonzero(valid)
+            kids = children[pi, ai]  # (M, L)
+            m = kids.shape[0]
+            counters["generated"] += m
+            kid_parent = ids[pi]
+            if self.goal_test == "generate" and m:
+                goals = puzzle.is_goal(kids)
+                if goals.any():
+                    j = int(np.argmax(goals))
+                    return finish("solved", store.path_to(int(kid_parent[j])) + [int(ai[j])])
+            store.ensure(m, heap.nbytes)
+            kid_ids, kinds = store.insert(kids, store.g[kid_parent] + 1, kid_parent, ai)
+            new = kid_ids[kinds == K.NEW]
+            if new.size:
+                store.h[new] = np.asarray(heuristic(store.states[new]), dtype=np.float64)
+            improved = kid_ids[kinds == K.IMPROVED]
+            counters["reopened"] += int(improved.size)
+            push = np.concatenate([new, improved])
+            if push.size:
+                f = weight * store.g[push] + store.h[push]
+                store.fcur[push] = f
+                heap.push(f, store.h[push], push, store.nbytes)
+            # limits, checked once per iteration
+            if limits.nodes is not None and counters["generated"] >= limits.nodes:
+                return finish("node-limit", None)
+            if deadline is not None and time.perf_counter() >= deadline:
+                return finish("timeout", None)
+            if mem_limit is not None:
+                used = max(mem.sample(), store.nbytes + heap.nbytes)
+                if used > mem_limit:
+                    return finish("out-of-memory", None)

@@ -1,0 +1,160 @@
+"""Iterative-deepening A* (Korf 1985) over per-family Numba kernels.
+
+:class:`IDAStar` does the orchestration: it asks the heuristic for its per-state evaluation
+data (``Heuristic.ida_spec()``), compiles the matching kernel once per process (the compile time
+is reported in ``load_s``, apart from the search), runs the timed search while measuring its
+peak memory (:mod:`solvers.memory`), and replays the returned path (``verified``).
+
+Kernel contract
+---------------
+Each family (``spec.family``: ``"tiles"``, ``"cube"``, ``"lights"``) has a module
+``solvers._ida_<family>`` with::
+
+    search(puzzle, spec, start, max_nodes, deadline_s) -> dict(
+        status="solved" | "timeout" | "node-limit" | "unsolvable",
+        actions=list[int] | None,      # the solution from ``start``, None unless solved
+        nodes_generated=int,           # children after move pruning, all iterations,
+                                       # up to the first solution (as ref_ida15.c counts)
+        nodes_expanded=int,            # nodes whose children were generated
+        iterations=int,                # cost bounds tried (the last one included)
+    )
+
+- ``start``: one validated state, ``uint8`` array of shape ``(L,)``.
+- ``max_nodes``: ``int`` or ``None`` (unlimited). Once more than ``max_nodes`` nodes have been
+  generated without a solution the kernel stops with ``"node-limit"`` (it may overshoot by a
+  small chunk of nodes).
+- ``deadline_s``: ``float`` or ``None`` (unlimited): an ABSOLUTE point in time on the
+  ``time.monotonic()`` clock (Linux ``CLOCK_MONOTONIC``). Past it the kernel stops with
+  ``"timeout"``; it must notice within about a second (e.g. return to Python every 2^20 nodes
+  with a resumable search, or read the clock every 2^16 nodes).
+- The search must be optimal with an admissible heuristic (move pruning may only drop paths
+  that another pruned-in path of equal length replaces).
+
+A kernel module may also define ``warmup(puzzle, spec) -> None`` that compiles its Numba
+functions; without it :class:`IDAStar` compiles by searching from a state one move from the goal.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from heuristics.base import Heuristic, IdaSpec
+from puzzles.base import InputError, Puzzle
+from solvers.base import Limits, Solver, SolveResult, verified
+from solvers.memory import PeakMemory
+
+#: (family, kind, puzzle name) triples whose kernels were compiled in this process
+_WARM: set[tuple[str, str, str]] = set()
+
+_STATUSES = ("solved", "timeout", "node-limit", "unsolvable")
+
+
+def kernel_module(family: str) -> ModuleType:
+    """The ``solvers._ida_<family>`` module; ``InputError`` when there is none."""
+    try:
+        return importlib.import_module(f"solvers._ida_{family}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"solvers._ida_{family}":
+            raise
+        raise InputError(f"--solver ida: no IDA* kernel for the {family!r} family") from None
+
+
+def check_start(puzzle: Puzzle, start: np.ndarray) -> np.ndarray:
+    """Return ``start`` as a contiguous ``uint8`` array of shape ``(L,)``; validate it."""
+    s = np.asarray(start)
+    if s.shape != (puzzle.state_dim,):
+        raise InputError(
+            f"start: expected one {puzzle.name} state of shape ({puzzle.state_dim},), got {s.shape}"
+        )
+    if not np.issubdtype(s.dtype, np.integer):
+        raise InputError(f"start: expected integer entries, got dtype {s.dtype}")
+    s = np.ascontiguousarray(s, dtype=puzzle.dtype)
+    puzzle.validate(s)
+    return s
+
+
+def _warm_up(module: ModuleType, puzzle: Puzzle, spec: IdaSpec) -> float:
+    """Compile ``module``'s kernels for this (family, kind, puzzle) once; return the seconds spent."""
+    key = (spec.family, spec.kind, puzzle.name)
+    if key in _WARM:
+        return 0.0
+    t0 = time.perf_counter()
+    warm = getattr(module, "warmup", None)
+    if warm is not None:
+        warm(puzzle, spec)
+    else:
+        goal = puzzle.goal()
+        action = int(puzzle.legal_actions(goal)[0])
+        near = puzzle.apply(goal[None, :], np.array([action]))[0]
+        module.search(puzzle, spec, near, 1000, time.monotonic() + 60.0)
+    _WARM.add(key)
+    return time.perf_counter() - t0
+
+
+class IDAStar(Solver):
+    """Iterative-deepening A*: optimal with an admissible heuristic, memory linear in depth.
+
+    Takes no parameters (``weight`` and ``batch`` belong to the best-first engine).
+    """
+
+    name = "ida"
+
+    def __init__(self, weight: float | None = None, batch: int | None = None) -> None:
+        if weight is not None:
+            raise InputError("--weight: applies to bwas/astar/greedy, not to ida")
+        if batch is not None:
+            raise InputError("--batch: applies to bwas/astar/greedy, not to ida")
+
+    def solve(
+        self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, limits: Limits | None = None
+    ) -> SolveResult:
+        """Solve ``start`` (shape ``(L,)``) optimally; see the module docstring for the kernels."""
+        limits = limits or Limits()
+        spec = heuristic.ida_spec()
+        if spec is None:
+            raise InputError(
+                f"--solver ida: ida needs a heuristic with a per-state kernel; {heuristic.name} "
+                "has none, use bwas/astar/greedy"
+            )
+        start = check_start(puzzle, start)
+        module = kernel_module(spec.family)
+        compile_s = _warm_up(module, puzzle, spec)
+        load_s = float(heuristic.load_seconds) + compile_s
+        h_start = float(heuristic(start[None, :])[0])
+
+        max_nodes = None if limits.nodes is None else int(limits.nodes)
+        out: dict[str, Any]
+        with PeakMemory() as mem:
+            t0 = time.perf_counter()
+            if bool(puzzle.is_goal(start[None, :])[0]):
+                out = dict(status="solved", actions=[], nodes_generated=0, nodes_expanded=0,
+                           iterations=0)
+            else:
+                deadline = None if limits.time_s is None else time.monotonic() + limits.time_s
+                out = module.search(puzzle, spec, start, max_nodes, deadline)
+            elapsed = time.perf_counter() - t0
+        status = str(out["status"])
+        if status not in _STATUSES:
+            raise RuntimeError(f"IDA* kernel {spec.family} returned unknown status {status!r}")
+        actions = [int(a) for a in out["actions"]] if status == "solved" else None
+        result = SolveResult(
+            status=status,  # type: ignore[arg-type]
+            actions=actions,
+            length=len(actions) if actions is not None else None,
+            nodes_generated=int(out["nodes_generated"]),
+            nodes_expanded=int(out["nodes_expanded"]),
+            iterations=int(out["iterations"]),
+            h_start=h_start,
+            time_s=elapsed,
+            load_s=load_s,
+            peak_rss_bytes=mem.peak_bytes,
+            heuristic=heuristic.name,
+            solver=self.name,
+            extra={"compile_s": compile_s, "kernel": f"{spec.family}/{spec.kind}"},
+        )
+        return verified(puzzle, start, result)
