@@ -13,13 +13,16 @@ from puzzles.base import InputError
 
 # options that shape a run; with --resume the run's own values are used and these must be absent
 _RUN_OPTIONS = ("batch", "preset", "seed", "lr", "lr_decay", "k_max", "epsilon", "check_every",
-                "polyak", "amp", "goal", "h1", "res_dim", "num_blocks", "backtrack")
+                "polyak", "amp", "goal", "h1", "res_dim", "num_blocks", "backtrack",
+                "eval_per_depth", "eval_max_steps")
 
 
 def _train_options(f: Any) -> Any:
     opts = [
         click.option("--iterations", type=int, default=1000, show_default=True,
                      help="training iterations to run (more, with --resume)"),
+        click.option("--time-limit", type=float, default=None,
+                     help="also stop (and save) after this many minutes"),
         click.option("--batch", type=int, default=None, help="states per iteration [10000]"),
         click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
                      help="torch device [auto: CUDA when present]"),
@@ -39,6 +42,10 @@ def _train_options(f: Any) -> Any:
         click.option("--amp", is_flag=True, default=None, help="mixed precision (bfloat16 autocast)"),
         click.option("--backtrack", is_flag=True, default=None,
                      help="random walks may undo the previous move (DeepCubeA's walks); default: they never do"),
+        click.option("--eval-per-depth", type=int, default=None,
+                     help="held-out scrambles per monitored depth [100]"),
+        click.option("--eval-max-steps", type=int, default=None,
+                     help="step limit of the monitoring greedy rollouts [200]"),
         click.option("--threads", type=int, default=None, help="torch CPU threads [torch's default]"),
         click.option("--quiet", is_flag=True, help="no progress bar"),
         goal_option,
@@ -62,6 +69,9 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
     iterations = opts.pop("iterations")
     if iterations < 0:
         raise InputError(f"--iterations: must be >= 0, got {iterations}")
+    minutes = opts.pop("time_limit")
+    if minutes is not None and minutes <= 0:
+        raise InputError(f"--time-limit: must be positive, got {minutes}")
     resume = opts.pop("resume")
     progress = not opts.pop("quiet")
     out = opts.pop("out")
@@ -87,7 +97,7 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
             raise InputError(f"--out: {folder} already holds a run; add --resume to continue it "
                              "or choose another folder")
         trainer = Trainer(cfg, folder, progress=progress)
-    metrics = trainer.train(iterations)
+    metrics = trainer.train(iterations, max_seconds=None if minutes is None else 60 * minutes)
     click.echo(f"{trainer.cfg.target} {trainer.puzzle.name}: iteration {trainer.iteration}, "
                f"target updates {trainer.target_updates}, loss {metrics.get('loss')}, "
                f"{metrics.get('states_per_s')} states/s")

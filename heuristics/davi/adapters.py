@@ -32,18 +32,21 @@ ADAPTERS = ("none", "deepcubea-cube3", "deepcubea-tiles", "deepcubea-lights")
 
 
 def deepcubea_cube3_tables() -> tuple[np.ndarray, np.ndarray]:
-    """``(position, colour)`` so that DeepCubeA's input of our cube3 state ``s`` is
-    ``colour[s[:, position]]`` (both arrays from ``puzzles.cube``'s mapping of their stickers)."""
-    from puzzles.cube import deepcubea_cube3_tables as tables
+    """``(position (54,), colour (6,))``: DeepCubeA's input of our cube3 state ``s`` is
+    ``colour[s[:, position]]``, the inverse of ``puzzles.cube.from_deepcubea_cube3`` (their
+    position ``q`` shows our facelet ``position[q]``; our colour ``c`` is their colour ``colour[c]``).
+    """
+    from puzzles.cube import DEEPCUBEA_FACES, DEEPCUBEA_POSITIONS, FACES
 
-    return tables()
+    colour = np.array([DEEPCUBEA_FACES.index(f) for f in FACES], dtype=np.int64)
+    return np.asarray(DEEPCUBEA_POSITIONS, dtype=np.int64), colour
 
 
 def to_deepcubea_cube3(states: np.ndarray) -> np.ndarray:
-    """Our cube3 states ``(B, 54)`` -> DeepCubeA's network input ``(B, 54)`` (their colour index
-    per their sticker position)."""
+    """Our cube3 states ``(B, 54)`` -> DeepCubeA's network input ``(B, 54)``: their colour index
+    (sticker id // 9) at each of their sticker positions."""
     position, colour = deepcubea_cube3_tables()
-    return colour[np.atleast_2d(states)[:, position]].astype(np.int64)
+    return colour[np.atleast_2d(states)[:, position]]
 
 
 def _layout_converter(ckpt: dict[str, Any], puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray] | None:

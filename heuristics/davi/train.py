@@ -22,7 +22,7 @@ Monitoring, every C iterations and at the end (DeepCubeA's Figure 3), into the r
 ``depth_log.csv``
     ``iteration, depth, mean_pred, greedy_solved``: on a fixed held-out set of scrambles per
     depth, the mean predicted cost-to-go and the share a greedy rollout solves (at most
-    ``2 * depth + 10`` steps, each to the child of least ``1 + J``).
+    ``min(2 * depth + 10, eval_max_steps)`` steps, each to the child of least ``1 + J``).
 
 Files of a run folder: ``checkpoint.pt`` (everything needed to resume exactly), ``model.pt``
 (weights for inference), ``config.json``, ``log.csv``, ``depth_log.csv``.
@@ -109,6 +109,7 @@ class TrainConfig:
     amp: bool = False
     eval_per_depth: int = 100
     eval_depths: int = 10
+    eval_max_steps: int = 200
     eval_chunk: int = 65536
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -446,7 +447,8 @@ class Trainer:
         rows = []
         for d, s in zip(depths, states, strict=True):
             pred = float(np.mean(f(s)))
-            solved = greedy_rollout(self.puzzle, f, s, max_steps=2 * int(d) + 10)
+            steps = min(2 * int(d) + 10, self.cfg.eval_max_steps)
+            solved = greedy_rollout(self.puzzle, f, s, max_steps=steps)
             rows.append([self.iteration, int(d), round(pred, 4), round(float(solved.mean()), 4)])
         self.model.train()
         return rows
@@ -468,8 +470,11 @@ class Trainer:
         self.log_loss_sum, self.log_loss_n = 0.0, 0
 
     # ------------------------------------------------------------------ main loop
-    def train(self, iterations: int) -> dict[str, Any]:
+    def train(self, iterations: int, max_seconds: float | None = None) -> dict[str, Any]:
         """Run ``iterations`` more iterations; logs and checkpoints every C and at the end.
+
+        With ``max_seconds``, training also stops (logged and saved) at the first iteration that
+        ends after that many wall-clock seconds.
 
         On ``KeyboardInterrupt`` the state after the last finished iteration is saved before the
         exception propagates, so ``--resume`` continues exactly.
@@ -487,7 +492,7 @@ class Trainer:
         bar = tqdm(total=iterations, desc=f"{cfg.target} {self.puzzle.name}", unit="it",
                    disable=not self.progress, dynamic_ncols=True)
         window_start, window_states = time.perf_counter(), 0
-        t_last = time.perf_counter()
+        t_last = t_start = time.perf_counter()
         try:
             while self.iteration < end:
                 b = producer.get()
@@ -506,6 +511,8 @@ class Trainer:
                 if at_check:
                     self._check_target()
                     self.loss_sum, self.loss_n = 0.0, 0
+                if max_seconds is not None and now - t_start >= max_seconds:
+                    end = self.iteration
                 if at_check or self.iteration == end:
                     rate = window_states / max(time.perf_counter() - window_start, 1e-9)
                     self._log(rate)
