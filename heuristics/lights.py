@@ -25,6 +25,7 @@ class LightsOn(Heuristic):
         if not isinstance(puzzle, LightsOut):
             raise InputError(f"--heuristic: lights-on applies to Lights Out, not {puzzle.name}")
         super().__init__(puzzle)
+        self.size = puzzle.size
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
         """``(B, m)`` 0/1 -> ``(B,)`` int64 (``(m,)`` is treated as a batch of one)."""
@@ -37,4 +38,4 @@ class LightsOn(Heuristic):
         return (on + 4) // 5
 
     def ida_spec(self) -> IdaSpec:
-        return IdaSpec(family="lights", kind="lights-on", params={"size": self.puzzle.size})
+        return IdaSpec(family="lights", kind="lights-on", params={"size": self.size})

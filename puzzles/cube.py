@@ -35,7 +35,15 @@ Cubies (Kociemba's convention)
     edge's first colour lies on the slot's first facelet). Moves act on cubies as in Kociemba's
     cubie-level multiplication: after action ``a`` with tables ``(mcp, mco, mep, meo) =
     CUBIE_MOVES[a]``, ``cp' = cp[mcp]``, ``co' = (co[mcp] + mco) % 3``, ``ep' = ep[mep]``,
-    ``eo' = (eo[mep] + meo) % 2`` (see ``apply_cubies``).
+    ``eo' = (eo[mep] + meo) % 2`` (see ``apply_cubies``). ``Cube3.to_cubies`` returns
+    ``(cp, co, ep, eo)``; ``Cube2.to_cubies`` returns ``(cp, co)`` with corner DBL (6) fixed in slot 6.
+    The 2x2x2 also has a compact index ``cube2_index`` (corner permutation x twist, 3,674,160
+    values) and ``Cube2.distance_table()``, the exact distance of every state by breadth-first search.
+
+DeepCubeA
+    ``from_deepcubea_cube3`` maps their sticker ids (faces U D L R B F, colour = id // 9, each face
+    a quarter turn from our layout) to our facelets; ``deepcubea_moves`` maps their ``[face, +1|-1]``
+    moves to actions (``+1`` is clockwise).
 
 The move tables are built from the geometry of the cube (sticker positions rotated about face
 axes), not typed in; the tests check them against the golden facelet strings.
@@ -335,11 +343,37 @@ class _CubeBase(Puzzle):
             raise ValueError(f"actions: out of range 0..{self.num_actions - 1} for {self.name}")
         return np.take_along_axis(states, self.PERMS[actions], axis=1)
 
+    def scramble(
+        self, n: int, depth: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` seeded random walks of ``depth`` moves that never undo the previous move.
+
+        Each move is uniform over the ``A - 1`` actions other than the inverse of the previous
+        one (all ``A`` at the first step). Returns ``(states (n, L) uint8, moves (n, depth) int64)``.
+        """
+        if n < 0 or depth < 0:
+            raise InputError(f"scramble: n and depth must be >= 0, got {n} and {depth}")
+        states = np.repeat(self._goal[None, :], n, axis=0)
+        moves = np.zeros((n, depth), dtype=np.int64)
+        for d in range(depth):
+            if d == 0:
+                a = rng.integers(0, self.num_actions, size=n)
+            else:
+                a = rng.integers(0, self.num_actions - 1, size=n)
+                a += a >= self._inverse[moves[:, d - 1]]
+            moves[:, d] = a
+            states = np.take_along_axis(states, self.PERMS[a], axis=1)
+        return states, moves
+
     def encode(self, states: np.ndarray) -> np.ndarray:
         """Sticker colours as integer codes ``(B, L)`` in ``0..5`` (one-hot width ``num_symbols=6``)."""
         return self._check_batch(states).astype(np.int64)
 
     # ------------------------------------------------------------------ cubie level
+    def to_cubies(self, states: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Facelets ``(B, L)`` -> cubie arrays; see ``Cube3.to_cubies`` and ``Cube2.to_cubies``."""
+        raise NotImplementedError
+
     @property
     def CUBIE_MOVES(self) -> CubieMoves:  # noqa: N802 - the issue names it so
         """Per-action cubie tables (see the module docstring), derived from the sticker moves."""
@@ -476,7 +510,9 @@ class Cube3(_CubeBase):
             out[b, slot_facelet] = EDGE_COLORS[ep, k]
         return out
 
-    def apply_cubies(self, cp, co, ep, eo, actions):
+    def apply_cubies(
+        self, cp: np.ndarray, co: np.ndarray, ep: np.ndarray, eo: np.ndarray, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Cubie-level ``apply``: arrays ``(B, 8), (B, 8), (B, 12), (B, 12)`` and actions ``(B,)``."""
         m = self.CUBIE_MOVES
         actions = np.asarray(actions, dtype=np.int64)
@@ -643,7 +679,9 @@ class Cube2(_CubeBase):
         _corners_to_facelets(out, cp, co, self.corner_facelets)
         return out
 
-    def apply_cubies(self, cp, co, actions):
+    def apply_cubies(
+        self, cp: np.ndarray, co: np.ndarray, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Cubie-level ``apply`` on ``(B, 8), (B, 8)`` with actions ``(B,)``."""
         m = self.CUBIE_MOVES
         actions = np.asarray(actions, dtype=np.int64)

@@ -119,7 +119,7 @@ class GF2System:
         b = np.atleast_2d(b).astype(bool)
         if self.checks.shape[0] == 0:
             return np.ones(b.shape[0], dtype=bool)
-        return ~_mul(self.checks, b).any(axis=1)
+        return np.logical_not(_mul(self.checks, b).any(axis=1))
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         """One solution per row of ``b`` (B, r) -> ``(B, c)`` bool; ``ValueError`` if inconsistent."""

@@ -351,14 +351,21 @@ class NPuzzle(Puzzle):
         return out
 
     def pretty(self, state: np.ndarray, color: bool = False) -> str:
-        """A grid drawing; the blank is shown as an empty cell."""
-        s = np.asarray(state).reshape(self.width, self.width)
+        """A grid drawing; the blank is an empty cell. With ``color``, tiles already on their
+        goal cell are drawn in green."""
+        flat = np.asarray(state).reshape(-1)
         w = len(str(self.size - 1))
         sep = "+" + "+".join("-" * (w + 2) for _ in range(self.width)) + "+"
         lines = [sep]
-        for row in s:
-            cells = [" " * w if t == 0 else str(int(t)).rjust(w) for t in row]
-            lines.append("|" + "|".join(f" {c} " for c in cells) + "|")
+        for r in range(self.width):
+            cells = []
+            for i in range(r * self.width, (r + 1) * self.width):
+                t = int(flat[i])
+                txt = " " * w if t == 0 else str(t).rjust(w)
+                if color and t != 0 and self._goal[i] == t:
+                    txt = f"\x1b[32m{txt}\x1b[0m"
+                cells.append(f" {txt} ")
+            lines.append("|" + "|".join(cells) + "|")
             lines.append(sep)
         return "\n".join(lines)
 

@@ -208,6 +208,17 @@ def test_scramble_replays(puzzle):
         assert puzzle.check_solution(s, inv)
 
 
+def test_scramble_never_undoes_and_is_uniform():
+    c = Cube3("htm")
+    s, m = c.scramble(6000, 3, np.random.default_rng(11))
+    assert m.shape == (6000, 3) and s.dtype == np.uint8
+    assert not (m[:, 1:] == c.INVERSE[m[:, :-1]]).any()
+    counts = np.bincount(m[:, 0], minlength=18)
+    assert counts.min() > 6000 / 18 * 0.75 and counts.max() < 6000 / 18 * 1.25
+    after_r = m[:, 1][m[:, 0] == c.action_of(1, 1)]
+    assert set(after_r.tolist()) == set(range(18)) - {c.action_of(1, 3)}
+
+
 # ----------------------------------------------------------------------------- parsing
 @pytest.mark.nojit
 def test_move_spellings():

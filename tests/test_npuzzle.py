@@ -288,3 +288,33 @@ def test_encode_and_pretty():
     assert e.min() >= 0 and e.max() < p.num_symbols == 9
     drawing = p.pretty(p.goal())
     assert drawing.count("\n") == 6 and "| 8 |   |" in drawing
+
+
+def test_api_bad_input():
+    p = NPuzzle(3)
+    with pytest.raises(InputError, match=r"needs shape \(9,\)"):
+        p.validate(np.arange(8))
+    with pytest.raises(InputError, match="expected integers"):
+        p.validate(np.arange(9, dtype=float))
+    with pytest.raises(InputError, match="missing tiles 0"):
+        p.validate(np.array([1, 2, 3, 4, 5, 6, 7, 8, 8]))
+    with pytest.raises(InputError, match="expected 16 entries per state for width 4"):
+        convert_layout(np.arange(9), 4)
+    with pytest.raises(InputError, match="width"):
+        blank_moves_table(0)
+    with pytest.raises(ValueError, match=r"shape \(B, 9\)"):
+        p.expand(np.zeros((2, 16), dtype=np.uint8))
+    with pytest.raises(ValueError, match="2 states but 1 actions"):
+        p.apply(np.stack([p.goal(), p.goal()]), np.array([0]))
+    with pytest.raises(ValueError, match="actions must be 0..3"):
+        p.apply(p.goal()[None, :], np.array([4]))
+    with pytest.raises(InputError, match="n and depth"):
+        p.scramble(1, -1, np.random.default_rng(0))
+
+
+def test_pretty_color_marks_placed_tiles():
+    p = NPuzzle(3)
+    s = p.from_moves(p.parse_moves("U"))  # tiles 6 and the blank swapped
+    colored = p.pretty(s, color=True)
+    assert colored.count("\x1b[32m") == 7
+    assert p.pretty(s) == colored.replace("\x1b[32m", "").replace("\x1b[0m", "")

@@ -53,3 +53,28 @@ def test_move_and_state_conversion_errors():
         from_deepcubea_tiles(np.zeros((1, 9)))
     with pytest.raises(InputError, match="not a square"):
         from_deepcubea_tiles(np.arange(8)[None, :])
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize(("name", "width"), [("puzzle15", 4), ("puzzle24", 5), ("puzzle35", 6),
+                                              ("puzzle48", 7)])
+def test_result_lengths_are_plausible(deepcubea, name, width):
+    """Every state is blank-last solvable; each reported length has the parity of the blank's
+    distance to its goal cell (each move moves the blank one cell) and is at least the
+    Manhattan distance (a lower bound)."""
+    data = load_test_set(deepcubea / name / "test_data_0.pkl")
+    states = from_deepcubea_tiles(data.states)
+    assert solvable(states, width, "blank-last").all()
+    rows = sorted(load_results(deepcubea / name / "deepcubea_results_output.txt"),
+                  key=lambda r: r["index"])
+    lengths = np.array([r["moves"] for r in rows])
+    assert len(lengths) == len(states)
+    goal_pos = NPuzzle(width).goal_pos  # goal cell of each tile
+    pos = np.broadcast_to(np.arange(width * width), states.shape)
+    gp = goal_pos[states.astype(np.int64)]
+    dist = np.abs(pos // width - gp // width) + np.abs(pos % width - gp % width)
+    blank = states == 0
+    manhattan = np.where(blank, 0, dist).sum(axis=1)
+    blank_dist = dist[blank]
+    assert ((lengths - blank_dist) % 2 == 0).all()
+    assert (lengths >= manhattan).all()
