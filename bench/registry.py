@@ -172,6 +172,9 @@ SOLVERS: dict[str, Entry] = {
               {"weight": 1.0, "batch": 1, "preset": "astar"}, {"optimal": True}),
         Entry("greedy", "solvers.best_first:BatchBestFirst", "greedy best-first on h alone",
               {"weight": 0.0, "batch": 1, "preset": "greedy"}, {"optimal": False}),
+        Entry("gf2", "solvers.gf2:GF2Solver",
+              "exact Lights Out solver: Gaussian elimination over GF(2) (ignores the heuristic)",
+              {}, {"optimal": True, "puzzles": "lightsout*"}),
     ]
 }
 

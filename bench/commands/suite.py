@@ -1,0 +1,251 @@
+"""``bench run suite``, ``bench suite list|show|import-deepcubea``, ``bench report``,
+``bench quality``, ``bench paper``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from puzzles.base import InputError
+
+
+# --------------------------------------------------------------------------- bench run
+@click.group("run")
+def run_group() -> None:
+    """Run benchmarks."""
+
+
+@run_group.command("suite")
+@click.argument("name")
+@click.option("--quick", is_flag=True, help="the suite's quick profile (a few minutes on 2 cores)")
+@click.option("--profile", default=None, help="profile name (default: default)")
+@click.option("--config", "configs", multiple=True, help="only this configuration (repeatable)")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="at most K instances per set")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="worker processes (default: all cores)")
+@click.option("--out", "out", type=click.Path(path_type=Path), default=None,
+              help="run folder (default: runs/SUITE-PROFILE-TIMESTAMP)")
+@click.option("--resume", is_flag=True, help="continue the run in --out (or the latest), skipping finished rows")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--no-figures", is_flag=True, help="skip the figures")
+@click.option("--quiet", "-q", is_flag=True, help="no progress bar")
+def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[str, ...],
+                  limit: int | None, jobs: int | None, out: Path | None, resume: bool, seed: int,
+                  no_figures: bool, quiet: bool) -> None:
+    """Run suite NAME (a shipped suite or a .toml file) and print its summary table."""
+    from bench import runner
+    from bench.executor import LocalExecutor
+    from suites.loaders import load_suite
+
+    if quick and profile not in (None, "quick"):
+        raise InputError("--quick: cannot be combined with --profile")
+    prof = "quick" if quick else (profile or "default")
+    suite = load_suite(name)
+    suite.profile(prof)
+    if out is None:
+        if resume:
+            out = runner.latest_run_dir(suite.name, prof)
+            if out is None:
+                raise InputError(f"--resume: no earlier run of {suite.name} ({prof}) under runs/; give --out")
+        else:
+            out = runner.default_run_dir(suite.name, prof)
+    elif resume and not (out / runner.ROWS).is_file():
+        raise InputError(f"--resume: {out} holds no run ({runner.ROWS} missing)")
+    plan = runner.plan_run(suite, prof, configs, limit, seed)
+    click.echo(f"{suite.name} ({prof}): {len(plan.tasks)} runs = "
+               f"{sum(len(s.instances) for s in plan.sets.values())} instances x "
+               f"{len(plan.configs)} configurations -> {out}", err=True)
+    try:
+        summary = runner.run_plan(plan, out, LocalExecutor(jobs=jobs), resume=resume,
+                                  progress=not quiet)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted; finished rows are saved in {out}; "
+                   f"continue with: bench run suite {name} --out {out} --resume", err=True)
+        sys.exit(130)
+    if summary.skipped:
+        click.echo(f"resumed: {summary.skipped} rows were already done", err=True)
+    _write_report(out, figures=list(suite.figures) or None, title=f"{suite.name} ({prof})",
+                  make_figures=not no_figures)
+
+
+def _write_report(run_dir: Path, figures: list[str] | None, title: str,
+                  make_figures: bool = True) -> None:
+    from bench import report, runner
+
+    df = runner.derive_tables(run_dir)
+    md = report.report_markdown(df, title=title)
+    (run_dir / "summary.md").write_text(md)
+    click.echo(report.text_table(report.display_table(report.summarize(df))))
+    if df["config"].nunique() > 1:
+        comp = report.compare(df)
+        click.echo(f"\non the {int(comp['n'].iloc[0])} instances every configuration solved:")
+        click.echo(report.text_table(report.display_table(comp)))
+    written = []
+    if make_figures:
+        from bench import plots
+
+        for fname, fig in plots.run_figures(df, figures).items():
+            path = run_dir / f"{fname}.png"
+            fig.savefig(path, dpi=130)
+            written.append(path.name)
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+    click.echo(f"\ntables: {run_dir}/results.parquet, results.csv, summary.md"
+               + (f"; figures: {', '.join(written)}" if written else ""))
+
+
+# --------------------------------------------------------------------------- bench suite
+@click.group("suite")
+def suite_group() -> None:
+    """List, show and import suites and instance sets."""
+
+
+@suite_group.command("list")
+def suite_list_cmd() -> None:
+    """The shipped suites."""
+    from suites.loaders import load_suite, suite_paths
+
+    for name, path in suite_paths().items():
+        s = load_suite(path)
+        click.echo(f"{name:<12} {s.puzzle:<10} {len(s.instance_sets)} sets, {len(s.configs)} configs, "
+                   f"profiles {','.join(s.profiles)}  {s.description}")
+
+
+@suite_group.command("show")
+@click.argument("name")
+@click.option("--profile", default=None, help="also list what this profile runs")
+def suite_show_cmd(name: str, profile: str | None) -> None:
+    """Instance sets, configurations, limits and profiles of suite NAME."""
+    from suites.loaders import deepcubea_source, load_suite
+
+    s = load_suite(name)
+    click.echo(f"suite {s.name}: puzzle {s.puzzle} ({s.path})")
+    if s.description:
+        click.echo(f"  {s.description}")
+    lim = s.limits.as_dict()
+    click.echo("limits: " + ", ".join(f"{k}={v}" for k, v in lim.items() if v is not None))
+    click.echo("instance sets:")
+    for spec in s.instance_sets.values():
+        what = {"file": f"file {spec.path}", "scramble": f"scrambles depth {list(spec.depth)} "
+                f"x {spec.count} (seed {spec.seed})", "uniform": f"{spec.count} uniform random "
+                f"(seed {spec.seed})"}.get(spec.source, "DeepCubeA test set")
+        if spec.source == "deepcubea":
+            src = deepcubea_source(s.puzzle)
+            what += f" ({src})" if src else f" (absent; falls back to {spec.fallback})"
+        click.echo(f"  {spec.name:<22} {what}; goal {spec.goal or '-'}; optimal {spec.optimal}")
+        if spec.citation:
+            click.echo(f"  {'':<22} {spec.citation}")
+    click.echo("configurations:")
+    for c in s.configs.values():
+        args = ", ".join(f"{k}={v}" for k, v in {**c.heuristic_args, **c.solver_args}.items())
+        sets = f" on {','.join(c.instance_sets)}" if c.instance_sets else ""
+        click.echo(f"  {c.name:<22} {c.heuristic} + {c.solver}" + (f" ({args})" if args else "") + sets)
+    click.echo("profiles:")
+    for p in s.profiles.values():
+        parts = [f"limit {p.limit}" if p.limit else "all instances",
+                 f"configs {','.join(p.configs)}" if p.configs else "all configs",
+                 f"sets {','.join(p.instance_sets)}" if p.instance_sets else "all sets"]
+        click.echo(f"  {p.name:<10} " + "; ".join(parts) + (f"  {p.description}" if p.description else ""))
+
+
+@suite_group.command("import-deepcubea")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--puzzle", default=None,
+              help="our puzzle name (default: the name of PATH's folder, e.g. cube3, puzzle15)")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="output file (default: the cache, where suites find it)")
+def import_cmd(path: Path, puzzle: str | None, out: Path | None) -> None:
+    """Convert DeepCubeA's test set PATH (test_data_0.pkl or its folder) to our instance format."""
+    from bench import registry
+    from suites.loaders import import_deepcubea
+
+    if not path.exists():
+        raise InputError(f"PATH: {path} does not exist")
+    name = puzzle or (path.name if path.is_dir() else path.parent.name)
+    try:
+        registry.puzzle_entry(name)
+    except InputError as exc:
+        raise InputError(f"--puzzle: {exc} (give --puzzle)") from None
+    dest = import_deepcubea(path, name, out)
+    click.echo(f"wrote {dest}")
+
+
+# --------------------------------------------------------------------------- bench report
+@click.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--figures", "figs", multiple=True, help="only these figures")
+def report_cmd(run_dir: Path, figs: tuple[str, ...]) -> None:
+    """Tables and figures of RUN_DIR: a suite run (rows.jsonl) or a training run (log.csv)."""
+    from bench import runner
+
+    if not run_dir.is_dir():
+        raise InputError(f"RUN_DIR: {run_dir} is not a folder")
+    if (run_dir / runner.ROWS).is_file():
+        _write_report(run_dir, list(figs) or None, title=run_dir.name)
+        return
+    if (run_dir / "log.csv").is_file():
+        import matplotlib.pyplot as plt
+        import pandas as pd
+
+        from bench import plots
+
+        log = pd.read_csv(run_dir / "log.csv")
+        depth = pd.read_csv(run_dir / "depth_log.csv") if (run_dir / "depth_log.csv").is_file() else None
+        fig, _ = plots.fig_training(log, depth)
+        fig.savefig(run_dir / "training.png", dpi=130)
+        plt.close(fig)
+        last = log.tail(1).to_dict("records")[0]
+        click.echo("last step: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                             for k, v in last.items()))
+        click.echo(f"figure: {run_dir / 'training.png'}")
+        return
+    raise InputError(f"RUN_DIR: {run_dir} holds neither a suite run ({runner.ROWS}) nor a training log (log.csv)")
+
+
+# --------------------------------------------------------------------------- bench quality
+@click.command("quality")
+@click.argument("puzzle")
+@click.argument("heuristics", nargs=-1, required=True)
+@click.option("--sample", type=click.IntRange(min=1), default=None,
+              help="evaluate on this many states of the enumeration (default: every state)")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="folder for table and figure")
+def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, seed: int,
+                out: Path | None) -> None:
+    """h against the true distance on every state of PUZZLE (8-puzzle, 2x2x2 cube)."""
+    from bench import quality, report
+
+    table, per_state = quality.evaluate(puzzle, list(heuristics), sample=sample, seed=seed)
+    click.echo(report.text_table(quality.display(table)))
+    if out is not None:
+        import matplotlib.pyplot as plt
+
+        from bench import plots
+
+        out.mkdir(parents=True, exist_ok=True)
+        table.to_csv(out / "quality.csv", index=False)
+        (out / "quality.md").write_text(report.markdown_table(quality.display(table)) + "\n")
+        fig, _ = plots.fig_quality(per_state)
+        fig.savefig(out / "quality.png", dpi=130)
+        plt.close(fig)
+        click.echo(f"wrote {out}/quality.csv, quality.md, quality.png")
+
+
+# --------------------------------------------------------------------------- bench paper
+@click.command("paper")
+@click.argument("name")
+@click.option("--run", "run_dir", type=click.Path(path_type=Path), default=None,
+              help="use this finished run instead of running")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="at most K instances")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("results"), show_default=True)
+def paper_cmd(name: str, run_dir: Path | None, limit: int | None, jobs: int | None, out: Path) -> None:
+    """Regenerate published table NAME with the published figures beside ours."""
+    from bench import paper
+
+    text = paper.make(name, run_dir=run_dir, limit=limit, jobs=jobs, out=out,
+                      command="bench " + " ".join(sys.argv[1:]))
+    click.echo(text)

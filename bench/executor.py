@@ -1,0 +1,273 @@
+"""Run tasks in worker processes, behind one small interface.
+
+``Executor.run(tasks, on_result)`` runs every task and calls ``on_result(task, row)`` in the
+parent as each one finishes, in completion order. A task whose worker crashes, runs past its
+hard deadline or blows its memory budget still yields a row, with ``status`` ``crash``,
+``timeout`` or ``out-of-memory``; the worker is replaced and the run goes on.
+
+``LocalExecutor`` keeps ``jobs`` long-lived worker processes (``spawn`` start method), each with
+one Numba, one torch and one BLAS thread. A worker calls the task function ``fn``
+(``"module:attr"``) as ``fn(payload) -> dict``; the function may keep heavy objects (PDBs,
+networks) in a per-process cache, so they load once per worker, not once per instance. Before
+solving, the worker calls ``prepare(payload)`` (if ``fn`` has a ``prepare`` attribute) and tells
+the parent; the time limit starts then, so loading a table is not counted against the search.
+
+A cluster executor (a later issue) implements the same ``run`` method.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing as mp
+import os
+import time
+import traceback
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+#: environment every worker starts with (one thread per worker)
+WORKER_ENV = {
+    "NUMBA_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "TORCH_NUM_THREADS": "1",
+}
+
+
+@dataclass
+class Task:
+    """One unit of work. ``payload`` is picklable and goes to the task function.
+
+    ``time_s``: the search's own limit; the worker is killed at ``time_s * 1.5 + grace_s``.
+    ``memory_bytes``: the worker's resident-memory budget while it runs this task.
+    """
+
+    key: str
+    payload: dict[str, Any]
+    time_s: float | None = None
+    memory_bytes: int | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+ResultCallback = Callable[[Task, dict[str, Any]], None]
+
+
+class Executor(ABC):
+    """Runs tasks; the only interface the runner uses."""
+
+    @abstractmethod
+    def run(self, tasks: Sequence[Task], on_result: ResultCallback) -> None:
+        """Run ``tasks``; call ``on_result`` in this process for each as it finishes."""
+
+
+def _load(target: str) -> Callable[..., Any]:
+    module, _, attr = target.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _limit_threads() -> None:
+    try:
+        import numba
+
+        numba.set_num_threads(1)
+    except Exception:  # noqa: BLE001 - numba missing or already configured
+        pass
+    try:
+        import sys
+
+        if "torch" in sys.modules:
+            sys.modules["torch"].set_num_threads(1)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _worker_main(conn: Connection, fn_target: str) -> None:
+    """Worker loop: receive ``(key, payload)``, answer ``("started", key)`` then ``("done", key, row)``."""
+    os.environ.update(WORKER_ENV)
+    fn = _load(fn_target)
+    prepare = getattr(fn, "prepare", None)
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if msg is None:
+            return
+        key, payload = msg
+        try:
+            if prepare is not None:
+                prepare(payload)
+            _limit_threads()
+            conn.send(("started", key, None))
+            row = fn(payload)
+        except MemoryError:
+            row = {"status": "out-of-memory", "error": "MemoryError"}
+        except KeyboardInterrupt:
+            return
+        except Exception as exc:  # noqa: BLE001 - any failure becomes a row
+            tb = traceback.format_exc(limit=-3).strip().splitlines()
+            row = {"status": "error", "error": f"{type(exc).__name__}: {exc}",
+                   "traceback": "\n".join(tb[-6:])}
+        try:
+            conn.send(("done", key, row))
+        except (BrokenPipeError, OSError):
+            return
+
+
+class _Worker:
+    def __init__(self, ctx: Any, fn_target: str) -> None:
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, fn_target), daemon=True)
+        self.proc.start()
+        child.close()
+        self.task: Task | None = None
+        self.started_at: float | None = None
+        self.assigned_at: float = 0.0
+        self.peak_rss = 0
+
+    def assign(self, task: Task) -> None:
+        self.task = task
+        self.started_at = None
+        self.assigned_at = time.monotonic()
+        self.peak_rss = 0
+        self.conn.send((task.key, task.payload))
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(timeout=5)
+        self.conn.close()
+
+    def rss(self) -> int:
+        try:
+            import psutil
+
+            return int(psutil.Process(self.proc.pid).memory_info().rss)
+        except Exception:  # noqa: BLE001 - process gone
+            return 0
+
+
+class LocalExecutor(Executor):
+    """Worker processes on this machine.
+
+    ``jobs``: number of workers (default: all cores). ``grace_s``: seconds past
+    ``1.5 * time_s`` before a search is killed. ``load_timeout_s``: how long ``prepare`` may
+    take. ``poll_s``: watchdog period.
+    """
+
+    def __init__(self, jobs: int | None = None, fn: str = "bench.runner:solve_task",
+                 grace_s: float = 10.0, load_timeout_s: float = 1800.0, poll_s: float = 0.2) -> None:
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.fn = fn
+        self.grace_s = grace_s
+        self.load_timeout_s = load_timeout_s
+        self.poll_s = poll_s
+
+    def _new_worker(self, ctx: Any) -> _Worker:
+        saved = {k: os.environ.get(k) for k in WORKER_ENV}
+        os.environ.update(WORKER_ENV)
+        try:
+            return _Worker(ctx, self.fn)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+    def run(self, tasks: Sequence[Task], on_result: ResultCallback) -> None:
+        if not tasks:
+            return
+        ctx = mp.get_context("spawn")
+        pending = list(reversed(tasks))
+        workers = [self._new_worker(ctx) for _ in range(min(self.jobs, len(tasks)))]
+        try:
+            for w in workers:
+                w.assign(pending.pop())
+            while any(w.task is not None for w in workers):
+                ready = wait([w.conn for w in workers if w.task is not None], timeout=self.poll_s)
+                now = time.monotonic()
+                for i, w in enumerate(workers):
+                    task = w.task
+                    if task is None:
+                        continue
+                    row: dict[str, Any] | None = None
+                    if w.conn in ready:
+                        try:
+                            kind, _key, data = w.conn.recv()
+                        except (EOFError, OSError):
+                            code = w.proc.exitcode if not w.proc.is_alive() else None
+                            w.proc.join(timeout=1)
+                            code = w.proc.exitcode if code is None else code
+                            row = {"status": "crash",
+                                   "error": f"worker died (exit code {code})"}
+                        else:
+                            if kind == "started":
+                                w.started_at = now
+                            else:
+                                row = data
+                    if row is None:
+                        w.peak_rss = max(w.peak_rss, w.rss())
+                        if task.memory_bytes and w.peak_rss > task.memory_bytes:
+                            row = {"status": "out-of-memory",
+                                   "error": f"worker resident memory {w.peak_rss / 2**20:.0f} MiB "
+                                            f"over the budget {task.memory_bytes / 2**20:.0f} MiB"}
+                        elif w.started_at is not None and task.time_s is not None and \
+                                now - w.started_at > 1.5 * task.time_s + self.grace_s:
+                            row = {"status": "timeout",
+                                   "error": f"killed after {now - w.started_at:.1f} s "
+                                            f"(limit {task.time_s} s)",
+                                   "time_s": now - w.started_at}
+                        elif w.started_at is None and now - w.assigned_at > self.load_timeout_s:
+                            row = {"status": "timeout",
+                                   "error": f"loading took over {self.load_timeout_s} s"}
+                        if row is not None:
+                            w.kill()
+                            workers[i] = w = self._new_worker(ctx)
+                    if row is None:
+                        continue
+                    row.setdefault("worker_peak_rss_bytes", w.peak_rss)
+                    w.task = None
+                    on_result(task, row)
+                    if pending and w.proc.is_alive():
+                        w.assign(pending.pop())
+                    elif pending:
+                        workers[i] = w = self._new_worker(ctx)
+                        w.assign(pending.pop())
+        finally:
+            for w in workers:
+                try:
+                    if w.proc.is_alive() and w.task is None:
+                        w.conn.send(None)
+                        w.proc.join(timeout=2)
+                except (BrokenPipeError, OSError):
+                    pass
+                w.kill()
+
+
+class InlineExecutor(Executor):
+    """Runs tasks one after another in this process (debugging; no watchdog)."""
+
+    def __init__(self, fn: str = "bench.runner:solve_task") -> None:
+        self.fn = fn
+
+    def run(self, tasks: Sequence[Task], on_result: ResultCallback) -> None:
+        fn = _load(self.fn)
+        prepare = getattr(fn, "prepare", None)
+        for task in tasks:
+            try:
+                if prepare is not None:
+                    prepare(task.payload)
+                row = fn(task.payload)
+            except MemoryError:
+                row = {"status": "out-of-memory", "error": "MemoryError"}
+            except Exception as exc:  # noqa: BLE001
+                row = {"status": "error", "error": f"{type(exc).__name__}: {exc}"}
+            on_result(task, row)

@@ -1,0 +1,167 @@
+"""Figures of a run's table. Each function takes a DataFrame and returns ``(fig, ax)``
+(``ax`` may be an array of axes); only the CLI writes files."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+
+METRIC_LABELS = {"length": "solution length", "nodes_generated": "nodes generated",
+                 "time_s": "time (s)", "excess": "length - optimal"}
+
+
+def with_params(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` plus one column per configuration parameter (``weight``, ``batch``, ...)."""
+    out = df.copy()
+    params = out["params"].map(lambda s: json.loads(s) if isinstance(s, str) and s else {})
+    keys = sorted({k for p in params for k in p})
+    for k in keys:
+        out[k.split(".", 1)[-1]] = params.map(lambda p, k=k: p.get(k))
+    return out
+
+
+def solved(df: pd.DataFrame) -> pd.DataFrame:
+    out = df[df["status"] == "solved"].copy()
+    for col in ("length", "nodes_generated", "optimal"):
+        if col in out:
+            out[col] = pd.to_numeric(out[col], errors="coerce").astype(float)
+    return out
+
+
+def fig_bwas_strips(df: pd.DataFrame, x: str = "weight", hue: str = "heuristic",
+                    metrics: tuple[str, ...] = ("length", "nodes_generated", "time_s")) -> tuple[Any, Any]:
+    """DeepCubeA's Figure 2 layout: one panel per metric, one dot per solved state,
+    ``x`` = a solver parameter (the weight lambda), colour = heuristic."""
+    d = solved(with_params(df))
+    if x not in d:
+        d[x] = d["config"]
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 3.8), squeeze=False)
+    for ax, m in zip(axes[0], metrics, strict=True):
+        sns.stripplot(data=d, x=x, y=m, hue=hue, dodge=True, size=3, alpha=0.6, ax=ax,
+                      legend=ax is axes[0][-1])
+        ax.set_ylabel(METRIC_LABELS.get(m, m))
+        ax.set_xlabel("λ (weight on g)" if x == "weight" else x)
+        if m == "nodes_generated" or (m == "time_s" and len(d) and d[m].max() > 50 * max(d[m].min(), 1e-6)):
+            ax.set_yscale("log")
+    fig.tight_layout()
+    return fig, axes[0]
+
+
+def fig_excess(df: pd.DataFrame) -> tuple[Any, Any]:
+    """Distribution of length excess over the reference optimum, per configuration."""
+    d = solved(df)
+    d = d[d["optimal"].notna()]
+    d["excess"] = d["length"] - d["optimal"]
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    if len(d):
+        sns.histplot(data=d, x="excess", hue="config", discrete=True, multiple="dodge",
+                     shrink=0.8, ax=ax)
+    else:
+        ax.text(0.5, 0.5, "no solved instance with a known optimum", ha="center",
+                transform=ax.transAxes)
+    ax.set_xlabel(METRIC_LABELS["excess"])
+    fig.tight_layout()
+    return fig, ax
+
+
+def fig_nodes_vs_length(df: pd.DataFrame) -> tuple[Any, Any]:
+    """Nodes generated (log) against solution length, one dot per solved instance."""
+    d = solved(df)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    sns.scatterplot(data=d, x="length", y="nodes_generated", hue="config", style="config",
+                    alpha=0.7, ax=ax)
+    if len(d) and (d["nodes_generated"] > 0).all():
+        ax.set_yscale("log")
+    ax.set_xlabel(METRIC_LABELS["length"])
+    ax.set_ylabel(METRIC_LABELS["nodes_generated"])
+    fig.tight_layout()
+    return fig, ax
+
+
+def fig_pairwise(df: pd.DataFrame, a: str, b: str, metric: str = "nodes_generated") -> tuple[Any, Any]:
+    """One dot per instance both configurations solved: ``metric`` of ``a`` (x) against ``b`` (y)."""
+    d = solved(df)
+    wide = d.pivot_table(index=["instance_set", "instance"], columns="config", values=metric,
+                         aggfunc="first")
+    fig, ax = plt.subplots(figsize=(4.5, 4.5))
+    if a in wide and b in wide:
+        w = wide[[a, b]].dropna()
+        ax.scatter(w[a], w[b], s=10, alpha=0.7)
+        lo = float(np.nanmin(w.to_numpy())) if len(w) else 0.0
+        hi = float(np.nanmax(w.to_numpy())) if len(w) else 1.0
+        ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8)
+        if metric in ("nodes_generated", "time_s") and lo > 0:
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+    ax.set_xlabel(f"{a}: {METRIC_LABELS.get(metric, metric)}")
+    ax.set_ylabel(f"{b}: {METRIC_LABELS.get(metric, metric)}")
+    fig.tight_layout()
+    return fig, ax
+
+
+def fig_quality(df: pd.DataFrame) -> tuple[Any, Any]:
+    """Heuristic value against true distance: mean h per distance, with the diagonal."""
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    sns.lineplot(data=df, x="distance", y="h", hue="heuristic", errorbar=("pi", 90), ax=ax)
+    top = float(df["distance"].max()) if len(df) else 1.0
+    ax.plot([0, top], [0, top], color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("true distance")
+    ax.set_ylabel("h (mean, 90% of states shaded)")
+    fig.tight_layout()
+    return fig, ax
+
+
+def fig_training(log: pd.DataFrame, depth_log: pd.DataFrame | None = None) -> tuple[Any, Any]:
+    """A DAVI training run: every numeric column of ``log.csv`` against its first column, and
+    from ``depth_log.csv`` the per-depth columns of the last logged step."""
+    xcol = log.columns[0]
+    ycols = [c for c in log.columns[1:] if pd.api.types.is_numeric_dtype(log[c])]
+    extra = []
+    if depth_log is not None and len(depth_log):
+        dcol = "depth" if "depth" in depth_log else depth_log.columns[1]
+        step_col = depth_log.columns[0] if depth_log.columns[0] != dcol else None
+        last = depth_log[depth_log[step_col] == depth_log[step_col].max()] if step_col else depth_log
+        extra = [(dcol, c, last) for c in depth_log.columns
+                 if c not in (dcol, step_col) and pd.api.types.is_numeric_dtype(depth_log[c])]
+    n = max(1, len(ycols) + len(extra))
+    cols = min(3, n)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    flat = axes.ravel()
+    for ax, c in zip(flat, ycols, strict=False):
+        sns.lineplot(data=log, x=xcol, y=c, ax=ax)
+        if c.lower().startswith("loss") and (log[c] > 0).all():
+            ax.set_yscale("log")
+    for ax, (dcol, c, last) in zip(flat[len(ycols):], extra, strict=False):
+        sns.lineplot(data=last, x=dcol, y=c, marker="o", ax=ax)
+        ax.set_title(f"{c} by {dcol} (last step)")
+    for ax in flat[n:]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return fig, axes
+
+
+FIGURES = {
+    "bwas-strips": fig_bwas_strips,
+    "excess": fig_excess,
+    "nodes-vs-length": fig_nodes_vs_length,
+}
+
+
+def run_figures(df: pd.DataFrame, names: list[str] | tuple[str, ...] | None = None) -> dict[str, Any]:
+    """``{name: fig}`` for the named standard figures of a suite run (all by default)."""
+    out = {}
+    for name in names or FIGURES:
+        if name not in FIGURES:
+            continue
+        fig, _ = FIGURES[name](df)
+        out[name] = fig
+    return out

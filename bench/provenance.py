@@ -1,0 +1,87 @@
+"""Where a result came from: git revision, package versions, CPU, GPU, date."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform
+import subprocess
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+_ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("numpy", "numba", "torch", "pandas", "h5py", "heuristic-bench")
+
+
+def git_revision(root: Path = _ROOT) -> str:
+    """The checkout's commit (with ``-dirty`` when it has uncommitted changes), or ``unknown``."""
+    try:
+        rev = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"],
+                             capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return rev + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def gpu_name() -> str:
+    """The first CUDA device's name, or ``none``; never imports torch if it is not loaded."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        try:
+            if torch.cuda.is_available():
+                return str(torch.cuda.get_device_name(0))
+        except Exception:  # noqa: BLE001
+            pass
+        return "none"
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=10)
+        name = out.stdout.strip().splitlines()
+        return name[0] if out.returncode == 0 and name else "none"
+    except (OSError, subprocess.SubprocessError):
+        return "none"
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in PACKAGES:
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+@lru_cache(maxsize=1)
+def provenance() -> dict[str, Any]:
+    """A flat dict describing this machine and checkout (cached per process)."""
+    import os
+
+    return {
+        "git_rev": git_revision(),
+        "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "host": platform.node(),
+        "cpu": cpu_name(),
+        "cores": os.cpu_count() or 0,
+        "gpu": gpu_name(),
+        **{f"v_{k.replace('-', '_')}": v for k, v in versions().items()},
+    }
+
+
+#: the provenance columns copied into every result row
+ROW_FIELDS = ("git_rev", "date", "cpu", "gpu", "v_numpy", "v_numba", "v_torch")

@@ -1,0 +1,213 @@
+"""Aggregates over a run's tidy table (pure functions of a DataFrame).
+
+``summarize(df)``: one row per configuration over all its instances: solved %, failures by
+name, mean and median length, % optimal, mean excess over optimal, mean and median nodes
+generated, mean time, nodes per second, peak memory, heuristic memory; bootstrap 95%
+confidence intervals on the means.
+
+``compare(df)``: the same on the instances *every* compared configuration solved (Fast
+Downward Lab's rule), so that means are comparable; failures are listed by name beside it.
+
+% optimal and excess are over solved instances with a known reference optimum; where no
+instance has one they are NaN and print as ``n/a``, never guessed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: the means that get bootstrap confidence intervals
+CI_COLUMNS = {"length": "mean_length", "excess": "mean_excess", "nodes_generated": "mean_nodes",
+              "time_s": "mean_time_s"}
+
+
+def bootstrap_ci(values: Sequence[float] | np.ndarray, level: float = 0.95, n_boot: int = 2000,
+                 seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of ``values`` ``(n,)``; NaN for no values."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    if len(x) == 0:
+        return (math.nan, math.nan)
+    if len(x) == 1 or np.all(x == x[0]):
+        return (float(x[0]), float(x[0])) if len(x) else (math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(x), size=(n_boot, len(x)))
+    means = x[idx].mean(axis=1)
+    lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return (float(lo), float(hi))
+
+
+def _num(s: pd.Series) -> np.ndarray:
+    return pd.to_numeric(s, errors="coerce").astype(float).to_numpy()
+
+
+def _stats(g: pd.DataFrame, ci: bool, seed: int) -> dict[str, Any]:
+    n = len(g)
+    solved = g[g["status"] == "solved"]
+    length = _num(solved["length"])
+    nodes = _num(solved["nodes_generated"])
+    times = _num(solved["time_s"])
+    opt = _num(solved["optimal"]) if "optimal" in solved else np.full(len(solved), np.nan)
+    known = ~np.isnan(opt)
+    excess = length[known] - opt[known]
+    fails = g.loc[g["status"] != "solved", "status"].value_counts()
+    total_time = float(np.nansum(times))
+    out: dict[str, Any] = {
+        "n": n,
+        "solved": len(solved),
+        "solved_pct": 100.0 * len(solved) / n if n else math.nan,
+        "failures": ", ".join(f"{k} {v}" for k, v in fails.items()) or "-",
+        "mean_length": float(np.mean(length)) if len(length) else math.nan,
+        "median_length": float(np.median(length)) if len(length) else math.nan,
+        "n_optimal_known": int(known.sum()),
+        "optimal_pct": 100.0 * float(np.mean(excess == 0)) if known.any() else math.nan,
+        "mean_excess": float(np.mean(excess)) if known.any() else math.nan,
+        "mean_nodes": float(np.mean(nodes)) if len(nodes) else math.nan,
+        "median_nodes": float(np.median(nodes)) if len(nodes) else math.nan,
+        "mean_time_s": float(np.mean(times)) if len(times) else math.nan,
+        "nodes_per_s": float(np.nansum(nodes) / total_time) if total_time > 0 else math.nan,
+        "peak_rss_mb": float(np.nanmax(_num(g["peak_rss_bytes"]))) / 2**20
+        if "peak_rss_bytes" in g and g["peak_rss_bytes"].notna().any() else math.nan,
+        "heuristic_mb": float(np.nanmax(_num(g["heuristic_nbytes"]))) / 2**20
+        if "heuristic_nbytes" in g and g["heuristic_nbytes"].notna().any() else math.nan,
+    }
+    if ci:
+        for values, col in ((length, "mean_length"), (excess, "mean_excess"),
+                            (nodes, "mean_nodes"), (times, "mean_time_s")):
+            lo, hi = bootstrap_ci(values, seed=seed)
+            out[col + "_lo"], out[col + "_hi"] = lo, hi
+    return out
+
+
+def summarize(df: pd.DataFrame, by: str = "config", ci: bool = True, seed: int = 0) -> pd.DataFrame:
+    """One row per ``by`` value over all its rows (see the module docstring for the columns)."""
+    rows = []
+    for name, g in df.groupby(by, sort=False):
+        rows.append({by: name, **_stats(g, ci, seed)})
+    return pd.DataFrame(rows)
+
+
+def common_solved(df: pd.DataFrame, configs: Sequence[str] | None = None,
+                  by: str = "config") -> pd.DataFrame:
+    """The rows of ``configs`` on the instances that every one of them solved."""
+    configs = list(configs) if configs is not None else list(df[by].unique())
+    sub = df[df[by].isin(configs)]
+    ok = sub[sub["status"] == "solved"].groupby(["instance_set", "instance"])[by].nunique()
+    common = ok[ok == len(configs)].index
+    keyed = sub.set_index(["instance_set", "instance"])
+    return keyed[keyed.index.isin(common)].reset_index()
+
+
+def compare(df: pd.DataFrame, configs: Sequence[str] | None = None, by: str = "config",
+            ci: bool = True, seed: int = 0) -> pd.DataFrame:
+    """``summarize`` restricted to the commonly solved instances of ``configs``.
+
+    The ``failures`` column still counts every failure of each configuration over all instances.
+    """
+    configs = list(configs) if configs is not None else list(df[by].unique())
+    common = common_solved(df, configs, by)
+    rows = []
+    all_rows = df[df[by].isin(configs)]
+    for name in configs:
+        g = common[common[by] == name]
+        stats = _stats(g, ci, seed) if len(g) else {"n": 0}
+        full = all_rows[all_rows[by] == name]
+        fails = full.loc[full["status"] != "solved", "status"].value_counts()
+        stats["failures"] = ", ".join(f"{k} {v}" for k, v in fails.items()) or "-"
+        stats["n"] = len(g)
+        rows.append({by: name, **stats})
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- formatting
+def _fmt(v: Any, digits: int = 2) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if isinstance(v, (int, np.integer)):
+        return f"{int(v):,}"
+    if isinstance(v, float):
+        if abs(v) >= 1e5:
+            return f"{v:,.0f}"
+        return f"{v:,.{digits}f}"
+    return str(v)
+
+
+def _with_ci(row: pd.Series, col: str, digits: int) -> str:
+    base = _fmt(row.get(col), digits)
+    lo, hi = row.get(col + "_lo"), row.get(col + "_hi")
+    if base == "n/a" or lo is None or (isinstance(lo, float) and math.isnan(lo)):
+        return base
+    return f"{base} [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+
+
+DISPLAY = [
+    ("solved", "solved"), ("solved_pct", "solved %"), ("failures", "failures"),
+    ("mean_length", "mean length [95% CI]"), ("median_length", "median length"),
+    ("optimal_pct", "% optimal"), ("mean_excess", "mean excess [95% CI]"),
+    ("mean_nodes", "mean nodes [95% CI]"), ("median_nodes", "median nodes"),
+    ("mean_time_s", "mean time s [95% CI]"), ("nodes_per_s", "nodes/s"),
+    ("peak_rss_mb", "peak MiB"), ("heuristic_mb", "heuristic MiB"),
+]
+
+
+def display_table(summary: pd.DataFrame, by: str = "config") -> list[list[str]]:
+    """Header + rows of formatted strings for a summary frame."""
+    header = [by, "n"] + [label for _, label in DISPLAY]
+    out = [header]
+    for _, row in summary.iterrows():
+        cells = [str(row[by]), _fmt(row.get("n"))]
+        for col, _ in DISPLAY:
+            if col in CI_COLUMNS.values():
+                digits = 0 if col == "mean_nodes" else (3 if col == "mean_time_s" else 2)
+                cells.append(_with_ci(row, col, digits))
+            elif col in ("median_nodes", "nodes_per_s"):
+                cells.append(_fmt(row.get(col), 0))
+            elif col in ("mean_time_s",):
+                cells.append(_fmt(row.get(col), 3))
+            else:
+                cells.append(_fmt(row.get(col), 1 if col.endswith(("pct", "mb")) else 2))
+        out.append(cells)
+    return out
+
+
+def markdown_table(table: list[list[str]]) -> str:
+    header, *rows = table
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(c.replace("|", "/") for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def text_table(table: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                     for r in table)
+
+
+def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
+    """The run's summary and commonly-solved comparison as one markdown document."""
+    parts = [f"# {title}" if title else "# Results", ""]
+    sets = ", ".join(f"{k} ({v})" for k, v in df.groupby("instance_set", sort=False)["instance"]
+                     .nunique().items())
+    parts += [f"Instance sets: {sets}. Rows: {len(df)}.", ""]
+    summ = summarize(df, seed=seed)
+    parts += ["## All instances", "", markdown_table(display_table(summ)), ""]
+    if df["config"].nunique() > 1:
+        comp = compare(df, seed=seed)
+        n_common = int(comp["n"].iloc[0]) if len(comp) else 0
+        parts += [f"## On the {n_common} instances every configuration solved", "",
+                  markdown_table(display_table(comp)), ""]
+    fails = df[df["status"] != "solved"]
+    if len(fails):
+        parts += ["## Failures", ""]
+        for (cfg, status), g in fails.groupby(["config", "status"], sort=False):
+            ids = ", ".join(f"{a}/{b}" for a, b in zip(g["instance_set"], g["instance"], strict=True))
+            parts.append(f"- {cfg}: {status} ({len(g)}): {ids}")
+        parts.append("")
+    parts.append("% optimal and excess count solved instances with a known optimal length; "
+                 "n/a = no reference optimum known. Means carry 95% bootstrap intervals.")
+    return "\n".join(parts) + "\n"

@@ -1,0 +1,388 @@
+"""Run a suite: plan (instance x configuration) tasks, execute them, record every row.
+
+The record of a run is ``RUN_DIR/rows.jsonl``: append-only, one JSON object per finished
+(instance, configuration), each flushed and fsynced as it finishes, so an interrupted run loses
+no finished row and ``resume`` skips them. ``results.parquet`` and ``results.csv`` are derived
+from it (``derive_tables``); ``run.json`` records the suite, profile and provenance.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.executor import Executor, LocalExecutor, Task
+from bench.provenance import ROW_FIELDS, provenance
+from puzzles.base import InputError
+from suites.loaders import ConfigSpec, InstanceSet, LimitSpec, Suite, load_instances
+
+ROWS = "rows.jsonl"
+RUN_JSON = "run.json"
+FAILURE_STATUSES = ("timeout", "node-limit", "out-of-memory", "unsolvable", "crash", "error",
+                    "invalid")
+
+
+# --------------------------------------------------------------------------- worker side
+_HEURISTICS: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
+_MAX_HEURISTICS = 2  # heavy objects kept per worker
+
+
+def _hkey(p: dict[str, Any]) -> tuple[Any, ...]:
+    return (p["puzzle"], p.get("goal"), p["heuristic"],
+            json.dumps(p.get("heuristic_args", {}), sort_keys=True))
+
+
+def _objects(p: dict[str, Any]) -> tuple[Any, Any]:
+    """``(puzzle, heuristic)`` for a payload, loaded once per worker (a small LRU cache)."""
+    from bench import registry
+
+    key = _hkey(p)
+    if key in _HEURISTICS:
+        _HEURISTICS.move_to_end(key)
+        return _HEURISTICS[key]
+    while len(_HEURISTICS) >= _MAX_HEURISTICS:
+        _HEURISTICS.popitem(last=False)
+    puzzle = registry.get_puzzle(p["puzzle"], goal=p.get("goal"))
+    t0 = time.perf_counter()
+    h = registry.get_heuristic(p["heuristic"], puzzle, **p.get("heuristic_args", {}))
+    h(puzzle.goal()[None, :])  # force lazy loads / compilation now
+    if not getattr(h, "load_seconds", 0.0):
+        h.load_seconds = time.perf_counter() - t0
+    _HEURISTICS[key] = (puzzle, h)
+    return puzzle, h
+
+
+def prepare_task(payload: dict[str, Any]) -> dict[str, Any]:
+    """Build or load what a configuration needs (PDB files, models) and report its size."""
+    _HEURISTICS.clear()
+    puzzle, h = _objects(payload)
+    from bench import registry
+
+    registry.get_solver(payload["solver"], **payload.get("solver_args", {}))
+    out = {"status": "ready", "heuristic_nbytes": int(h.nbytes),
+           "load_s": float(getattr(h, "load_seconds", 0.0))}
+    _HEURISTICS.clear()
+    return out
+
+
+def _prepare(payload: dict[str, Any]) -> None:
+    _objects(payload)
+
+
+def solve_task(payload: dict[str, Any]) -> dict[str, Any]:
+    """Solve one instance with one configuration; the returned path is replayed and checked."""
+    from bench import registry
+    from solvers.base import Limits, SolutionError, verified
+
+    puzzle, h = _objects(payload)
+    solver = registry.get_solver(payload["solver"], **payload.get("solver_args", {}))
+    state = np.asarray(payload["state"], dtype=puzzle.dtype)
+    lim = payload.get("limits", {})
+    limits = Limits(time_s=lim.get("time_s"), nodes=lim.get("nodes"),
+                    memory_bytes=(lim["memory_mb"] * 2**20) if lim.get("memory_mb") else None)
+    seed = int(payload.get("seed", 0))
+    np.random.seed(seed % 2**32)
+    import sys
+
+    if "torch" in sys.modules:
+        sys.modules["torch"].manual_seed(seed)
+    result = solver.solve(puzzle, h, state, limits)
+    row = result.to_dict()
+    try:
+        verified(puzzle, state, result)
+    except SolutionError as exc:
+        row["status"] = "invalid"
+        row["error"] = str(exc)
+    actions = row.pop("actions")
+    row["actions"] = puzzle.format_moves(actions) if actions is not None else None
+    row["extra"] = json.dumps(row.get("extra") or {}, default=str)
+    row["heuristic_nbytes"] = int(h.nbytes)
+    row["heuristic_load_s"] = float(getattr(h, "load_seconds", 0.0))
+    return row
+
+
+solve_task.prepare = _prepare  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------- planning
+@dataclass
+class Plan:
+    """Everything a run will do: the instance sets and one task per (instance, configuration)."""
+
+    suite: Suite
+    profile: str
+    sets: dict[str, InstanceSet]
+    configs: list[ConfigSpec]
+    tasks: list[Task]
+
+
+def row_key(instance_set: str, instance: str, config: str) -> str:
+    return f"{instance_set}/{instance}/{config}"
+
+
+def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = (),
+             limit: int | None = None, seed: int = 0) -> Plan:
+    """Materialize the profile's instance sets and configurations into tasks (config-major)."""
+    prof = suite.profile(profile)
+    names = list(configs) or list(prof.configs or suite.configs)
+    for n in names:
+        if n not in suite.configs:
+            raise InputError(f"--config: suite {suite.name} has no configuration {n!r}; "
+                             f"known: {', '.join(suite.configs)}")
+    chosen = [suite.configs[n] for n in names]
+    set_names = list(prof.instance_sets or suite.instance_sets)
+    n_per_set = limit if limit is not None else prof.limit
+    sets: dict[str, InstanceSet] = {}
+    for sname in set_names:
+        if any(c.instance_sets is None or sname in c.instance_sets for c in chosen):
+            sets[sname] = load_instances(suite, sname, limit=n_per_set)
+    tasks: list[Task] = []
+    for cfg in chosen:
+        lim: LimitSpec = suite.limits.merged(prof.limits).merged(cfg.limits)
+        for sname, iset in sets.items():
+            if cfg.instance_sets is not None and sname not in cfg.instance_sets:
+                continue
+            for inst in iset.instances:
+                # the set name a row records is the spec's (a fallback keeps its own name)
+                set_label = inst.set
+                payload = {
+                    "puzzle": suite.puzzle, "goal": iset.goal, "heuristic": cfg.heuristic,
+                    "heuristic_args": cfg.heuristic_args, "solver": cfg.solver,
+                    "solver_args": cfg.solver_args, "state": [int(v) for v in inst.state],
+                    "limits": lim.as_dict(), "seed": seed,
+                }
+                meta = {
+                    "suite": suite.name, "profile": profile, "instance_set": set_label,
+                    "instance": inst.id, "config": cfg.name, "puzzle": suite.puzzle,
+                    "goal": iset.goal, "heuristic": cfg.heuristic, "solver": cfg.solver,
+                    "params": json.dumps(cfg.params(), sort_keys=True), "seed": seed,
+                    "optimal": inst.optimal, "scramble_depth": inst.meta.get("depth"),
+                    "published_length": inst.meta.get("published_length"),
+                    "published_nodes": inst.meta.get("published_nodes"),
+                    "limit_time_s": lim.time_s, "limit_nodes": lim.nodes,
+                    "limit_memory_mb": lim.memory_mb,
+                }
+                tasks.append(Task(
+                    key=row_key(set_label, inst.id, cfg.name), payload=payload,
+                    time_s=lim.time_s,
+                    memory_bytes=lim.memory_mb * 2**20 if lim.memory_mb else None, meta=meta,
+                ))
+    return Plan(suite, profile, sets, chosen, tasks)
+
+
+# --------------------------------------------------------------------------- the record
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Rows of a ``rows.jsonl``; a torn last line (killed mid-write) is ignored."""
+    rows = []
+    if not path.is_file():
+        return rows
+    with path.open("rb") as f:
+        for line in f:
+            try:
+                rows.append(json.loads(line))
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+    return rows
+
+
+class RowWriter:
+    """Appends rows to ``rows.jsonl``, one line each, flushed and fsynced."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.f = path.open("ab")
+        if self.f.tell() > 0:  # repair a torn last line left by a kill
+            with path.open("rb") as r:
+                r.seek(-1, os.SEEK_END)
+                if r.read(1) != b"\n":
+                    self.f.write(b"\n")
+
+    def write(self, row: dict[str, Any]) -> None:
+        self.f.write(json.dumps(row, default=_json_default).encode() + b"\n")
+        self.f.flush()
+        os.fsync(self.f.fileno())
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    return str(obj)
+
+
+def _finish_row(task: Task, result: dict[str, Any], prov: dict[str, Any]) -> dict[str, Any]:
+    row = dict(task.meta)
+    row.update({k: v for k, v in result.items() if k not in ("heuristic", "solver")})
+    row["key"] = task.key
+    row.setdefault("length", None)
+    status = row.get("status")
+    opt = row.get("optimal")
+    if status == "solved" and opt is not None and row.get("length") is not None \
+            and row["length"] < opt:
+        row["status"] = "invalid"
+        row["error"] = f"solution of length {row['length']} is shorter than the reference optimum {opt}"
+    if row.get("status") != "solved":
+        row["length"] = None
+    row["state"] = " ".join(str(v) for v in task.payload["state"])
+    row["finished_at"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    for k in ROW_FIELDS:
+        row[k] = prov.get(k)
+    return row
+
+
+def default_run_dir(suite: str, profile: str, root: Path | None = None) -> Path:
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return (root or Path("runs")) / f"{suite}-{profile}-{stamp}"
+
+
+def latest_run_dir(suite: str, profile: str, root: Path | None = None) -> Path | None:
+    root = root or Path("runs")
+    found = sorted(root.glob(f"{suite}-{profile}-*"))
+    return found[-1] if found else None
+
+
+@dataclass
+class RunSummary:
+    run_dir: Path
+    planned: int
+    skipped: int
+    ran: int
+    statuses: Counter[str]
+
+
+def run_plan(plan: Plan, run_dir: Path, executor: Executor | None = None, resume: bool = False,
+             progress: bool = True, prepare: bool = True) -> RunSummary:
+    """Execute ``plan`` into ``run_dir``; with ``resume`` skip rows already recorded there."""
+    rows_path = run_dir / ROWS
+    if rows_path.exists() and not resume:
+        raise InputError(f"--out: {run_dir} already holds a run; use --resume or another --out")
+    done = {r.get("key") for r in read_rows(rows_path)} if resume else set()
+    todo = [t for t in plan.tasks if t.key not in done]
+    prov = provenance()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    meta_path = run_dir / RUN_JSON
+    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    meta.update({
+        "suite": plan.suite.name, "suite_file": str(plan.suite.path), "profile": plan.profile,
+        "configs": [c.name for c in plan.configs],
+        "instance_sets": {k: {"origin": s.origin, "count": len(s.instances), "goal": s.goal,
+                              "citation": s.spec.citation}
+                          for k, s in plan.sets.items()},
+        "planned": len(plan.tasks),
+    })
+    meta.setdefault("sessions", []).append({**prov, "resumed": resume, "todo": len(todo)})
+    meta_path.write_text(json.dumps(meta, indent=2, default=str))
+    (run_dir / "suite.toml").write_text(plan.suite.path.read_text())
+
+    statuses: Counter[str] = Counter()
+    executor = executor or LocalExecutor()
+    failed: dict[tuple[Any, ...], str] = {}
+    if prepare and todo:
+        failed = _prepare_configs(todo, run_dir, progress)
+    writer = RowWriter(rows_path)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo), desc=plan.suite.name, unit="run", dynamic_ncols=True)
+
+    def on_result(task: Task, result: dict[str, Any]) -> None:
+        row = _finish_row(task, result, prov)
+        writer.write(row)
+        statuses[row["status"]] += 1
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix({k: v for k, v in statuses.most_common()}, refresh=False)
+
+    try:
+        for t in todo:  # configurations that cannot load fail by name, without a search
+            if _hkey(t.payload) in failed:
+                on_result(t, {"status": "error", "error": failed[_hkey(t.payload)]})
+        executor.run([t for t in todo if _hkey(t.payload) not in failed], on_result)
+    finally:
+        writer.close()
+        if bar is not None:
+            bar.close()
+    return RunSummary(run_dir, len(plan.tasks), len(plan.tasks) - len(todo), len(todo), statuses)
+
+
+def _prepare_configs(tasks: Sequence[Task], run_dir: Path, progress: bool) -> dict[tuple[Any, ...], str]:
+    """Build or load each distinct heuristic once, in one worker, before the parallel run.
+
+    This builds missing PDB files once (not once per worker, racing) and records sizes.
+    Returns ``{heuristic key: error}`` for the heuristics that could not be loaded.
+    """
+    firsts: dict[tuple[Any, ...], Task] = {}
+    for t in tasks:
+        firsts.setdefault(_hkey(t.payload), t)
+    prep = [Task(key=f"prepare/{t.meta['config']}", payload=t.payload, meta=t.meta)
+            for t in firsts.values()]
+    info: dict[str, Any] = {}
+    failed: dict[tuple[Any, ...], str] = {}
+
+    def on_result(task: Task, row: dict[str, Any]) -> None:
+        info[task.meta["config"]] = row
+        if row.get("status") != "ready":
+            failed[_hkey(task.payload)] = f"cannot load {task.meta['heuristic']}: " \
+                                          f"{row.get('error') or row.get('status')}"
+
+    if progress:
+        print(f"preparing {len(prep)} heuristic(s): "
+              + ", ".join(sorted({t.meta['heuristic'] for t in prep})), flush=True)
+    LocalExecutor(jobs=1, fn="bench.runner:prepare_task").run(prep, on_result)
+    (run_dir / "prepare.json").write_text(json.dumps(info, indent=2, default=str))
+    if progress:
+        for msg in failed.values():
+            print(f"warning: {msg}", flush=True)
+    return failed
+
+
+# --------------------------------------------------------------------------- tables
+def load_table(run_dir: Path) -> Any:
+    """The run's rows as a pandas DataFrame (one row per instance x configuration)."""
+    import pandas as pd
+
+    rows = read_rows(Path(run_dir) / ROWS)
+    if not rows:
+        raise InputError(f"RUN_DIR: {run_dir} has no result rows ({ROWS})")
+    df = pd.DataFrame(rows)
+    # the last record of a key wins (a resumed run never writes a key twice, but be safe)
+    df = df.drop_duplicates("key", keep="last").reset_index(drop=True)
+    for col in ("length", "optimal", "nodes_generated", "nodes_expanded", "iterations",
+                "peak_rss_bytes", "heuristic_nbytes", "published_length", "published_nodes",
+                "scramble_depth"):
+        if col in df:
+            df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
+    for col in ("time_s", "h_start", "load_s", "heuristic_load_s"):
+        if col in df:
+            df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
+    return df
+
+
+def derive_tables(run_dir: Path) -> Any:
+    """Write ``results.parquet`` and ``results.csv`` from ``rows.jsonl``; return the DataFrame."""
+    df = load_table(run_dir)
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object:
+            out[col] = out[col].map(lambda v: v if v is None or isinstance(v, str)
+                                    else json.dumps(v, default=str))
+    out.to_parquet(Path(run_dir) / "results.parquet", index=False)
+    out.to_csv(Path(run_dir) / "results.csv", index=False)
+    return df

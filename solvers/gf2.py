@@ -1,0 +1,49 @@
+"""The exact Lights Out solver as a solver configuration (``gf2`` in the registry).
+
+Presses commute and pressing twice undoes a press, so the shortest solution is the lightest
+solution of a linear system over GF(2); ``puzzles.lightsout.LightsOut.optimal_solution`` computes
+it (``puzzles.gf2``). This wrapper returns it as a ``SolveResult`` so suites can compare it with
+heuristic search; it ignores the heuristic.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from heuristics.base import Heuristic
+from puzzles.base import InputError, Puzzle
+from solvers.base import Limits, Solver, SolveResult
+
+
+def gf2_optimal_lengths(puzzle: Puzzle, states: np.ndarray) -> np.ndarray:
+    """Optimal solution lengths ``(B,)`` of Lights Out states ``(B, L)``."""
+    fn = getattr(puzzle, "optimal_lengths", None)
+    if fn is None:
+        raise InputError(f"{puzzle.name}: the GF(2) solver applies to Lights Out only")
+    return np.asarray(fn(np.atleast_2d(states)), dtype=np.int64)
+
+
+class GF2Solver(Solver):
+    """Optimal Lights Out solutions by Gaussian elimination over GF(2)."""
+
+    name = "gf2"
+
+    def __init__(self, **_: object) -> None:
+        pass
+
+    def solve(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
+              limits: Limits | None = None) -> SolveResult:
+        fn = getattr(puzzle, "optimal_solution", None)
+        if fn is None:
+            raise InputError(f"solver gf2: applies to Lights Out only, not {puzzle.name}")
+        t0 = time.perf_counter()
+        hname = getattr(heuristic, "name", "")
+        try:
+            actions = [int(a) for a in fn(np.asarray(start))]
+        except ValueError:
+            return SolveResult("unsolvable", None, None, 0, 0, 0, None, time.perf_counter() - t0,
+                               heuristic=hname, solver=self.name)
+        return SolveResult("solved", actions, len(actions), 0, 0, 1, None,
+                           time.perf_counter() - t0, heuristic=hname, solver=self.name)

@@ -1,0 +1,101 @@
+"""A fake task function and plans for runner tests (no puzzle, heuristic or solver needed).
+
+Run as a script, ``python tests/runner_fakes.py RUN_DIR N SLEEP`` executes a plan of N fake
+tasks into RUN_DIR with two workers (used by the kill -9 test).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+SUITE_TOML = """
+[suite]
+name = "fake"
+puzzle = "puzzle15"
+[limits]
+time_s = 2.0
+[[instances]]
+name = "korf100"
+source = "file"
+path = "korf100_15puzzle.txt"
+format = "tiles"
+goal = "blank-first"
+optimal = "file"
+[[configs]]
+name = "a"
+heuristic = "manhattan"
+solver = "ida"
+[[configs]]
+name = "b"
+heuristic = "manhattan"
+solver = "astar"
+"""
+
+
+def solve(payload: dict[str, Any]) -> dict[str, Any]:
+    """Pretend to solve: ``payload['fake']`` says how (ok, error, crash, hang, oom, nodes...)."""
+    fake = payload.get("fake", {})
+    mode = fake.get("mode", "ok")
+    time.sleep(fake.get("sleep", 0.0))
+    if mode == "error":
+        raise RuntimeError("solver blew up")
+    if mode == "crash":
+        os._exit(3)
+    if mode == "hang":
+        while True:
+            time.sleep(0.05)
+    if mode == "oom":
+        hog = bytearray(fake.get("bytes", 400 * 2**20))
+        for i in range(0, len(hog), 4096):
+            hog[i] = 1
+        time.sleep(5)
+    if mode == "fail":
+        return {"status": fake.get("status", "node-limit"), "length": None,
+                "nodes_generated": fake.get("nodes", 10), "time_s": 0.01}
+    return {"status": "solved", "length": fake.get("length", 10), "actions": None,
+            "nodes_generated": fake.get("nodes", 100), "nodes_expanded": 50, "iterations": 1,
+            "h_start": 5.0, "time_s": fake.get("time_s", 0.01), "peak_rss_bytes": 1000,
+            "heuristic_nbytes": 0}
+
+
+def make_plan(tmp: Path, specs: list[tuple[str, str, dict[str, Any]]], time_s: float = 2.0,
+              memory_mb: int | None = None):
+    """A Plan whose tasks are ``(instance, config, fake)`` triples."""
+    import tomllib
+
+    from bench.executor import Task
+    from bench.runner import Plan, row_key
+    from suites.loaders import parse_suite
+
+    path = tmp / "fake.toml"
+    path.write_text(SUITE_TOML)
+    suite = parse_suite(path, tomllib.loads(SUITE_TOML))
+    tasks = []
+    for inst, cfg, fake in specs:
+        meta = {"suite": "fake", "profile": "default", "instance_set": "korf100", "instance": inst,
+                "config": cfg, "puzzle": "puzzle15", "goal": "blank-first", "heuristic": "manhattan",
+                "solver": "ida", "params": "{}", "seed": 0, "optimal": fake.get("optimal")}
+        payload = {"fake": fake, "state": [0], "puzzle": "puzzle15", "heuristic": "manhattan",
+                   "solver": "ida"}
+        tasks.append(Task(row_key("korf100", inst, cfg), payload, time_s=time_s,
+                          memory_bytes=memory_mb * 2**20 if memory_mb else None, meta=meta))
+    return Plan(suite, "default", {}, list(suite.configs.values()), tasks)
+
+
+if __name__ == "__main__":
+    from bench.executor import LocalExecutor
+    from bench.runner import run_plan
+
+    run_dir, n, sleep = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    specs = [(str(i), "a", {"sleep": sleep, "length": 40 + i}) for i in range(n)]
+    plan = make_plan(run_dir.parent, specs)
+    run_plan(plan, run_dir, LocalExecutor(jobs=2, fn="runner_fakes:solve"),
+             resume="--resume" in sys.argv, progress=False, prepare=False)

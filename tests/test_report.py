@@ -1,0 +1,117 @@
+"""Summary statistics against a naive computation; the commonly-solved comparison rule."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bench import plots, report
+
+
+def _frame() -> pd.DataFrame:
+    rows = []
+    rng = np.random.default_rng(7)
+    for cfg, fail_every in (("pdb-ida", 0), ("davi-bwas", 3), ("greedy", 2)):
+        for i in range(12):
+            opt = 20 + i % 5 if i % 4 else None  # some instances have no known optimum
+            fails = fail_every and i % fail_every == 0
+            length = None if fails else (opt or 22) + int(rng.integers(0, 3))
+            rows.append({
+                "config": cfg, "instance_set": "s", "instance": str(i),
+                "status": ("timeout" if i % 2 else "node-limit") if fails else "solved",
+                "length": length, "optimal": opt,
+                "nodes_generated": None if fails else int(rng.integers(100, 10_000)),
+                "time_s": float(rng.uniform(0.1, 2.0)),
+                "peak_rss_bytes": int(rng.integers(1, 10)) * 2**20, "heuristic_nbytes": 2**20,
+            })
+    return pd.DataFrame(rows)
+
+
+def _naive(rows: list[dict]) -> dict:
+    solved = [r for r in rows if r["status"] == "solved"]
+    lengths = [r["length"] for r in solved]
+    known = [r for r in solved if r["optimal"] is not None and not
+             (isinstance(r["optimal"], float) and math.isnan(r["optimal"]))]
+    return {
+        "n": len(rows), "solved": len(solved), "solved_pct": 100 * len(solved) / len(rows),
+        "mean_length": sum(lengths) / len(lengths), "median_length": statistics.median(lengths),
+        "optimal_pct": 100 * sum(r["length"] == r["optimal"] for r in known) / len(known),
+        "mean_excess": sum(r["length"] - r["optimal"] for r in known) / len(known),
+        "mean_nodes": sum(r["nodes_generated"] for r in solved) / len(solved),
+        "median_nodes": statistics.median(r["nodes_generated"] for r in solved),
+        "mean_time_s": sum(r["time_s"] for r in solved) / len(solved),
+        "nodes_per_s": sum(r["nodes_generated"] for r in solved) / sum(r["time_s"] for r in solved),
+        "peak_rss_mb": max(r["peak_rss_bytes"] for r in rows) / 2**20,
+    }
+
+
+def test_summary_matches_naive_computation():
+    df = _frame()
+    summ = report.summarize(df).set_index("config")
+    for cfg, g in df.groupby("config"):
+        want = _naive(g.to_dict("records"))
+        got = summ.loc[cfg]
+        for k, v in want.items():
+            assert got[k] == pytest.approx(v), (cfg, k)
+        assert got["mean_length_lo"] <= got["mean_length"] <= got["mean_length_hi"]
+    assert summ.loc["davi-bwas", "failures"] == "node-limit 2, timeout 2"
+    assert summ.loc["pdb-ida", "failures"] == "-"
+
+
+def test_percent_optimal_is_not_available_without_a_reference():
+    df = _frame()
+    df["optimal"] = None
+    summ = report.summarize(df)
+    assert summ["optimal_pct"].isna().all() and summ["mean_excess"].isna().all()
+    assert "n/a" in report.markdown_table(report.display_table(summ))
+
+
+def test_compare_uses_only_instances_every_configuration_solved():
+    df = _frame()
+    comp = report.compare(df).set_index("config")
+    solved_by = df[df.status == "solved"].groupby("instance")["config"].nunique()
+    common = set(solved_by[solved_by == 3].index)
+    assert common == {str(i) for i in range(12) if i % 2 and i % 3}
+    for cfg in comp.index:
+        rows = df[(df.config == cfg) & df.instance.isin(common)].to_dict("records")
+        want = _naive(rows)
+        assert comp.loc[cfg, "n"] == len(common)
+        assert comp.loc[cfg, "mean_length"] == pytest.approx(want["mean_length"])
+        assert comp.loc[cfg, "mean_nodes"] == pytest.approx(want["mean_nodes"])
+    # failures are still reported over every instance
+    assert comp.loc["greedy", "failures"] == "node-limit 6"
+    # with two configurations the common set grows
+    two = report.compare(df, ["pdb-ida", "davi-bwas"])
+    assert set(two["n"]) == {8}
+
+
+def test_bootstrap_interval_brackets_the_mean_and_shrinks_with_n():
+    rng = np.random.default_rng(0)
+    small, large = rng.normal(10, 2, 20), rng.normal(10, 2, 2000)
+    lo1, hi1 = report.bootstrap_ci(small)
+    lo2, hi2 = report.bootstrap_ci(large)
+    assert lo1 < small.mean() < hi1 and lo2 < large.mean() < hi2
+    assert hi2 - lo2 < hi1 - lo1
+    assert all(math.isnan(v) for v in report.bootstrap_ci([]))
+
+
+def test_markdown_report_names_failures():
+    md = report.report_markdown(_frame(), title="t")
+    assert "## On the 4 instances every configuration solved" in md
+    assert "- greedy: node-limit (6): s/0, s/2, s/4, s/6, s/8, s/10" in md
+
+
+@pytest.mark.parametrize("name", sorted(plots.FIGURES))
+def test_figures_from_a_tiny_table(name):
+    df = _frame()
+    df["params"] = df["config"].map(lambda c: '{"s.weight": 0.2}' if "bwas" in c else "{}")
+    df["heuristic"] = df["config"].str.split("-").str[0]
+    fig, ax = plots.FIGURES[name](df)
+    assert fig.axes and ax is not None
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

@@ -1,0 +1,122 @@
+"""Runner: failure rows, the append-only record, resume after kill -9 (with a fake task function)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from runner_fakes import make_plan
+
+from bench.executor import InlineExecutor, LocalExecutor
+from bench.runner import ROWS, derive_tables, load_table, read_rows, run_plan
+from puzzles.base import InputError
+
+HERE = Path(__file__).resolve().parent
+
+
+def _fake_executor(jobs: int = 2) -> LocalExecutor:
+    return LocalExecutor(jobs=jobs, fn="runner_fakes:solve", grace_s=0.5, poll_s=0.05)
+
+
+def test_failures_become_rows_and_the_run_goes_on(tmp_path):
+    specs = [
+        ("1", "a", {"length": 12, "optimal": 12}),
+        ("2", "a", {"mode": "error"}),
+        ("3", "a", {"mode": "crash"}),
+        ("4", "a", {"mode": "hang"}),
+        ("5", "a", {"mode": "fail", "status": "node-limit"}),
+        ("6", "a", {"length": 9, "optimal": 10}),  # shorter than the optimum: flagged
+        ("7", "a", {"length": 14}),
+    ]
+    plan = make_plan(tmp_path, specs, time_s=0.5)
+    summary = run_plan(plan, tmp_path / "run", _fake_executor(), progress=False, prepare=False)
+    rows = {r["instance"]: r for r in read_rows(tmp_path / "run" / ROWS)}
+    assert len(rows) == 7 and summary.ran == 7
+    assert rows["1"]["status"] == "solved" and rows["1"]["length"] == 12
+    assert rows["2"]["status"] == "error" and "solver blew up" in rows["2"]["error"]
+    assert rows["3"]["status"] == "crash" and "exit code 3" in rows["3"]["error"]
+    assert rows["4"]["status"] == "timeout"
+    assert rows["5"]["status"] == "node-limit" and rows["5"]["length"] is None
+    assert rows["6"]["status"] == "invalid"
+    assert rows["7"]["status"] == "solved"
+    for r in rows.values():
+        assert r["git_rev"] and r["cpu"] and r["date"]
+
+
+def test_memory_blowup_is_out_of_memory(tmp_path):
+    specs = [("1", "a", {"mode": "oom", "bytes": 600 * 2**20}), ("2", "a", {})]
+    plan = make_plan(tmp_path, specs, time_s=20, memory_mb=300)
+    run_plan(plan, tmp_path / "run", _fake_executor(jobs=1), progress=False, prepare=False)
+    rows = {r["instance"]: r for r in read_rows(tmp_path / "run" / ROWS)}
+    assert rows["1"]["status"] == "out-of-memory" and "budget" in rows["1"]["error"]
+    assert rows["2"]["status"] == "solved"
+
+
+def test_existing_run_needs_resume(tmp_path):
+    plan = make_plan(tmp_path, [("1", "a", {})])
+    run_plan(plan, tmp_path / "run", InlineExecutor(fn="runner_fakes:solve"), progress=False,
+             prepare=False)
+    with pytest.raises(InputError, match="--resume"):
+        run_plan(plan, tmp_path / "run", InlineExecutor(fn="runner_fakes:solve"), progress=False,
+                 prepare=False)
+    again = run_plan(plan, tmp_path / "run", InlineExecutor(fn="runner_fakes:solve"),
+                     resume=True, progress=False, prepare=False)
+    assert again.skipped == 1 and again.ran == 0
+
+
+def test_torn_last_line_is_ignored_and_repaired(tmp_path):
+    plan = make_plan(tmp_path, [("1", "a", {}), ("2", "a", {})])
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    good = {"key": "korf100/1/a", "instance": "1", "config": "a", "status": "solved"}
+    (run_dir / ROWS).write_text(json.dumps(good) + "\n" + '{"key": "korf100/2/a", "sta')
+    run_plan(plan, run_dir, InlineExecutor(fn="runner_fakes:solve"), resume=True,
+             progress=False, prepare=False)
+    rows = read_rows(run_dir / ROWS)
+    assert sorted(r["key"] for r in rows) == ["korf100/1/a", "korf100/2/a"]
+
+
+def test_resume_after_kill_9_keeps_every_row_once(tmp_path):
+    run_dir = tmp_path / "run"
+    n = 24
+    cmd = [sys.executable, str(HERE / "runner_fakes.py"), str(run_dir), str(n), "0.15"]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            if len(read_rows(run_dir / ROWS)) >= 6:
+                break
+            if proc.poll() is not None:
+                pytest.fail(f"runner exited early: {proc.stderr.read().decode()[-2000:]}")
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the runner and its workers
+        proc.wait()
+    before = read_rows(run_dir / ROWS)
+    assert 6 <= len(before) < n
+    res = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    rows = read_rows(run_dir / ROWS)
+    keys = [r["key"] for r in rows]
+    assert len(keys) == len(set(keys)) == n
+    assert {r["instance"]: r["length"] for r in rows} == {str(i): 40 + i for i in range(n)}
+    df = derive_tables(run_dir)
+    assert len(df) == n and (run_dir / "results.parquet").is_file()
+    assert (run_dir / "results.csv").is_file()
+
+
+def test_load_table_types(tmp_path):
+    plan = make_plan(tmp_path, [("1", "a", {"length": 3}), ("2", "a", {"mode": "fail"})])
+    run_plan(plan, tmp_path / "run", InlineExecutor(fn="runner_fakes:solve"), progress=False,
+             prepare=False)
+    df = load_table(tmp_path / "run")
+    assert str(df["length"].dtype) == "Int64"
+    assert df.set_index("instance").loc["1", "length"] == 3
+    assert df.set_index("instance")["length"].isna().loc["2"]

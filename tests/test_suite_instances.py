@@ -1,0 +1,124 @@
+"""Instance sets: shipped published lists, seeded scrambles, reference optimal lengths."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bench import registry
+from suites.loaders import (
+    InstanceSetSpec,
+    bfs_all,
+    bfs_distances,
+    import_deepcubea,
+    load_instances,
+    load_suite,
+    maneuver_quarter_turns,
+    maneuver_text,
+)
+
+
+def test_korf100_and_hardest17_have_their_goals_and_lengths():
+    s = load_suite("puzzle15")
+    korf = load_instances(s, "korf100")
+    assert len(korf.instances) == 100 and korf.goal == "blank-first"
+    assert [i.optimal for i in korf.instances[:3]] == [57, 55, 59]
+    assert sum(i.optimal for i in korf.instances) == 5305  # Korf (1985): mean optimal length 53.05
+    hard = load_instances(s, "hardest17")
+    assert len(hard.instances) == 17 and {i.optimal for i in hard.instances} == {80}
+    p = registry.get_puzzle("puzzle15", goal="blank-last")
+    for inst in hard.instances:
+        p.validate(inst.state)
+
+
+def test_korf_felner50():
+    s = load_suite("puzzle24")
+    kf = load_instances(s, "korf-felner50")
+    assert len(kf.instances) == 50 and kf.instances[0].optimal == 95
+
+
+def test_vcube_published_solutions_solve_their_cubes():
+    s = load_suite("cube3-htm")
+    iset = load_instances(s, "vcube16")
+    p = registry.get_puzzle("cube3-htm")
+    assert len(iset.instances) == 16
+    for inst in iset.instances:
+        sol = p.parse_moves(maneuver_text(maneuver_quarter_turns(inst.meta["published_solution"]), "htm"))
+        assert len(sol) == inst.optimal
+        assert p.check_solution(inst.state, sol)
+
+
+def test_qtm26_is_one_known_position_and_korf10_has_no_optimum():
+    cube3 = load_suite("cube3")
+    q = load_instances(cube3, "qtm26")
+    assert [i.optimal for i in q.instances] == [26]
+    assert not registry.get_puzzle("cube3").is_goal(q.instances[0].state[None, :])[0]
+    k = load_instances(load_suite("cube3-htm"), "korf10")
+    assert len(k.instances) == 10 and all(i.optimal is None for i in k.instances)
+
+
+def test_scrambles_are_seeded_and_limited():
+    s = load_suite("puzzle8")
+    a = load_instances(s, "scramble", limit=8)
+    b = load_instances(s, "scramble", limit=8)
+    assert len(a.instances) == 8
+    assert all(np.array_equal(x.state, y.state) for x, y in zip(a.instances, b.instances, strict=True))
+    assert {i.meta["depth"] for i in a.instances} == {10, 20, 40, 200}
+
+
+@pytest.mark.nojit
+def test_bfs_distances_agree_with_the_exhaustive_table():
+    from puzzles.exhaustive import perm_ranks, puzzle8_distances
+
+    p = registry.get_puzzle("puzzle8", goal="blank-last")
+    rng = np.random.default_rng(1)
+    states, _ = p.scramble(12, 30, rng)
+    ours = bfs_distances(p, states)
+    table = puzzle8_distances("blank-last")
+    assert np.array_equal(ours, table[perm_ranks(states)])
+
+
+def test_bfs_all_enumerates_the_8_puzzle():
+    p = registry.get_puzzle("puzzle8")
+    states, dist = bfs_all(p)
+    assert len(states) == 181_440 and dist.max() == 31
+    assert len(np.unique(states.view(f"S{states.shape[1]}"))) == len(states)
+
+
+def test_lightsout_optimal_lengths_come_from_gf2():
+    s = load_suite("lightsout7")
+    iset = load_instances(s, "scramble", limit=6)
+    for inst in iset.instances:
+        assert inst.optimal is not None and inst.optimal <= inst.meta["depth"]
+
+
+def test_deepcubea_sets_are_used_and_imported(deepcubea, tmp_path):
+    s = load_suite("puzzle15")
+    iset = load_instances(s, "deepcubea", limit=4)
+    assert "deepcubea" in iset.origin and len(iset.instances) == 4
+    assert iset.instances[0].meta["published_length"] == 38
+    out = import_deepcubea(deepcubea / "puzzle15", "puzzle15", tmp_path / "p15.txt")
+    lines = [ln for ln in out.read_text().splitlines() if not ln.startswith("#")]
+    assert len(lines) == 500
+    p = registry.get_puzzle("puzzle15", goal="blank-last")
+    assert np.array_equal(p.parse(lines[0].split(maxsplit=2)[2]), iset.instances[0].state)
+
+
+def test_deepcubea_fallback_when_absent(monkeypatch, tmp_path):
+    monkeypatch.setenv("BENCH_SHARED", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("BENCH_CACHE", str(tmp_path / "cache"))
+    s = load_suite("lightsout7")
+    iset = load_instances(s, "deepcubea", limit=3)
+    assert "fallback" in iset.origin and iset.spec.name == "uniform"
+    assert all(i.optimal is not None for i in iset.instances)
+
+
+def test_unreadable_instance_line_names_file_and_line(tmp_path, monkeypatch):
+    import suites.loaders as L
+
+    (tmp_path / "x.txt").write_text("# c\n1 57 1 2 3\n")
+    monkeypatch.setattr(L, "INSTANCES_DIR", tmp_path)
+    spec = InstanceSetSpec(name="x", source="file", path="x.txt", format="tiles", goal="blank-first")
+    p = registry.get_puzzle("puzzle15", goal="blank-first")
+    with pytest.raises(L.InputError, match="x.txt:2"):
+        L._parse_file(spec, p, tmp_path / "x.txt")
