@@ -117,6 +117,10 @@ DATABASES: list[DatabaseEntry] = [
         for name, puzzles in _TILE_DBS.items()
         for suffix in ("", "-reflect")
     ],
+    DatabaseEntry("pdb-korf", ("cube3", "cube3-htm"), "pdb_builders.korf_cube:catalog_tables",
+                  "Korf 1997: corner database and two disjoint 6-edge databases (max)"),
+    DatabaseEntry("pdb-cube2", ("cube2", "cube2-htm"), "pdb_builders.korf_cube:catalog_tables",
+                  "every 2x2x2 state's exact distance"),
 ]
 
 

@@ -1,0 +1,156 @@
+"""Cube pattern-database heuristics: Korf's (1997) max of three databases, and the exact 2x2x2 table.
+
+``KorfCubePDB`` (``pdb-korf``, ``cube3`` and ``cube3-htm``): the max of the corner database
+(``8! * 3**7`` entries) and two disjoint 6-edge databases (``12!/6! * 2**6`` each). Other
+patterns (``corners="corner-perm"``, smaller edge sets) use the same code path and serve tests
+and quick experiments. ``Cube2PDB`` (``pdb-cube2``, ``cube2`` and ``cube2-htm``): the distance
+of every one of the 3,674,160 states, an exact heuristic.
+
+Tables are built on first use into ``bench.paths.cache_dir()`` (or ahead with
+``bench pdb build cube3 pdb-korf``), stored 4-bit packed, and evaluated from the packed form.
+Each metric has its own tables; a file built for another metric or pattern is refused.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from heuristics.base import Heuristic, IdaSpec
+from puzzles.base import InputError, Puzzle
+
+_CORNER_PARTS = {"corners": 0, "corner-perm": 1, "corner-twist": 2, "cube2-full": 0}
+
+
+class _CubePDB(Heuristic):
+    """Max over cube databases; the tables are 4-bit packed ``(ceil(size / 2),)`` uint8."""
+
+    admissible = True
+    consistent = True
+
+    def __init__(self, puzzle: Puzzle, corners: str, edges: Sequence[Sequence[int]],
+                 name: str, progress: bool = True) -> None:
+        super().__init__(puzzle)
+        from pdb_builders import korf_cube as kc
+
+        self.name = name
+        self.metric = "htm" if puzzle.name.endswith("-htm") else "qtm"
+        self.cube2 = puzzle.name.startswith("cube2")
+        if not hasattr(puzzle, "to_cubies") or puzzle.name not in (
+            "cube3", "cube3-htm", "cube2", "cube2-htm"
+        ):
+            raise InputError(f"--heuristic: {name} applies to cube puzzles, not {puzzle.name}")
+        t0 = time.perf_counter()
+        self.corner_pattern = kc.parse_pattern(corners)
+        if self.corner_pattern.kind != "corner" or self.corner_pattern.cube2 != self.cube2:
+            raise InputError(f"corners: {corners!r} is not a corner pattern for {puzzle.name}")
+        self.edge_sets: tuple[tuple[int, ...], ...] = tuple(tuple(int(e) for e in s) for s in edges)
+        if self.cube2 and self.edge_sets:
+            raise InputError("edges: the 2x2x2 has no edges")
+        if not self.cube2 and len(self.edge_sets) != 2:
+            raise InputError(f"edges: expected two edge sets, got {len(self.edge_sets)}")
+        self.edge_patterns = [kc.parse_pattern(kc.edge_pattern_name(s)) for s in self.edge_sets]
+        self.specs = [kc.table_spec(puzzle.name, p)
+                      for p in [self.corner_pattern, *self.edge_patterns]]
+        self.tables = [np.ascontiguousarray(s.ensure(progress=progress, jobs=0).data)
+                       for s in self.specs]
+        self._spec: IdaSpec | None = None
+        self.load_seconds = time.perf_counter() - t0
+
+    @property
+    def nbytes(self) -> int:
+        return int(sum(t.nbytes for t in self.tables))
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        """``(B, L)`` facelet states -> ``(B,)`` int32 lower bounds on the distance."""
+        from pdb_builders import _cube_kernels as K
+        from pdb_builders import korf_cube as kc
+
+        states = np.asarray(states)
+        if states.ndim == 1:
+            states = states[None, :]
+        if states.ndim != 2 or states.shape[1] != self.puzzle.state_dim:
+            raise InputError(
+                f"states: expected shape (B, {self.puzzle.state_dim}), got {states.shape}")
+        cubies = self.puzzle.to_cubies(states)  # type: ignore[attr-defined]
+        if self.cube2:
+            cubies = (*cubies, np.zeros((states.shape[0], 12), np.int64),
+                      np.zeros((states.shape[0], 12), np.int64))
+        out = np.zeros(states.shape[0], dtype=np.int32)
+        for pattern, table in zip([self.corner_pattern, *self.edge_patterns], self.tables,
+                                  strict=True):
+            idx = kc.pattern_index(pattern, cubies)
+            np.maximum(out, K.lookup_packed(table, idx), out=out)
+        return out
+
+    def ida_spec(self) -> IdaSpec:
+        """Tables for :mod:`solvers._ida_cube`: move tables and the packed databases."""
+        if self._spec is None:
+            self._spec = self._make_spec()
+        return self._spec
+
+    def _make_spec(self) -> IdaSpec:
+        from pdb_builders import korf_cube as kc
+
+        moves = kc.cubie_moves(self.metric, "URF" if self.cube2 else kc.FACES)
+        cpm, twm = kc.corner_move_tables(self.metric, self.cube2)
+        num_actions = cpm.shape[1]
+        if self.cube2:
+            em = np.zeros((1, num_actions), dtype=np.int32)
+            zero = np.zeros(1, dtype=np.uint8)
+            arrays = (cpm, twm, em, self.tables[0], em, zero, em, zero)
+            params = dict(k_full=0, goal_a=0, goal_b=0, k1=0, k2=0, same=True,
+                          edges1=(), edges2=())
+        else:
+            em = kc.edge_move_table(self.metric, 6)
+            m1 = kc.edge_move_table(self.metric, len(self.edge_sets[0]))
+            m2 = kc.edge_move_table(self.metric, len(self.edge_sets[1]))
+            arrays = (cpm, twm, em, self.tables[0], m1, self.tables[1], m2, self.tables[2])
+            goals = [kc.goal_index(kc.parse_pattern(kc.edge_pattern_name(s)))
+                     for s in kc.KORF_EDGES]
+            params = dict(k_full=6, goal_a=goals[0], goal_b=goals[1],
+                          k1=len(self.edge_sets[0]), k2=len(self.edge_sets[1]),
+                          same=self.edge_sets == kc.KORF_EDGES,
+                          edges1=self.edge_sets[0], edges2=self.edge_sets[1])
+        params.update(
+            metric=self.metric,
+            cube2=self.cube2,
+            corner_part=_CORNER_PARTS[self.corner_pattern.name],
+            nt=729 if self.cube2 else 2187,
+            faces=tuple(int(f) for f in moves.faces),
+            # action 2*face (qtm) / 3*face (htm) is the clockwise quarter turn
+            clockwise=tuple(a % (2 if self.metric == "qtm" else 3) == 0
+                            for a in range(num_actions)),
+        )
+        return IdaSpec(family="cube", kind="cube-pdb-max", arrays=arrays, params=params)
+
+
+class KorfCubePDB(_CubePDB):
+    """Korf's cube heuristic: max of the corner and two 6-edge databases (``pdb-korf``).
+
+    ``corners``: ``"corners"`` (default), ``"corner-perm"`` or ``"corner-twist"``; ``edges``: two
+    edge sets (Kociemba numbering), default ``(0..5)`` and ``(6..11)``.
+    """
+
+    def __init__(self, puzzle: Puzzle, corners: str = "corners",
+                 edges: Sequence[Sequence[int]] | None = None, progress: bool = True) -> None:
+        from pdb_builders import korf_cube as kc
+
+        edge_sets = kc.KORF_EDGES if edges is None else edges
+        default = corners == "corners" and tuple(map(tuple, edge_sets)) == kc.KORF_EDGES
+        name = "pdb-korf" if default else "pdb-cube[{}|{}]".format(
+            corners, "|".join(",".join(map(str, s)) for s in edge_sets))
+        if puzzle.name not in ("cube3", "cube3-htm"):
+            raise InputError(f"--heuristic: pdb-korf applies to cube3 and cube3-htm, not {puzzle.name}")
+        super().__init__(puzzle, corners, edge_sets, name, progress)
+
+
+class Cube2PDB(_CubePDB):
+    """The exact distance of every 2x2x2 state (``pdb-cube2``)."""
+
+    def __init__(self, puzzle: Puzzle, progress: bool = True) -> None:
+        if puzzle.name not in ("cube2", "cube2-htm"):
+            raise InputError(f"--heuristic: pdb-cube2 applies to cube2 and cube2-htm, not {puzzle.name}")
+        super().__init__(puzzle, "cube2-full", (), "pdb-cube2", progress)

@@ -1,0 +1,317 @@
+"""IDA* kernel for the cube family (``cube3``, ``cube3-htm``, ``cube2``, ``cube2-htm``).
+
+The search runs in cubie coordinates with move tables (:mod:`pdb_builders.korf_cube`): a node is
+``(corner positions, corner twists, edge set A, edge set B)`` plus the indices of the two edge
+pattern databases when these are not sets A and B themselves. A child costs one table lookup
+per coordinate part; its heuristic is the max of the corner table and the two edge tables, each
+read from its 4-bit packed form.
+
+Move pruning, which never loses an optimal path (every pruned sequence has an unpruned one of
+the same length reaching the same state):
+
+* half-turn metric: never turn the same face twice in a row;
+* quarter-turn metric: ``X X`` (a half turn) is allowed, but not ``X X'``, ``X' X``, ``X' X'``
+  (same as ``X X``) nor a third turn of the same face;
+* opposite faces commute: after ``D`` never ``U``, after ``L`` never ``R``, after ``B`` never ``F``.
+
+The depth-first search is iterative with its stack in arrays, so the kernel returns to Python
+every ``CHUNK`` generated nodes and resumes where it stopped; Python checks the node limit and the
+deadline in between. ``nodes_generated`` counts children after move pruning over all iterations
+up to the first solution, ``nodes_expanded`` the nodes whose children were generated.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from heuristics.base import IdaSpec
+from pdb_builders._cube_kernels import nibble
+from puzzles.base import Puzzle
+
+#: nodes generated between returns to Python (about 20-50 ms)
+CHUNK = 1 << 20
+#: deepest path the stack holds (God's number is 20 htm / 26 qtm)
+MAX_DEPTH = 64
+
+_SOLVED, _ITER_DONE, _BUDGET = 0, 1, 2
+_INF = 1 << 30
+# ctl slots
+_D, _BOUND, _NEXT, _GEN, _EXP = 0, 1, 2, 3, 4
+
+
+@njit(cache=True, inline="always")
+def _allowed(a: int, d: int, path: np.ndarray, face: np.ndarray, cw: np.ndarray, qtm: bool) -> bool:
+    if d == 0:
+        return True
+    last = path[d - 1]
+    f = face[a]
+    lf = face[last]
+    if f == lf:
+        if not qtm:
+            return False
+        # only X X with both turns clockwise, and never a third turn of the face
+        if not (cw[a] and cw[last]):
+            return False
+        if d >= 2 and face[path[d - 2]] == f:
+            return False
+        return True
+    # opposite faces (f, f + 3) commute: only the order U..D, R..L, F..B
+    return f + 3 != lf
+
+
+@njit(cache=True, inline="always")
+def _h(cp: int, tw: int, e1: int, e2: int, cpart: int, nt: int, ctab: np.ndarray,
+       tab1: np.ndarray, tab2: np.ndarray) -> int:
+    if cpart == 0:
+        h = nibble(ctab, cp * nt + tw)
+    elif cpart == 1:
+        h = nibble(ctab, cp)
+    else:
+        h = nibble(ctab, tw)
+    v = nibble(tab1, e1)
+    if v > h:
+        h = v
+    v = nibble(tab2, e2)
+    if v > h:
+        h = v
+    return h
+
+
+@njit(cache=True)
+def _run(ctl: np.ndarray, path: np.ndarray, nxt: np.ndarray, st: np.ndarray, budget: int,
+         face: np.ndarray, cw: np.ndarray, qtm: bool,
+         cpm: np.ndarray, twm: np.ndarray, em: np.ndarray, kf: int, goal_a: int, goal_b: int,
+         cpart: int, nt: int, ctab: np.ndarray,
+         m1: np.ndarray, k1: int, tab1: np.ndarray, m2: np.ndarray, k2: int, tab2: np.ndarray,
+         same: bool) -> int:
+    """Resume the depth-first iteration stored in ``ctl, path, nxt, st``.
+
+    ``st (MAX_DEPTH + 1, 6)``: per depth ``cp, tw, eA, eB, e1, e2``; ``path (MAX_DEPTH,)``
+    actions; ``nxt (MAX_DEPTH + 1,)`` next action to try. Returns ``_SOLVED`` (``ctl[_D]`` is
+    the path length), ``_ITER_DONE`` (``ctl[_NEXT]``: the next cost bound) or ``_BUDGET``.
+    """
+    num_moves = cpm.shape[1]
+    d = ctl[_D]
+    bound = ctl[_BOUND]
+    nextb = ctl[_NEXT]
+    gen = ctl[_GEN]
+    exp = ctl[_EXP]
+    stop = gen + budget
+    maskf = (1 << kf) - 1
+    mask1 = (1 << k1) - 1
+    mask2 = (1 << k2) - 1
+    status = _ITER_DONE
+    while d >= 0:
+        if gen >= stop:
+            status = _BUDGET
+            break
+        a = nxt[d]
+        if a >= num_moves:
+            d -= 1
+            continue
+        nxt[d] = a + 1
+        if not _allowed(a, d, path, face, cw, qtm):
+            continue
+        cp = cpm[st[d, 0], a]
+        tw = twm[st[d, 1], a]
+        ea = st[d, 2]
+        ea = em[ea >> kf, a] ^ (ea & maskf)
+        eb = st[d, 3]
+        eb = em[eb >> kf, a] ^ (eb & maskf)
+        if same:
+            e1 = ea
+            e2 = eb
+        else:
+            e1 = st[d, 4]
+            e1 = m1[e1 >> k1, a] ^ (e1 & mask1)
+            e2 = st[d, 5]
+            e2 = m2[e2 >> k2, a] ^ (e2 & mask2)
+        gen += 1
+        f = d + 1 + _h(cp, tw, e1, e2, cpart, nt, ctab, tab1, tab2)
+        if f > bound:
+            if f < nextb:
+                nextb = f
+            continue
+        path[d] = a
+        if cp == 0 and tw == 0 and ea == goal_a and eb == goal_b:
+            d += 1
+            status = _SOLVED
+            break
+        if d + 1 >= path.shape[0]:
+            continue
+        d += 1
+        st[d, 0] = cp
+        st[d, 1] = tw
+        st[d, 2] = ea
+        st[d, 3] = eb
+        st[d, 4] = e1
+        st[d, 5] = e2
+        nxt[d] = 0
+        exp += 1
+    ctl[_D] = d
+    ctl[_NEXT] = nextb
+    ctl[_GEN] = gen
+    ctl[_EXP] = exp
+    return status
+
+
+def _kernel_args(puzzle: Puzzle, spec: IdaSpec) -> tuple[Any, ...]:
+    p = spec.params
+    cpm, twm, em, ctab, m1, tab1, m2, tab2 = spec.arrays
+    face = np.asarray(p["faces"], dtype=np.int64)
+    cw = np.asarray(p["clockwise"], dtype=np.bool_)
+    if face.shape[0] != puzzle.num_actions or cpm.shape[1] != puzzle.num_actions:
+        raise ValueError(f"cube IDA* spec has {cpm.shape[1]} actions, {puzzle.name} has "
+                         f"{puzzle.num_actions}")
+    return (face, cw, bool(p["metric"] == "qtm"), cpm, twm, em, int(p["k_full"]),
+            int(p["goal_a"]), int(p["goal_b"]), int(p["corner_part"]), int(p["nt"]), ctab,
+            m1, int(p["k1"]), tab1, m2, int(p["k2"]), tab2, bool(p["same"]))
+
+
+def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray:
+    """``(B, L)`` facelet states -> ``(B, 6)`` int64 ``cp, tw, eA, eB, e1, e2``."""
+    from pdb_builders import _cube_kernels as K
+    from pdb_builders import korf_cube as kc
+
+    p = spec.params
+    parts = puzzle.to_cubies(np.atleast_2d(states))  # type: ignore[attr-defined]
+    cp, co = (np.ascontiguousarray(x, dtype=np.int64) for x in parts[:2])
+    out = np.zeros((cp.shape[0], 6), dtype=np.int64)
+    out[:, :2] = K.corner_coords(cp, co, kc.CUBE2_RELABEL if p["cube2"] else kc.CUBE3_RELABEL)
+    if not p["cube2"]:
+        ep, eo = (np.ascontiguousarray(x, dtype=np.int64) for x in parts[2:])
+        for col, edges in ((2, kc.KORF_EDGES[0]), (3, kc.KORF_EDGES[1]), (4, p["edges1"]),
+                           (5, p["edges2"])):
+            out[:, col] = K.edge_coords(ep, eo, np.asarray(edges, dtype=np.int64))
+    return out
+
+
+def search(puzzle: Puzzle, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
+           deadline_s: float | None) -> dict[str, Any]:
+    """IDA* from ``start (L,)``; see :mod:`solvers.ida` for the contract."""
+    args = _kernel_args(puzzle, spec)
+    root = coordinates(puzzle, spec, start)[0]
+    cp, tw, ea, eb, e1, e2 = (int(x) for x in root)
+    if cp == 0 and tw == 0 and ea == args[7] and eb == args[8]:
+        return dict(status="solved", actions=[], nodes_generated=0, nodes_expanded=0,
+                    iterations=0)
+    cpart, nt, ctab, tab1, tab2 = args[9], args[10], args[11], args[14], args[17]
+    h_root = int(_h(cp, tw, e1, e2, cpart, nt, ctab, tab1, tab2))
+    path = np.zeros(MAX_DEPTH, dtype=np.int64)
+    nxt = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+    st = np.zeros((MAX_DEPTH + 1, 6), dtype=np.int64)
+    ctl = np.zeros(5, dtype=np.int64)
+    bound = h_root
+    iterations = 0
+    gen = exp = 0
+    while True:
+        iterations += 1
+        st[0] = root
+        nxt[0] = 0
+        ctl[:] = (0, bound, _INF, gen, exp + 1)
+        while True:
+            budget = CHUNK
+            if max_nodes is not None:
+                budget = max(1, min(CHUNK, int(max_nodes) + 1 - int(ctl[_GEN])))
+            status = _run(ctl, path, nxt, st, budget, *args)
+            gen, exp = int(ctl[_GEN]), int(ctl[_EXP])
+            if status == _SOLVED:
+                return dict(status="solved", actions=[int(a) for a in path[: ctl[_D]]],
+                            nodes_generated=gen, nodes_expanded=exp, iterations=iterations)
+            if status == _ITER_DONE:
+                break
+            if max_nodes is not None and gen > max_nodes:
+                return dict(status="node-limit", actions=None, nodes_generated=gen,
+                            nodes_expanded=exp, iterations=iterations)
+            if deadline_s is not None and time.monotonic() > deadline_s:
+                return dict(status="timeout", actions=None, nodes_generated=gen,
+                            nodes_expanded=exp, iterations=iterations)
+        if int(ctl[_NEXT]) >= _INF or int(ctl[_NEXT]) > MAX_DEPTH:
+            return dict(status="unsolvable", actions=None, nodes_generated=gen,
+                        nodes_expanded=exp, iterations=iterations)
+        bound = int(ctl[_NEXT])
+        if deadline_s is not None and time.monotonic() > deadline_s:
+            return dict(status="timeout", actions=None, nodes_generated=gen,
+                        nodes_expanded=exp, iterations=iterations)
+
+
+def warmup(puzzle: Puzzle, spec: IdaSpec) -> None:
+    """Compile the kernel by solving a state two moves from the goal."""
+    goal = puzzle.goal()
+    near = puzzle.apply(puzzle.apply(goal[None, :], np.array([0])), np.array([puzzle.num_actions - 1]))
+    search(puzzle, spec, near[0], 10_000, time.monotonic() + 600.0)
+
+
+@njit(cache=True)
+def _ball(depth: int, root: np.ndarray, face: np.ndarray, cw: np.ndarray, qtm: bool,
+          cpm: np.ndarray, twm: np.ndarray, em: np.ndarray, kf: int, goal_a: int, goal_b: int,
+          cpart: int, nt: int, ctab: np.ndarray,
+          m1: np.ndarray, k1: int, tab1: np.ndarray, m2: np.ndarray, k2: int, tab2: np.ndarray,
+          same: bool) -> np.ndarray:
+    """Walk every move-pruned sequence of at most ``depth`` moves from ``root (6,)``.
+
+    Returns ``(3,)`` int64: nodes visited, nodes with ``h > g`` (moves so far), and the
+    largest ``h`` seen.
+    """
+    num_moves = cpm.shape[1]
+    path = np.zeros(depth + 1, dtype=np.int64)
+    nxt = np.zeros(depth + 1, dtype=np.int64)
+    st = np.zeros((depth + 1, 6), dtype=np.int64)
+    st[0] = root
+    out = np.zeros(3, dtype=np.int64)
+    out[0] = 1
+    d = 0
+    mask1 = (1 << k1) - 1
+    mask2 = (1 << k2) - 1
+    maskf = (1 << kf) - 1
+    while d >= 0:
+        a = nxt[d]
+        if a >= num_moves or d == depth:
+            d -= 1
+            continue
+        nxt[d] = a + 1
+        if not _allowed(a, d, path, face, cw, qtm):
+            continue
+        path[d] = a
+        cp = cpm[st[d, 0], a]
+        tw = twm[st[d, 1], a]
+        ea = em[st[d, 2] >> kf, a] ^ (st[d, 2] & maskf)
+        eb = em[st[d, 3] >> kf, a] ^ (st[d, 3] & maskf)
+        if same:
+            e1 = ea
+            e2 = eb
+        else:
+            e1 = m1[st[d, 4] >> k1, a] ^ (st[d, 4] & mask1)
+            e2 = m2[st[d, 5] >> k2, a] ^ (st[d, 5] & mask2)
+        h = _h(cp, tw, e1, e2, cpart, nt, ctab, tab1, tab2)
+        out[0] += 1
+        if h > d + 1:
+            out[1] += 1
+        if h > out[2]:
+            out[2] = h
+        d += 1
+        st[d, 0] = cp
+        st[d, 1] = tw
+        st[d, 2] = ea
+        st[d, 3] = eb
+        st[d, 4] = e1
+        st[d, 5] = e2
+        nxt[d] = 0
+    return out
+
+
+def ball_check(puzzle: Puzzle, spec: IdaSpec, depth: int) -> dict[str, int]:
+    """Check the heuristic against every state within ``depth`` moves of the goal.
+
+    Every state at distance ``d <= depth`` is reached by some move-pruned sequence of exactly
+    ``d`` moves (pruning keeps an optimal path to every state), so ``violations == 0`` means
+    ``h(s) <= d(s)`` on the whole ball. Returns ``nodes``, ``violations`` and ``max_h``.
+    """
+    args = _kernel_args(puzzle, spec)
+    root = coordinates(puzzle, spec, puzzle.goal())[0]
+    out = _ball(int(depth), root, *args)
+    return {"nodes": int(out[0]), "violations": int(out[1]), "max_h": int(out[2])}

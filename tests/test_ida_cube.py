@@ -1,0 +1,131 @@
+"""The cube IDA* kernel: optimal lengths against exhaustive distances, limits, move pruning."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+cube = pytest.importorskip("puzzles.cube")
+
+from cube_helpers import bfs_ball  # noqa: E402
+
+from heuristics.pdb_cube import Cube2PDB, KorfCubePDB  # noqa: E402
+from solvers import _ida_cube as ida  # noqa: E402
+
+SMALL = {"corners": "corner-perm", "edges": ((0, 1, 2), (8, 9, 10))}
+
+
+@pytest.mark.parametrize("metric", ["qtm", "htm"])
+def test_cube2_lengths_equal_exhaustive_distances(metric):
+    puzzle = cube.Cube2(metric)
+    spec = Cube2PDB(puzzle, progress=False).ida_spec()
+    rng = np.random.default_rng(7)
+    states = puzzle.random_states(40, rng)
+    exact = np.asarray(puzzle.distance_table())[puzzle.index(states)]
+    for s, d in zip(states, exact, strict=True):
+        out = ida.search(puzzle, spec, s, None, None)
+        assert out["status"] == "solved" and len(out["actions"]) == d
+        assert puzzle.check_solution(s, out["actions"])
+        assert out["iterations"] == 1  # the exact table needs a single bound
+
+
+@pytest.mark.parametrize("metric", ["qtm", "htm"])
+def test_cube2_with_a_weak_table_is_still_optimal(metric):
+    from pdb_builders import korf_cube as kc
+
+    puzzle = cube.Cube2(metric)
+    h = Cube2PDB(puzzle, progress=False)
+    full = h.ida_spec()
+    table, _ = kc.build(metric, "cube2-full")
+    weak_table = np.zeros_like(h.tables[0])  # h = 0 everywhere: plain iterative deepening
+    spec = type(full)(full.family, full.kind, (*full.arrays[:3], weak_table, *full.arrays[4:]),
+                      full.params)
+    rng = np.random.default_rng(8)
+    states, _ = puzzle.scramble(6, 6, rng)
+    exact = table[kc.pattern_index(kc.parse_pattern("cube2-full"),
+                                   (*puzzle.to_cubies(states), np.zeros((6, 12)), np.zeros((6, 12))))]
+    for s, d in zip(states, exact, strict=True):
+        out = ida.search(puzzle, spec, s, None, None)
+        assert out["status"] == "solved" and len(out["actions"]) == d
+        assert out["iterations"] == d + 1  # bounds 0, 1, ..., d from h = 0
+        assert puzzle.check_solution(s, out["actions"])
+
+
+@pytest.mark.parametrize("metric", ["qtm", "htm"])
+def test_cube3_lengths_equal_breadth_first_distances(metric):
+    puzzle = cube.Cube3(metric)
+    h = KorfCubePDB(puzzle, progress=False, **SMALL)
+    spec = h.ida_spec()
+    states, dist = bfs_ball(puzzle, 4)
+    rng = np.random.default_rng(9)
+    for i in rng.choice(len(states), 60, replace=False):
+        out = ida.search(puzzle, spec, states[i], None, None)
+        assert out["status"] == "solved" and len(out["actions"]) == dist[i]
+        assert puzzle.check_solution(states[i], out["actions"])
+        assert out["nodes_generated"] >= len(out["actions"]) and out["nodes_expanded"] >= 1
+
+
+def test_cube3_deeper_scrambles_are_solved_and_verified():
+    puzzle = cube.Cube3("htm")
+    spec = KorfCubePDB(puzzle, progress=False, **SMALL).ida_spec()
+    states, _ = puzzle.scramble(4, 7, np.random.default_rng(10))
+    for s in states:
+        out = ida.search(puzzle, spec, s, None, None)
+        assert out["status"] == "solved" and len(out["actions"]) <= 7
+        assert puzzle.check_solution(s, out["actions"])
+
+
+def test_node_limit_and_deadline():
+    puzzle = cube.Cube3("qtm")
+    spec = KorfCubePDB(puzzle, progress=False, **SMALL).ida_spec()
+    states, _ = puzzle.scramble(1, 40, np.random.default_rng(11))
+    out = ida.search(puzzle, spec, states[0], 5000, None)
+    assert out["status"] == "node-limit" and out["actions"] is None
+    assert 5000 < out["nodes_generated"] <= 5001
+    t0 = time.monotonic()
+    out = ida.search(puzzle, spec, states[0], None, time.monotonic() + 0.5)
+    assert out["status"] == "timeout" and time.monotonic() - t0 < 2.0
+    assert out["nodes_generated"] > 0
+
+
+def test_solved_start():
+    puzzle = cube.Cube3("htm")
+    spec = KorfCubePDB(puzzle, progress=False, **SMALL).ida_spec()
+    out = ida.search(puzzle, spec, puzzle.goal(), None, None)
+    assert out["status"] == "solved" and out["actions"] == []
+
+
+@pytest.mark.nojit
+def test_move_pruning_rules():
+    # qtm: faces of actions 2f, 2f+1; clockwise = even actions
+    face = np.repeat(np.arange(6), 2)
+    cw = np.arange(12) % 2 == 0
+    U, Ui, D = 0, 1, 6
+
+    def ok(seq, a, qtm=True, face=face, cw=cw):
+        path = np.array(seq + [0], dtype=np.int64)
+        return ida._allowed(a, len(seq), path, face, cw, qtm)
+
+    assert ok([U], U) and not ok([U], Ui) and not ok([Ui], U) and not ok([Ui], Ui)
+    assert ok([U], U) and not ok([U, U], U) and not ok([Ui, U], U)
+    assert ok([U], D) and not ok([D], U) and ok([U, U], D) and not ok([D, D], U)
+    # htm: never the same face twice
+    hface = np.repeat(np.arange(6), 3)
+    hcw = np.arange(18) % 3 == 0
+    assert not ok([0], 2, qtm=False, face=hface, cw=hcw)
+    assert ok([0], 9, qtm=False, face=hface, cw=hcw) and not ok([9], 0, qtm=False, face=hface, cw=hcw)
+
+
+def test_through_the_solver_registry():
+    ida_mod = pytest.importorskip("solvers.ida")
+    from solvers.base import Limits
+
+    puzzle = cube.Cube2("htm")
+    h = Cube2PDB(puzzle, progress=False)
+    states, _ = puzzle.scramble(3, 9, np.random.default_rng(12))
+    exact = np.asarray(puzzle.distance_table())[puzzle.index(states)]
+    for s, d in zip(states, exact, strict=True):
+        res = ida_mod.IDAStar().solve(puzzle, h, s, Limits(time_s=30))
+        assert res.status == "solved" and res.length == d
