@@ -77,11 +77,11 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
     df = runner.derive_tables(run_dir)
     md = report.report_markdown(df, title=title)
     (run_dir / "summary.md").write_text(md)
-    click.echo(report.text_table(report.display_table(report.summarize(df))))
+    click.echo(report.text_table(report.terminal_table(report.display_table(report.summarize(df)))))
     if df["config"].nunique() > 1:
         comp = report.compare(df)
         click.echo(f"\non the {int(comp['n'].iloc[0])} instances every configuration solved:")
-        click.echo(report.text_table(report.display_table(comp)))
+        click.echo(report.text_table(report.terminal_table(report.display_table(comp))))
     written = []
     if make_figures:
         from bench import plots
