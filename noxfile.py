@@ -38,10 +38,13 @@ def typecheck(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """pytest-benchmark benchmarks, compared against the committed baseline."""
     _install(session)
+    out = ".benchmarks/latest.json"
     session.run(
         "pytest", "tests/benchmarks", "--benchmark-enable", "--benchmark-only",
-        *session.posargs,
+        f"--benchmark-json={out}", *session.posargs,
     )
+    # fails on a large slowdown; refresh with: python tests/benchmarks/compare.py OUT --update
+    session.run("python", "tests/benchmarks/compare.py", out)
 
 
 @nox.session

@@ -175,6 +175,18 @@ def display_table(summary: pd.DataFrame, by: str = "config") -> list[list[str]]:
     return out
 
 
+#: the columns printed in the terminal (the markdown report has them all)
+TERMINAL = ("config", "n", "solved %", "failures", "mean length [95% CI]", "% optimal",
+            "mean excess [95% CI]", "mean nodes [95% CI]", "mean time s [95% CI]", "nodes/s",
+            "peak MiB")
+
+
+def terminal_table(table: list[list[str]]) -> list[list[str]]:
+    """The subset of ``display_table`` columns that fits a terminal."""
+    keep = [i for i, h in enumerate(table[0]) if h in TERMINAL or i == 0]
+    return [[row[i] for i in keep] for row in table]
+
+
 def markdown_table(table: list[list[str]]) -> str:
     header, *rows = table
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]

@@ -4,13 +4,15 @@ Node store (struct of arrays, node ``i`` in row ``i``): ``states (C, L) uint8``,
 ``h (C,) float64``, ``fcur (C,) float64`` (f of the node's newest open-list entry), ``parent (C,) int64`` (-1 at the root), ``action (C,) int64`` (-1 at the root),
 ``hashes (C,) uint64``, ``closed (C,) bool``.
 
-Closed set: open addressing with linear probing over ``table (T,) int64`` (node ids, -1 empty,
-``T`` a power of two). The key is the full state row: a 64-bit hash only picks the bucket and
-short-cuts comparisons; two states are merged only when all ``L`` bytes are equal, so a hash
+Closed set: open addressing with linear probing over ``table (T, 2) uint64`` records
+``[node id + 1 (0 = empty), hash]`` (``T`` a power of two). The key is the full state row: the
+64-bit hash only picks the bucket and short-cuts comparisons (it sits in the record, so a probe
+touches one cache line); two states are merged only when all ``L`` bytes are equal, so a hash
 collision can never merge two states.
 
-Open list: a binary min-heap over ``(f, h)`` pairs with node ids; entries made stale by a
-cheaper path or by an expansion are skipped when popped (lazy deletion).
+Open list: a binary min-heap of ``(H, 3) float64`` records ``[f, h, node id]`` ordered by
+``(f, h)`` (ids are exact in float64 below 2^53); entries made stale by a cheaper path or by an
+expansion are skipped when popped (lazy deletion).
 """
 
 from __future__ import annotations
@@ -61,9 +63,10 @@ def insert_children(table, hashes, states, g, parent, action, closed, n_nodes,
         h = hash_row(row)
         slot = h & mask
         while True:
-            idx = table[slot]
-            if idx == -1:
-                table[slot] = n
+            tag = table[slot, 0]
+            if tag == 0:
+                table[slot, 0] = np.uint64(n + 1)
+                table[slot, 1] = h
                 states[n, :] = row
                 g[n] = child_g[i]
                 parent[n] = child_parent[i]
@@ -74,57 +77,67 @@ def insert_children(table, hashes, states, g, parent, action, closed, n_nodes,
                 out_kind[i] = NEW
                 n += 1
                 break
-            if hashes[idx] == h and _rows_equal(states[idx], row):
-                if child_g[i] < g[idx]:
-                    g[idx] = child_g[i]
-                    parent[idx] = child_parent[i]
-                    action[idx] = child_action[i]
-                    closed[idx] = False
-                    out_ids[i] = idx
-                    out_kind[i] = IMPROVED
-                else:
-                    out_ids[i] = -1
-                    out_kind[i] = DUPLICATE
-                break
+            if table[slot, 1] == h:
+                idx = np.int64(tag) - 1
+                if _rows_equal(states[idx], row):
+                    if child_g[i] < g[idx]:
+                        g[idx] = child_g[i]
+                        parent[idx] = child_parent[i]
+                        action[idx] = child_action[i]
+                        closed[idx] = False
+                        out_ids[i] = idx
+                        out_kind[i] = IMPROVED
+                    else:
+                        out_ids[i] = -1
+                        out_kind[i] = DUPLICATE
+                    break
             slot = (slot + np.uint64(1)) & mask
     return n
 
 
 @njit(cache=True)
 def rebuild_table(table, hashes, n_nodes):  # pragma: no cover - compiled
-    """Insert nodes ``0 .. n_nodes-1`` into an empty (all -1) ``table`` by their stored hashes."""
+    """Insert nodes ``0 .. n_nodes-1`` into an empty (all 0) ``table`` by their stored hashes."""
     mask = np.uint64(table.shape[0] - 1)
     for i in range(n_nodes):
-        slot = hashes[i] & mask
-        while table[slot] != -1:
+        h = hashes[i]
+        slot = h & mask
+        while table[slot, 0] != 0:
             slot = (slot + np.uint64(1)) & mask
-        table[slot] = i
+        table[slot, 0] = np.uint64(i + 1)
+        table[slot, 1] = h
 
 
 @njit(cache=True)
-def _less(f, h, i, j):  # pragma: no cover - compiled
-    return f[i] < f[j] or (f[i] == f[j] and h[i] < h[j])
+def _less(heap, i, j):  # pragma: no cover - compiled
+    return heap[i, 0] < heap[j, 0] or (heap[i, 0] == heap[j, 0] and heap[i, 1] < heap[j, 1])
 
 
 @njit(cache=True)
-def heap_push(hf, hh, hid, size, f_new, h_new, ids):  # pragma: no cover - compiled
-    """Push entries ``(f_new[k], h_new[k], ids[k])``; ``size`` is a 1-element int64 array.
+def _swap(heap, i, j):  # pragma: no cover - compiled
+    for c in range(3):
+        t = heap[i, c]
+        heap[i, c] = heap[j, c]
+        heap[j, c] = t
 
-    The caller guarantees ``size[0] + len(ids) <= len(hid)``.
+
+@njit(cache=True)
+def heap_push(heap, size, f_new, h_new, ids):  # pragma: no cover - compiled
+    """Push records ``(f_new[k], h_new[k], ids[k])`` onto ``heap (H, 3)``; ``size`` is ``(1,)`` int64.
+
+    The caller guarantees ``size[0] + len(ids) <= H``.
     """
     n = size[0]
     for k in range(ids.shape[0]):
         i = n
         n += 1
-        hf[i] = f_new[k]
-        hh[i] = h_new[k]
-        hid[i] = ids[k]
+        heap[i, 0] = f_new[k]
+        heap[i, 1] = h_new[k]
+        heap[i, 2] = ids[k]
         while i > 0:
             p = (i - 1) >> 1
-            if _less(hf, hh, i, p):
-                hf[i], hf[p] = hf[p], hf[i]
-                hh[i], hh[p] = hh[p], hh[i]
-                hid[i], hid[p] = hid[p], hid[i]
+            if _less(heap, i, p):
+                _swap(heap, i, p)
                 i = p
             else:
                 break
@@ -132,26 +145,22 @@ def heap_push(hf, hh, hid, size, f_new, h_new, ids):  # pragma: no cover - compi
 
 
 @njit(cache=True)
-def _pop_one(hf, hh, hid, size):  # pragma: no cover - compiled
-    n = size[0]
-    f0 = hf[0]
-    id0 = hid[0]
-    n -= 1
-    hf[0] = hf[n]
-    hh[0] = hh[n]
-    hid[0] = hid[n]
+def _pop_one(heap, size):  # pragma: no cover - compiled
+    n = size[0] - 1
+    f0 = heap[0, 0]
+    id0 = np.int64(heap[0, 2])
+    for c in range(3):
+        heap[0, c] = heap[n, c]
     i = 0
     while True:
         left = 2 * i + 1
         if left >= n:
             break
         c = left
-        if left + 1 < n and _less(hf, hh, left + 1, left):
+        if left + 1 < n and _less(heap, left + 1, left):
             c = left + 1
-        if _less(hf, hh, c, i):
-            hf[i], hf[c] = hf[c], hf[i]
-            hh[i], hh[c] = hh[c], hh[i]
-            hid[i], hid[c] = hid[c], hid[i]
+        if _less(heap, c, i):
+            _swap(heap, i, c)
             i = c
         else:
             break
@@ -160,7 +169,7 @@ def _pop_one(hf, hh, hid, size):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def heap_pop_batch(hf, hh, hid, size, closed, fcur, batch, out):  # pragma: no cover
+def heap_pop_batch(heap, size, closed, fcur, batch, out):  # pragma: no cover - compiled
     """Pop up to ``batch`` live nodes with the lowest ``(f, h)`` into ``out``; mark them closed.
 
     An entry is stale (skipped) when its node is closed or its ``f`` is no longer the node's
@@ -168,7 +177,7 @@ def heap_pop_batch(hf, hh, hid, size, closed, fcur, batch, out):  # pragma: no c
     """
     k = 0
     while k < batch and size[0] > 0:
-        f0, i = _pop_one(hf, hh, hid, size)
+        f0, i = _pop_one(heap, size)
         if closed[i] or f0 != fcur[i]:
             continue
         closed[i] = True

@@ -71,7 +71,7 @@ def _compile_kernels() -> float:
     heap = _Heap(capacity=4, limit=None)
     heap.push(np.array([1.0, 0.5]), np.array([1.0, 0.5]), np.array([0, 1]))
     out = np.empty(2, dtype=np.int64)
-    K.heap_pop_batch(heap.f, heap.h, heap.ids, heap.size, store.closed, store.fcur, 2, out)
+    K.heap_pop_batch(heap.data, heap.size, store.closed, store.fcur, 2, out)
     _COMPILED = True
     return time.perf_counter() - t0
 
@@ -89,7 +89,7 @@ class _Store:
         self.closed_kind = closed
         self.limit = limit
         self._alloc(capacity)
-        self.table = np.full(_next_pow2(2 * capacity), -1, dtype=np.int64)
+        self.table = np.zeros((_next_pow2(2 * capacity), 2), dtype=np.uint64)
         self.index: dict[bytes, int] = {}
 
     def _alloc(self, cap: int) -> None:
@@ -131,9 +131,9 @@ class _Store:
                 b[: self.n] = a[: self.n]
         if self.closed_kind == "numba" and 2 * need > self.table.shape[0]:
             size = _next_pow2(4 * need)
-            if self.limit is not None and 8 * size + self.nbytes + other_bytes > self.limit:
+            if self.limit is not None and 16 * size + self.nbytes + other_bytes > self.limit:
                 raise _OutOfMemory
-            self.table = np.full(size, -1, dtype=np.int64)
+            self.table = np.zeros((size, 2), dtype=np.uint64)
             K.rebuild_table(self.table, self.hashes, self.n)
 
     def add_root(self, state: np.ndarray, h: float, f: float) -> int:
@@ -198,32 +198,28 @@ class _Store:
 
 
 class _Heap:
-    """Open list: binary min-heap over ``(f, h)`` with node ids (see ``_bf_kernels``)."""
+    """Open list: binary min-heap of ``(H, 3) float64`` records ``[f, h, id]`` (see ``_bf_kernels``)."""
 
     def __init__(self, capacity: int, limit: int | None) -> None:
         self.limit = limit
-        self.f = np.empty(capacity, dtype=np.float64)
-        self.h = np.empty(capacity, dtype=np.float64)
-        self.ids = np.empty(capacity, dtype=np.int64)
+        self.data = np.empty((capacity, 3), dtype=np.float64)
         self.size = np.zeros(1, dtype=np.int64)
 
     @property
     def nbytes(self) -> int:
-        return int(self.f.nbytes + self.h.nbytes + self.ids.nbytes)
+        return int(self.data.nbytes)
 
     def push(self, f: np.ndarray, h: np.ndarray, ids: np.ndarray, other_bytes: int = 0) -> None:
         need = int(self.size[0]) + ids.shape[0]
-        if need > self.ids.shape[0]:
-            cap = max(need, 2 * self.ids.shape[0])
+        if need > self.data.shape[0]:
+            cap = max(need, 2 * self.data.shape[0])
             if self.limit is not None and 24 * cap + other_bytes > self.limit:
                 raise _OutOfMemory
             n = int(self.size[0])
-            for name in ("f", "h", "ids"):
-                old = getattr(self, name)
-                new = np.empty(cap, dtype=old.dtype)
-                new[:n] = old[:n]
-                setattr(self, name, new)
-        K.heap_push(self.f, self.h, self.ids, self.size, np.ascontiguousarray(f, dtype=np.float64),
+            new = np.empty((cap, 3), dtype=np.float64)
+            new[:n] = self.data[:n]
+            self.data = new
+        K.heap_push(self.data, self.size, np.ascontiguousarray(f, dtype=np.float64),
                     np.ascontiguousarray(h, dtype=np.float64), np.ascontiguousarray(ids, dtype=np.int64))
 
 
@@ -329,8 +325,7 @@ class BatchBestFirst(Solver):
             return status, actions, store.nbytes + heap.nbytes, store.n
 
         while True:
-            k = K.heap_pop_batch(heap.f, heap.h, heap.ids, heap.size, store.closed, store.fcur,
-                                 batch, popped)
+            k = K.heap_pop_batch(heap.data, heap.size, store.closed, store.fcur, batch, popped)
             if k == 0:
                 return finish("unsolvable", None)
             ids = popped[:k].copy()

@@ -201,14 +201,14 @@ def test_heap_kernel_pops_in_f_then_h_order():
     f = rng.integers(0, 10, n).astype(np.float64)
     h = rng.integers(0, 5, n).astype(np.float64)
     ids = np.arange(n, dtype=np.int64)
-    hf, hh, hid = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
+    heap = np.empty((n, 3))
     size = np.zeros(1, dtype=np.int64)
-    K.heap_push(hf, hh, hid, size, f[:120], h[:120], ids[:120])
-    K.heap_push(hf, hh, hid, size, f[120:], h[120:], ids[120:])
+    K.heap_push(heap, size, f[:120], h[:120], ids[:120])
+    K.heap_push(heap, size, f[120:], h[120:], ids[120:])
     closed = np.zeros(n, dtype=np.bool_)
     closed[:10] = True  # stale entries are skipped
     out = np.empty(n, dtype=np.int64)
-    k = K.heap_pop_batch(hf, hh, hid, size, closed, f, n, out)
+    k = K.heap_pop_batch(heap, size, closed, f, n, out)
     ref = sorted((f[i], h[i]) for i in range(10, n))
     assert k == n - 10 and [(f[i], h[i]) for i in out[:k]] == ref
     assert closed.all() and size[0] == 0
@@ -232,13 +232,14 @@ def _dict_reference(children, g):
 
 
 @pytest.mark.nojit
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # uint64 wrap without JIT
 def test_closed_set_kernel_is_exact_and_reopens_cheaper_paths():
     rng = np.random.default_rng(1)
     m, L = 400, 5
     children = rng.integers(0, 3, (m, L)).astype(np.uint8)  # many repeats
     g = rng.integers(0, 20, m).astype(np.int64)
     cap = 512
-    table = np.full(1024, -1, dtype=np.int64)
+    table = np.zeros((1024, 2), dtype=np.uint64)
     states = np.zeros((cap, L), dtype=np.uint8)
     gs, parent, action = (np.zeros(cap, dtype=np.int64) for _ in range(3))
     hashes = np.zeros(cap, dtype=np.uint64)
@@ -254,9 +255,9 @@ def test_closed_set_kernel_is_exact_and_reopens_cheaper_paths():
         same = np.all(children == states[i], axis=1)
         assert gs[i] == g[same].min() and g[parent[i]] == gs[i]
     # a table rebuilt from the stored hashes finds every node again
-    table2 = np.full(4096, -1, dtype=np.int64)
+    table2 = np.zeros((4096, 2), dtype=np.uint64)
     K.rebuild_table(table2, hashes, n)
-    assert sorted(table2[table2 >= 0]) == list(range(n))
+    assert sorted(table2[table2[:, 0] > 0, 0] - 1) == list(range(n))
 
 
 # --------------------------------------------------------------------------- best-first engine

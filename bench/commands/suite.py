@@ -77,11 +77,11 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
     df = runner.derive_tables(run_dir)
     md = report.report_markdown(df, title=title)
     (run_dir / "summary.md").write_text(md)
-    click.echo(report.text_table(report.display_table(report.summarize(df))))
+    click.echo(report.text_table(report.terminal_table(report.display_table(report.summarize(df)))))
     if df["config"].nunique() > 1:
         comp = report.compare(df)
         click.echo(f"\non the {int(comp['n'].iloc[0])} instances every configuration solved:")
-        click.echo(report.text_table(report.display_table(comp)))
+        click.echo(report.text_table(report.terminal_table(report.display_table(comp))))
     written = []
     if make_figures:
         from bench import plots
@@ -241,11 +241,15 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
               help="use this finished run instead of running")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="at most K instances")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None)
-@click.option("--out", type=click.Path(path_type=Path), default=Path("results"), show_default=True)
-def paper_cmd(name: str, run_dir: Path | None, limit: int | None, jobs: int | None, out: Path) -> None:
-    """Regenerate published table NAME with the published figures beside ours."""
+@click.option("--out", type=click.Path(path_type=Path), default=Path("results"), show_default=True,
+              help="tables go to OUT/NAME/, raw runs to OUT/runs/NAME/")
+@click.option("--build", is_flag=True, help="build missing PDBs for the memory and speed tables")
+def paper_cmd(name: str, run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
+              build: bool) -> None:
+    """Regenerate published table NAME (felner2004, deepcubea-table2, deepcubea-table3,
+    deepcubea-fig2) with the published figures beside ours."""
     from bench import paper
 
     text = paper.make(name, run_dir=run_dir, limit=limit, jobs=jobs, out=out,
-                      command="bench " + " ".join(sys.argv[1:]))
+                      command="bench " + " ".join(sys.argv[1:]), build=build)
     click.echo(text)

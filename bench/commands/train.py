@@ -1,0 +1,204 @@
+"""``bench train davi|diffusion|import-deepcubea`` and ``bench models``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from bench.commands.common import goal_option
+from puzzles.base import InputError
+
+# options that shape a run; with --resume the run's own values are used and these must be absent
+_RUN_OPTIONS = ("batch", "preset", "seed", "lr", "lr_decay", "k_max", "epsilon", "check_every",
+                "polyak", "amp", "goal", "h1", "res_dim", "num_blocks", "backtrack",
+                "eval_per_depth", "eval_max_steps")
+
+
+def _train_options(f: Any) -> Any:
+    opts = [
+        click.option("--iterations", type=int, default=1000, show_default=True,
+                     help="training iterations to run (more, with --resume)"),
+        click.option("--time-limit", type=float, default=None,
+                     help="also stop (and save) after this many minutes"),
+        click.option("--batch", type=int, default=None, help="states per iteration [10000]"),
+        click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
+                     help="torch device [auto: CUDA when present]"),
+        click.option("--out", type=click.Path(file_okay=False), default=None,
+                     help="run folder [$BENCH_CACHE/models/TARGET-PUZZLE-sSEED]"),
+        click.option("--resume", is_flag=True, help="continue the run in --out exactly where it stopped"),
+        click.option("--preset", type=click.Choice(["tiny", "small", "medium", "deepcubea"]),
+                     default=None, help="network size [small]"),
+        click.option("--h1", type=int, default=None, help="first hidden layer width (overrides preset)"),
+        click.option("--res-dim", type=int, default=None, help="residual width (overrides preset)"),
+        click.option("--num-blocks", type=int, default=None, help="residual blocks (overrides preset)"),
+        click.option("--seed", type=int, default=None, help="random seed [0]"),
+        click.option("--lr", type=float, default=None, help="Adam learning rate [1e-3]"),
+        click.option("--lr-decay", type=float, default=None, help="learning-rate factor per iteration [0.9999993]"),
+        click.option("--k-max", type=int, default=None, help="largest scramble length K [per puzzle]"),
+        click.option("--check-every", type=int, default=None, help="C: iterations between checks and logs [per puzzle]"),
+        click.option("--amp", is_flag=True, default=None, help="mixed precision (bfloat16 autocast)"),
+        click.option("--backtrack", is_flag=True, default=None,
+                     help="random walks may undo the previous move (DeepCubeA's walks); default: they never do"),
+        click.option("--eval-per-depth", type=int, default=None,
+                     help="held-out scrambles per monitored depth [100]"),
+        click.option("--eval-max-steps", type=int, default=None,
+                     help="step limit of the monitoring greedy rollouts [200]"),
+        click.option("--threads", type=int, default=None, help="torch CPU threads [torch's default]"),
+        click.option("--quiet", is_flag=True, help="no progress bar"),
+        goal_option,
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
+    import torch
+
+    from heuristics.davi.heuristic import user_models_dir
+    from heuristics.davi.train import TrainConfig, Trainer
+
+    threads = opts.pop("threads")
+    if threads is not None:
+        if threads < 1:
+            raise InputError(f"--threads: must be at least 1, got {threads}")
+        torch.set_num_threads(threads)
+    iterations = opts.pop("iterations")
+    if iterations < 0:
+        raise InputError(f"--iterations: must be >= 0, got {iterations}")
+    minutes = opts.pop("time_limit")
+    if minutes is not None and minutes <= 0:
+        raise InputError(f"--time-limit: must be positive, got {minutes}")
+    resume = opts.pop("resume")
+    progress = not opts.pop("quiet")
+    out = opts.pop("out")
+    device = opts.pop("device")
+    if resume:
+        if out is None:
+            raise InputError("--resume: give the run folder with --out")
+        given = [k for k in _RUN_OPTIONS if opts.get(k) not in (None, False)]
+        if given:
+            raise InputError("--resume continues with the run's own options; drop "
+                             + ", ".join("--" + k.replace("_", "-") for k in given))
+        trainer = Trainer.resume(out, progress=progress, device=device)
+        if trainer.cfg.puzzle != puzzle or trainer.cfg.target != target:
+            raise InputError(f"--resume: {out} is a {trainer.cfg.target} run on {trainer.cfg.puzzle}, "
+                             f"not {target} on {puzzle}")
+    else:
+        given = {k: v for k, v in opts.items() if v is not None}
+        cfg = TrainConfig(puzzle=puzzle, target=target, device=device or "auto", **given)
+        if cfg.seed is None:
+            cfg.seed = 0
+        folder = Path(out) if out else user_models_dir() / f"{target}-{puzzle}-s{cfg.seed}"
+        if (folder / "checkpoint.pt").exists():
+            raise InputError(f"--out: {folder} already holds a run; add --resume to continue it "
+                             "or choose another folder")
+        trainer = Trainer(cfg, folder, progress=progress)
+    metrics = trainer.train(iterations, max_seconds=None if minutes is None else 60 * minutes)
+    click.echo(f"{trainer.cfg.target} {trainer.puzzle.name}: iteration {trainer.iteration}, "
+               f"target updates {trainer.target_updates}, loss {metrics.get('loss')}, "
+               f"{metrics.get('states_per_s')} states/s")
+    solved = metrics.get("greedy_solved", {})
+    if solved:
+        click.echo("greedy solved per scramble depth: "
+                   + ", ".join(f"{d}: {v:.0%}" for d, v in solved.items()))
+    click.echo(f"run folder: {trainer.out_dir}")
+
+
+@click.group("train")
+def train_group() -> None:
+    """Train learned heuristics (DAVI, diffusion distance) and import DeepCubeA's networks."""
+
+
+@train_group.command("davi")
+@click.argument("puzzle")
+@click.option("--epsilon", type=float, default=None,
+              help="loss below which the target network is updated [per puzzle]")
+@click.option("--polyak", type=float, default=None,
+              help="Polyak averaging factor per iteration instead of epsilon-triggered updates")
+@_train_options
+def davi_cmd(puzzle: str, **opts: Any) -> None:
+    """Train a cost-to-go network on PUZZLE by deep approximate value iteration (DeepCubeA).
+
+    Writes checkpoint.pt, model.pt, config.json, log.csv and depth_log.csv into the run folder;
+    use it with `bench solve PUZZLE ... --heuristic davi --model RUN_DIR`.
+    """
+    _run("davi", puzzle, opts)
+
+
+@train_group.command("diffusion")
+@click.argument("puzzle")
+@_train_options
+def diffusion_cmd(puzzle: str, **opts: Any) -> None:
+    """Train a network on PUZZLE by regression on the random-walk scramble length."""
+    _run("diffusion", puzzle, opts)
+
+
+@train_group.command("import-deepcubea")
+@click.argument("puzzle")
+@click.argument("state_dict", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="checkpoint to write [$BENCH_CACHE/models/deepcubea-PUZZLE/model.pt]")
+def import_cmd(puzzle: str, state_dict: str, out: str | None) -> None:
+    """Convert DeepCubeA's published model_state_dict.pt for PUZZLE into a checkpoint."""
+    from heuristics.davi.deepcubea_import import import_deepcubea
+    from heuristics.davi.heuristic import user_models_dir
+
+    path = Path(out) if out else user_models_dir() / f"deepcubea-{puzzle}" / "model.pt"
+    import_deepcubea(state_dict, puzzle, path)
+    click.echo(f"wrote {path}; use it with --heuristic davi --model {path}")
+
+
+@click.command("models")
+@click.option("--json", "as_json", is_flag=True, help="one JSON object per model")
+def models_cmd(as_json: bool) -> None:
+    """List shipped and trained models with their training figures."""
+    from heuristics.davi.checkpoint import load_checkpoint
+    from heuristics.davi.heuristic import SHIPPED_DIR, known_models
+    from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters
+
+    rows = []
+    for name, path in known_models().items():
+        try:
+            ck = load_checkpoint(path)
+        except InputError as exc:
+            rows.append({"name": name, "path": str(path), "error": str(exc)})
+            continue
+        m = ck.get("metrics") or {}
+        solved = m.get("greedy_solved") or {}
+        deepest = max(solved, key=int) if solved else None
+        rows.append({
+            "name": name,
+            "where": "shipped" if SHIPPED_DIR in path.parents else "trained",
+            "puzzle": ck["puzzle"],
+            "target": ck["target"],
+            "parameters": num_parameters(ResnetFC(ModelConfig.from_dict(ck["model_config"]))),
+            "iteration": ck.get("iteration"),
+            "target_updates": ck.get("target_updates"),
+            "loss": m.get("loss"),
+            "greedy_depth": int(deepest) if deepest else None,
+            "greedy_solved": solved.get(deepest) if deepest else None,
+            "path": str(path),
+        })
+    if as_json:
+        for r in rows:
+            click.echo(json.dumps(r))
+        return
+    if not rows:
+        click.echo("no models found (train one with `bench train davi PUZZLE`)")
+        return
+    click.echo(f"{'name':<24} {'where':<8} {'puzzle':<11} {'target':<10} {'params':>9} "
+               f"{'iters':>7} {'updates':>7} {'loss':>8}  greedy solved")
+    for r in rows:
+        if "error" in r:
+            click.echo(f"{r['name']:<24} error: {r['error']}")
+            continue
+        g = (f"{r['greedy_solved']:.0%} at depth {r['greedy_depth']}"
+             if r["greedy_solved"] is not None else "-")
+        loss = f"{r['loss']:.4f}" if isinstance(r["loss"], float) else "-"
+        click.echo(f"{r['name']:<24} {r['where']:<8} {r['puzzle']:<11} {r['target']:<10} "
+                   f"{r['parameters']:>9,} {r['iteration'] or 0:>7} {r['target_updates'] or 0:>7} "
+                   f"{loss:>8}  {g}")

@@ -1,0 +1,141 @@
+"""Checkpoint files of learned heuristics: save atomically, load safely, check what they are for.
+
+A checkpoint is a ``torch.save`` file whose contents load with ``torch.load(weights_only=True)``
+(dicts, lists, strings, numbers and tensors only). Keys:
+
+``format``, ``version``
+    ``"heuristic-bench/learned-heuristic"`` and the format version.
+``kind``
+    ``"train"`` (everything needed to resume training) or ``"model"`` (weights for inference).
+``target``
+    what the network was trained to predict: ``"davi"`` (cost-to-go by deep approximate value
+    iteration) or ``"diffusion"`` (regression on the random-walk scramble depth).
+``puzzle``, ``encoding``, ``state_dim``, ``num_symbols``, ``goal``
+    the puzzle name, its ``encoding_name``, input sizes and the goal state (a list) the values
+    are relative to; a loader refuses a checkpoint whose puzzle or encoding differ.
+``input_adapter``
+    how our encoded states become the network's input: ``"none"`` for networks trained here,
+    ``"deepcubea-cube3"`` etc. for imported ones (see ``heuristics.davi.adapters``).
+``model_config``, ``train_config``
+    the network sizes (``ModelConfig``) and the training options (``TrainConfig``), as dicts.
+``iteration``, ``target_updates``, ``states_seen``
+    training progress.
+``model``, ``target_model``, ``optimizer``
+    state dicts (the last two only in ``"train"`` checkpoints, ``target_model`` may be None).
+``torch_rng``, ``loss_window``
+    torch's CPU generator state and the running loss sums of the current check window; data
+    batches are drawn from ``numpy.random.default_rng([seed, iteration])``, so ``iteration``
+    is the data RNG's state.
+``metrics``
+    the last monitoring figures (loss, greedy-solved share per depth, ...).
+``weights_sha256``
+    SHA-256 over the model's tensors (name, dtype, shape, bytes in key order): a corrupt file
+    whose zip container still reads is caught by this check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from puzzles.base import InputError, Puzzle
+
+FORMAT = "heuristic-bench/learned-heuristic"
+VERSION = 1
+TARGETS = ("davi", "diffusion")
+
+
+class CheckpointError(InputError):
+    """A checkpoint file that cannot be used: unreadable, corrupt, or made for another puzzle."""
+
+
+def weights_digest(state_dict: Mapping[str, torch.Tensor]) -> str:
+    """SHA-256 over every tensor's name, dtype, shape and bytes, in sorted key order."""
+    h = hashlib.sha256()
+    for key in sorted(state_dict):
+        t = state_dict[key].detach().cpu().contiguous()
+        h.update(key.encode())
+        h.update(str(t.dtype).encode())
+        h.update(repr(tuple(t.shape)).encode())
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    return h.hexdigest()
+
+
+def save_checkpoint(path: str | Path, ckpt: dict[str, Any]) -> Path:
+    """Write ``ckpt`` to ``path`` atomically (temporary file, fsync, rename); add format and digest."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {**ckpt, "format": FORMAT, "version": VERSION,
+            "weights_sha256": weights_digest(ckpt["model"])}
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        torch.save(data, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+def load_checkpoint(
+    path: str | Path, puzzle: Puzzle | None = None, map_location: str | torch.device = "cpu"
+) -> dict[str, Any]:
+    """Load and check a checkpoint; ``CheckpointError`` (an ``InputError``) names the fault.
+
+    With ``puzzle`` given, the checkpoint must be for that puzzle name and encoding.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path}: no such file")
+    try:
+        ckpt = torch.load(path, map_location=map_location, weights_only=True)
+    except (RuntimeError, EOFError, OSError, ValueError, KeyError, pickle.UnpicklingError,
+            zipfile.BadZipFile) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CheckpointError(f"checkpoint {path} is corrupt or truncated ({first[:160]})") from None
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+        raise CheckpointError(f"checkpoint {path}: not a heuristic-bench learned-heuristic checkpoint")
+    if int(ckpt.get("version", -1)) > VERSION:
+        raise CheckpointError(f"checkpoint {path}: format version {ckpt['version']} is newer than "
+                              f"this program reads ({VERSION})")
+    missing = [k for k in ("puzzle", "encoding", "model", "model_config", "target") if k not in ckpt]
+    if missing:
+        raise CheckpointError(f"checkpoint {path}: missing {', '.join(missing)}")
+    if weights_digest(ckpt["model"]) != ckpt.get("weights_sha256"):
+        raise CheckpointError(f"checkpoint {path} is corrupt: the weights do not match their checksum")
+    if puzzle is not None:
+        check_puzzle(ckpt, puzzle, path)
+    return ckpt
+
+
+def check_puzzle(ckpt: dict[str, Any], puzzle: Puzzle, path: str | Path = "checkpoint") -> None:
+    """``CheckpointError`` unless ``ckpt`` was made for ``puzzle``'s name and encoding."""
+    if ckpt["puzzle"] != puzzle.name:
+        raise CheckpointError(
+            f"--model: {path} is a model for {ckpt['puzzle']}, not for {puzzle.name}"
+        )
+    if ckpt["encoding"] != puzzle.encoding_name:
+        raise CheckpointError(
+            f"--model: {path} expects the {ckpt['encoding']!r} encoding of {puzzle.name}, "
+            f"the puzzle gives {puzzle.encoding_name!r}"
+        )
+    if int(ckpt.get("state_dim", puzzle.state_dim)) != puzzle.state_dim:
+        raise CheckpointError(
+            f"--model: {path} expects states of length {ckpt['state_dim']}, "
+            f"{puzzle.name} has {puzzle.state_dim}"
+        )
+
+
+def inference_copy(ckpt: dict[str, Any]) -> dict[str, Any]:
+    """The checkpoint without optimizer and target network (``kind="model"``): what ships."""
+    drop = ("optimizer", "target_model", "torch_rng", "loss_window")
+    out = {k: v for k, v in ckpt.items() if k not in drop and k not in ("format", "version",
+                                                                      "weights_sha256")}
+    out["kind"] = "model"
+    return out

@@ -1,0 +1,140 @@
+"""Training data: batched random walks from the goal and the children of their end states.
+
+Everything here works on whole batches through the puzzle's own batch ``expand``; a
+``BatchProducer`` thread prepares the next batches while the network trains on the current one.
+Batch ``i`` is drawn from ``numpy.random.default_rng([seed, i])`` alone, so a resumed run sees
+exactly the batches an uninterrupted run would.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from puzzles.base import Puzzle
+
+
+def random_walks(
+    puzzle: Puzzle, depths: np.ndarray, rng: np.random.Generator, backtrack: bool = False
+) -> np.ndarray:
+    """End states of random walks from the goal, one per entry of ``depths`` (shape ``(B,)``).
+
+    Each step picks uniformly among the legal actions (``expand``'s valid mask); unless
+    ``backtrack`` is set, a step never undoes the step before it (as ``Puzzle.scramble``).
+    Returns ``(B, L)`` states in the order of ``depths``.
+    """
+    depths = np.asarray(depths, dtype=np.int64)
+    n = depths.shape[0]
+    order = np.argsort(-depths, kind="stable")  # the walkers still moving are always a prefix
+    sorted_depths = depths[order]
+    states = np.repeat(puzzle.goal()[None, :], n, axis=0)
+    prev = np.full(n, -1, dtype=np.int64)
+    inverse = np.array([puzzle.inverse_action(a) for a in range(puzzle.num_actions)], dtype=np.int64)
+    max_depth = int(sorted_depths[0]) if n else 0
+    # number of walkers with depth > t, for t = 0 .. max_depth - 1
+    active_counts = np.searchsorted(-sorted_depths, -np.arange(max_depth), side="left")
+    rows = np.arange(n)
+    for t in range(max_depth):
+        m = int(active_counts[t])
+        children, valid = puzzle.expand(states[:m])
+        if not backtrack:
+            has_prev = prev[:m] >= 0
+            idx = np.flatnonzero(has_prev)
+            valid[idx, inverse[prev[idx]]] = False
+        u = rng.random((m, puzzle.num_actions))
+        u[~valid] = -1.0
+        a = np.argmax(u, axis=1)
+        states[:m] = children[rows[:m], a]
+        prev[:m] = a
+    out = np.empty_like(states)
+    out[order] = states
+    return out
+
+
+@dataclass
+class Batch:
+    """One training batch.
+
+    ``states`` (B, L) uint8; ``depths`` (B,) scramble lengths; ``is_goal`` (B,) bool;
+    ``children`` (B, A, L) and ``valid`` (B, A), ``child_goal`` (B, A) bool, or None when the
+    training target does not need them (diffusion).
+    """
+
+    iteration: int
+    states: np.ndarray
+    depths: np.ndarray
+    is_goal: np.ndarray
+    children: np.ndarray | None = None
+    valid: np.ndarray | None = None
+    child_goal: np.ndarray | None = None
+
+
+def make_batch(
+    puzzle: Puzzle, iteration: int, seed: int, batch: int, k_max: int, with_children: bool,
+    backtrack: bool = False,
+) -> Batch:
+    """Batch ``iteration`` of a run: ``batch`` states scrambled ``k ~ U[1, k_max]`` moves."""
+    rng = np.random.default_rng([seed, iteration])
+    depths = rng.integers(1, k_max + 1, size=batch)
+    states = random_walks(puzzle, depths, rng, backtrack=backtrack)
+    b = Batch(iteration, states, depths, puzzle.is_goal(states))
+    if with_children:
+        children, valid = puzzle.expand(states)
+        bsz, a, length = children.shape
+        b.children, b.valid = children, valid
+        b.child_goal = puzzle.is_goal(children.reshape(bsz * a, length)).reshape(bsz, a)
+    return b
+
+
+class BatchProducer:
+    """A daemon thread that makes batches ``start, start+1, ...`` ahead of the trainer.
+
+    numpy releases the GIL in its array kernels, so data generation overlaps the network's work.
+    ``get()`` returns the batches in order; ``close()`` stops the thread.
+    """
+
+    def __init__(self, puzzle: Puzzle, start: int, seed: int, batch: int, k_max: int,
+                 with_children: bool, backtrack: bool = False, ahead: int = 2) -> None:
+        self._queue: queue.Queue[Batch | BaseException] = queue.Queue(maxsize=ahead)
+        self._stop = threading.Event()
+        self._args = (puzzle, seed, batch, k_max, with_children, backtrack)
+        self._next = start
+        self._thread = threading.Thread(target=self._run, args=(start,), daemon=True,
+                                        name="davi-batches")
+        self._thread.start()
+
+    def _run(self, start: int) -> None:
+        puzzle, seed, batch, k_max, with_children, backtrack = self._args
+        i = start
+        try:
+            while not self._stop.is_set():
+                b = make_batch(puzzle, i, seed, batch, k_max, with_children, backtrack)
+                while not self._stop.is_set():
+                    try:
+                        self._queue.put(b, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                i += 1
+        except BaseException as exc:  # handed to the trainer, raised there
+            self._queue.put(exc)
+
+    def get(self) -> Batch:
+        item = self._queue.get()
+        if isinstance(item, BaseException):
+            raise item
+        assert item.iteration == self._next, "batches out of order"
+        self._next += 1
+        return item
+
+    def close(self) -> None:
+        self._stop.set()
+        while True:  # unblock a pending put
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+        self._thread.join(timeout=10)

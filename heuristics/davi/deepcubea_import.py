@@ -1,0 +1,121 @@
+"""Import DeepCubeA's published networks (``model_state_dict.pt`` of their ``ResnetModel``).
+
+Their state dict names the layers ``fc1``, ``bn1``, ``fc2``, ``bn2``, ``blocks.<i>.<j>`` (``j`` =
+0 linear, 1 batch norm, 2 linear, 3 batch norm) and ``fc_out`` (a ``module.`` prefix, left by
+``DataParallel``, is dropped). The layer order is ours, so the import renames the tensors, reads
+the sizes off their shapes and records the input adapter that turns our states into their input
+(``heuristics.davi.adapters``): cube3 needs a sticker and colour mapping; their tile-per-position
+and 0/1 Lights Out inputs equal ours, with their blank-last tile goal.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from heuristics.davi.checkpoint import CheckpointError, save_checkpoint
+from heuristics.davi.model import ModelConfig
+from puzzles.base import InputError, Puzzle
+
+_BLOCK_PARTS = {"0": "fc1", "1": "bn1", "2": "fc2", "3": "bn2"}
+_TOP = {"fc1": "input", "bn1": "input_bn", "fc2": "hidden", "bn2": "hidden_bn", "fc_out": "out"}
+_KEY = re.compile(r"^(?:module\.)?(?:(fc1|bn1|fc2|bn2|fc_out)|blocks\.(\d+)\.([0-3]))\.(\w+)$")
+
+
+def rename_state_dict(theirs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """DeepCubeA's ``ResnetModel`` tensor names -> ours (``ResnetFC``); ``InputError`` on others."""
+    out: dict[str, torch.Tensor] = {}
+    for key, value in theirs.items():
+        m = _KEY.match(key)
+        if m is None:
+            raise InputError(f"STATE_DICT: unexpected tensor {key!r} for DeepCubeA's ResnetModel")
+        top, block, part, attr = m.groups()
+        name = _TOP[top] if top else f"blocks.{block}.{_BLOCK_PARTS[part]}"
+        out[f"{name}.{attr}"] = value
+    return out
+
+
+def adapter_for(puzzle: Puzzle) -> tuple[str, int]:
+    """``(input_adapter, state_dim of their input)`` for a puzzle DeepCubeA trained on."""
+    if puzzle.name == "cube3":
+        return "deepcubea-cube3", 54
+    if puzzle.name.startswith("puzzle"):
+        return "deepcubea-tiles", puzzle.state_dim
+    if puzzle.name.startswith("lightsout"):
+        return "deepcubea-lights", puzzle.state_dim
+    raise InputError(f"PUZZLE: DeepCubeA published no network for {puzzle.name}")
+
+
+def convert(theirs: dict[str, torch.Tensor], puzzle: Puzzle) -> dict[str, Any]:
+    """A ``kind="model"`` checkpoint dict (unsaved) from their state dict for ``puzzle``."""
+    adapter, state_dim = adapter_for(puzzle)
+    ours = rename_state_dict(theirs)
+    try:
+        h1, in_dim = ours["input.weight"].shape
+        res_dim = ours["hidden.weight"].shape[0]
+    except KeyError as exc:
+        raise InputError(f"STATE_DICT: missing tensor {exc.args[0]}") from None
+    if in_dim % state_dim:
+        raise InputError(f"STATE_DICT: input width {in_dim} is no multiple of {puzzle.name}'s "
+                         f"{state_dim} positions")
+    blocks = {int(k.split(".")[1]) for k in ours if k.startswith("blocks.")}
+    cfg = ModelConfig(state_dim=state_dim, one_hot_depth=in_dim // state_dim, h1=int(h1),
+                      res_dim=int(res_dim), num_blocks=len(blocks),
+                      batch_norm="input_bn.weight" in ours)
+    if adapter != "deepcubea-lights" and cfg.one_hot_depth < puzzle.num_symbols:
+        raise InputError(f"STATE_DICT: one-hot depth {cfg.one_hot_depth} is too small for "
+                         f"{puzzle.name} ({puzzle.num_symbols} symbols)")
+    from heuristics.davi.model import ResnetFC
+
+    net = ResnetFC(cfg)
+    missing, unexpected = net.load_state_dict(ours, strict=False)
+    missing = [k for k in missing if not k.endswith("num_batches_tracked")]
+    if missing or unexpected:
+        raise InputError(f"STATE_DICT: does not fit a ResnetModel: missing {missing[:3]}, "
+                         f"unexpected {unexpected[:3]}")
+    return {
+        "kind": "model",
+        "target": "davi",
+        "puzzle": puzzle.name,
+        "encoding": puzzle.encoding_name,
+        "state_dim": puzzle.state_dim,
+        "num_symbols": puzzle.num_symbols,
+        "goal": [int(v) for v in _deepcubea_goal(puzzle)],
+        "input_adapter": adapter,
+        "model_config": cfg.to_dict(),
+        "train_config": {"source": "DeepCubeA (Agostinelli et al. 2019), published weights"},
+        "iteration": 0,
+        "target_updates": 0,
+        "states_seen": 0,
+        "model": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+        "metrics": {},
+    }
+
+
+def _deepcubea_goal(puzzle: Puzzle) -> Any:
+    """The goal their network's values are relative to, in our state format."""
+    if puzzle.name.startswith("puzzle"):
+        n = puzzle.state_dim
+        return list(range(1, n)) + [0]  # their goal: tiles 1..N-1, then the blank
+    return puzzle.goal()
+
+
+def import_deepcubea(path: str | Path, puzzle_name: str, out: str | Path) -> Path:
+    """Read DeepCubeA's ``model_state_dict.pt`` for ``puzzle_name`` and write our checkpoint."""
+    from bench.registry import get_puzzle
+
+    puzzle = get_puzzle(puzzle_name)
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"STATE_DICT: {path}: no such file")
+    try:
+        theirs = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types for unreadable files
+        raise CheckpointError(f"STATE_DICT: {path} is not a readable torch state dict "
+                              f"({str(exc).splitlines()[0][:120]})") from None
+    if not isinstance(theirs, dict):
+        raise InputError(f"STATE_DICT: {path} holds no state dict")
+    return save_checkpoint(out, convert(theirs, puzzle))

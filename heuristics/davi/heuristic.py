@@ -1,0 +1,141 @@
+"""The learned heuristic: a trained cost-to-go network evaluated on whole batches of states.
+
+``LearnedHeuristic(puzzle, model=None)`` loads ``model``: a checkpoint file, a training run
+folder (its ``model.pt``), or a model name (a folder under ``heuristics/models/`` shipped with
+the package, or under ``$BENCH_CACHE/models/``). Without ``model`` it loads the shipped model
+named like the puzzle. The values are float32 and not admissible; the goal always gets 0 and
+negative outputs are clipped to 0. Evaluation runs in eval mode under ``torch.inference_mode``,
+in float32, one forward pass per batch (chunked above ``chunk`` states to bound memory); the
+number of torch threads is the caller's to set (``torch.set_num_threads``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from heuristics.base import Heuristic, IdaSpec
+from heuristics.davi.adapters import make_input_fn
+from heuristics.davi.checkpoint import check_puzzle, load_checkpoint
+from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters, parameter_bytes
+from puzzles.base import InputError, Puzzle
+
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "models"
+
+
+def user_models_dir() -> Path:
+    """``$BENCH_CACHE/models``: where ``bench train`` puts runs by default."""
+    from bench.paths import cache_dir
+
+    return cache_dir() / "models"
+
+
+def _model_file(folder: Path) -> Path | None:
+    for name in ("model.pt", "checkpoint.pt"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def known_models() -> dict[str, Path]:
+    """Model name -> file, shipped models first, then trained runs in the user's cache."""
+    out: dict[str, Path] = {}
+    for root in (user_models_dir(), SHIPPED_DIR):
+        if root.is_dir():
+            for d in sorted(root.iterdir()):
+                f = _model_file(d) if d.is_dir() else None
+                if f is not None:
+                    out[d.name] = f
+    return out
+
+
+def resolve_model(puzzle_name: str, model: str | Path | None) -> Path:
+    """The checkpoint file ``model`` names (see module docstring); ``InputError`` if none."""
+    if model is None:
+        f = _model_file(SHIPPED_DIR / puzzle_name)
+        if f is None:
+            raise InputError(
+                f"--model: no shipped model for {puzzle_name}; train one with "
+                f"`bench train davi {puzzle_name} --out DIR` and pass --model DIR"
+            )
+        return f
+    path = Path(model).expanduser()
+    if path.is_file():
+        return path
+    if path.is_dir():
+        f = _model_file(path)
+        if f is None:
+            raise InputError(f"--model: folder {path} holds no model.pt or checkpoint.pt")
+        return f
+    for root in (SHIPPED_DIR, user_models_dir()):
+        f = _model_file(root / str(model))
+        if f is not None:
+            return f
+    names = ", ".join(known_models()) or "none"
+    raise InputError(f"--model: {str(model)!r} is no checkpoint file, run folder or model name "
+                     f"(known models: {names})")
+
+
+class LearnedHeuristic(Heuristic):
+    """Cost-to-go network as a batch heuristic (``__call__``: ``(B, L) -> (B,)`` float32)."""
+
+    name = "davi"
+    admissible = False
+    consistent = False
+
+    def __init__(self, puzzle: Puzzle, model: str | Path | None = None, device: str = "cpu",
+                 chunk: int = 65536) -> None:
+        super().__init__(puzzle)
+        t0 = time.perf_counter()
+        self.model_path = resolve_model(puzzle.name, model)
+        ckpt = load_checkpoint(self.model_path)
+        check_puzzle(ckpt, puzzle, self.model_path)
+        self.trained_target: str = ckpt["target"]
+        self.name = "davi" if self.trained_target == "davi" else self.trained_target
+        self.info: dict[str, Any] = {
+            k: ckpt.get(k) for k in ("target", "iteration", "target_updates", "states_seen",
+                                     "metrics", "input_adapter")
+        }
+        self.device = torch.device(device)
+        self.chunk = int(chunk)
+        self.net = ResnetFC(ModelConfig.from_dict(ckpt["model_config"]))
+        try:
+            self.net.load_state_dict(ckpt["model"])
+        except RuntimeError as exc:
+            raise InputError(f"--model: {self.model_path}: weights do not fit the recorded network "
+                             f"sizes ({str(exc).splitlines()[0]})") from None
+        self.net.to(self.device).float().eval()
+        self._input = make_input_fn(ckpt, puzzle)
+        self.load_seconds = time.perf_counter() - t0
+
+    @property
+    def nbytes(self) -> int:
+        return parameter_bytes(self.net)
+
+    @property
+    def num_parameters(self) -> int:
+        return num_parameters(self.net)
+
+    def ida_spec(self) -> IdaSpec | None:
+        return None
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        states = np.atleast_2d(np.asarray(states))
+        if states.ndim != 2 or states.shape[1] != self.puzzle.state_dim:
+            raise ValueError(f"states: expected shape (B, {self.puzzle.state_dim}), got {states.shape}")
+        n = states.shape[0]
+        out = np.empty(n, dtype=np.float32)
+        if n == 0:
+            return out
+        codes = torch.from_numpy(np.ascontiguousarray(self._input(states)))
+        with torch.inference_mode():
+            for i in range(0, n, self.chunk):
+                x = codes[i:i + self.chunk].to(self.device)
+                out[i:i + self.chunk] = self.net(x).float().cpu().numpy()
+        np.maximum(out, 0.0, out=out)
+        out[self.puzzle.is_goal(states)] = 0.0
+        return out

@@ -1,0 +1,530 @@
+"""Training learned heuristics: DAVI (DeepCubeA's Algorithm 1) and diffusion-distance regression.
+
+DAVI (Agostinelli et al. 2019). Each iteration draws ``B`` states scrambled ``k ~ U[1, K]``
+moves from the goal, computes the Bellman targets
+``y(s) = min over legal actions a of (1 + J_target(child(s, a)))`` with ``J = 0`` at the goal
+(``y = 0`` when ``s`` is the goal itself; illegal tile moves are ignored; ``J_target`` is clipped
+at 0), and takes one Adam step on the mean squared error of ``J(s)`` against ``y``. The learning
+rate is ``lr * lr_decay ** iteration``. Every ``check_every`` (C) iterations the mean loss of
+those C iterations is compared with ``epsilon``; below it, the target network is replaced by the
+trained one. Before the first update ``J_target`` is 0 everywhere (value iteration from zero).
+With ``polyak`` set, the target network instead follows the trained one by Polyak averaging
+every iteration (``target <- (1 - polyak) * target + polyak * online``).
+
+Diffusion (the supervised target used by CayleyPy): regress ``J(s)`` on the scramble length
+``k`` of the random walk that produced ``s``; no target network.
+
+Monitoring, every C iterations and at the end (DeepCubeA's Figure 3), into the run folder:
+
+``log.csv``
+    ``iteration, loss, lr, target_updates, states_per_s, seconds`` (loss: mean over the
+    iterations since the previous row; states_per_s: training states per wall-clock second).
+``depth_log.csv``
+    ``iteration, depth, mean_pred, greedy_solved``: on a fixed held-out set of scrambles per
+    depth, the mean predicted cost-to-go and the share a greedy rollout solves (at most
+    ``min(2 * depth + 10, eval_max_steps)`` steps, each to the child of least ``1 + J``).
+
+Files of a run folder: ``checkpoint.pt`` (everything needed to resume exactly), ``model.pt``
+(weights for inference), ``config.json``, ``log.csv``, ``depth_log.csv``.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from heuristics.davi.checkpoint import (
+    TARGETS,
+    CheckpointError,
+    inference_copy,
+    load_checkpoint,
+    save_checkpoint,
+)
+from heuristics.davi.data import Batch, BatchProducer, random_walks
+from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters
+from puzzles.base import InputError, Puzzle
+
+#: per-puzzle defaults (k_max, epsilon, check_every): DeepCubeA's values for the puzzles of its
+#: paper; for cube2 (diameter 14 qtm) and puzzle8 (diameter 31) a K above the diameter and a
+#: smaller C, since they converge in thousands of iterations.
+PUZZLE_DEFAULTS: dict[str, tuple[int, float, int]] = {
+    "cube3": (30, 0.06, 5000),
+    "cube3-htm": (30, 0.06, 5000),
+    "cube2": (20, 0.06, 500),
+    "cube2-htm": (16, 0.06, 500),
+    "puzzle8": (40, 0.1, 500),
+    "puzzle15": (500, 0.1, 5000),
+    "puzzle24": (500, 0.2, 5000),
+    "puzzle35": (1000, 1.0, 5000),
+    "puzzle48": (1000, 1.0, 5000),
+    "lightsout7": (50, 1.0, 5000),
+}
+
+LOG_COLUMNS = ("iteration", "loss", "lr", "target_updates", "states_per_s", "seconds")
+DEPTH_COLUMNS = ("iteration", "depth", "mean_pred", "greedy_solved")
+
+
+def puzzle_defaults(name: str) -> tuple[int, float, int]:
+    """``(k_max, epsilon, check_every)`` for a puzzle name; Lights Out n x n: K = n * n."""
+    if name in PUZZLE_DEFAULTS:
+        return PUZZLE_DEFAULTS[name]
+    if name.startswith("lightsout"):
+        n = int(name[len("lightsout"):])
+        return (min(50, n * n), 1.0, 500 if n < 7 else 5000)
+    return (30, 1.0, 1000)
+
+
+@dataclass
+class TrainConfig:
+    """Options of one training run (JSON-serialisable; stored in checkpoints)."""
+
+    puzzle: str
+    target: str = "davi"
+    goal: str | None = None
+    preset: str = "small"
+    h1: int | None = None
+    res_dim: int | None = None
+    num_blocks: int | None = None
+    batch: int = 10000
+    lr: float = 1e-3
+    lr_decay: float = 0.9999993
+    k_max: int | None = None
+    epsilon: float | None = None
+    check_every: int | None = None
+    polyak: float | None = None
+    backtrack: bool = False
+    seed: int = 0
+    device: str = "auto"
+    amp: bool = False
+    eval_per_depth: int = 100
+    eval_depths: int = 10
+    eval_max_steps: int = 200
+    eval_chunk: int = 65536
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def resolved(self) -> TrainConfig:
+        """A copy with the per-puzzle defaults filled in, validated (``InputError``)."""
+        k, eps, c = puzzle_defaults(self.puzzle)
+        out = copy.deepcopy(self)
+        out.k_max = k if out.k_max is None else out.k_max
+        out.epsilon = eps if out.epsilon is None else out.epsilon
+        out.check_every = c if out.check_every is None else out.check_every
+        if out.target not in TARGETS:
+            raise InputError(f"target: expected one of {', '.join(TARGETS)}, got {out.target!r}")
+        if out.batch < 2:
+            raise InputError(f"--batch: must be at least 2 (batch norm), got {out.batch}")
+        if out.k_max < 1:
+            raise InputError(f"--k-max: must be at least 1, got {out.k_max}")
+        if out.check_every < 1:
+            raise InputError(f"--check-every: must be at least 1, got {out.check_every}")
+        if not out.lr > 0:
+            raise InputError(f"--lr: must be positive, got {out.lr}")
+        if not 0 < out.lr_decay <= 1:
+            raise InputError(f"--lr-decay: must be in (0, 1], got {out.lr_decay}")
+        if out.epsilon <= 0:
+            raise InputError(f"--epsilon: must be positive, got {out.epsilon}")
+        if out.polyak is not None and not 0 < out.polyak <= 1:
+            raise InputError(f"--polyak: must be in (0, 1], got {out.polyak}")
+        if out.device not in ("auto", "cpu", "cuda"):
+            raise InputError(f"--device: expected auto, cpu or cuda, got {out.device!r}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise InputError("--device: cuda requested but torch sees no CUDA device")
+    return torch.device(name)
+
+
+def make_puzzle(name: str, goal: str | None = None) -> Puzzle:
+    from bench.registry import get_puzzle
+
+    return get_puzzle(name, goal=goal)
+
+
+def model_config_for(puzzle: Puzzle, cfg: TrainConfig) -> ModelConfig:
+    base = ModelConfig.preset(cfg.preset, puzzle.state_dim, puzzle.num_symbols)
+    return ModelConfig(
+        base.state_dim, base.one_hot_depth,
+        cfg.h1 or base.h1, cfg.res_dim or base.res_dim,
+        base.num_blocks if cfg.num_blocks is None else cfg.num_blocks,
+    )
+
+
+# --------------------------------------------------------------------------- evaluation helpers
+def predict(model: ResnetFC, codes: np.ndarray | torch.Tensor, device: torch.device,
+            chunk: int = 65536, amp: bool = False) -> torch.Tensor:
+    """Values ``(N,)`` float32 on the CPU for codes ``(N, L)``; the model must be in eval mode."""
+    codes_t = torch.as_tensor(codes)
+    out = torch.empty(codes_t.shape[0], dtype=torch.float32)
+    with torch.inference_mode():
+        for i in range(0, codes_t.shape[0], chunk):
+            x = codes_t[i:i + chunk].to(device, non_blocking=True)
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
+                out[i:i + chunk] = model(x).float().cpu()
+    return out
+
+
+def bellman_targets(
+    values: np.ndarray | torch.Tensor, valid: np.ndarray, child_goal: np.ndarray, is_goal: np.ndarray
+) -> torch.Tensor:
+    """DAVI targets ``(B,)`` from child values ``(B, A)``, legal mask ``(B, A)``, goal masks.
+
+    ``y = min over legal a of (1 + max(J(child), 0))`` with ``J = 0`` at goal children, and
+    ``y = 0`` for states that are the goal.
+    """
+    j = torch.as_tensor(values, dtype=torch.float32).clamp_min(0.0)
+    j = j.masked_fill(torch.as_tensor(child_goal), 0.0)
+    cost = (1.0 + j).masked_fill(~torch.as_tensor(valid), math.inf)
+    y = cost.min(dim=1).values
+    return y.masked_fill(torch.as_tensor(is_goal), 0.0)
+
+
+def greedy_rollout(puzzle: Puzzle, value_fn: Callable[[np.ndarray], np.ndarray],
+                   states: np.ndarray, max_steps: int) -> np.ndarray:
+    """Batched greedy search: each step moves every unsolved state to its child of least
+    ``1 + J`` (goal children count 0). Returns ``(B,)`` bool: reached the goal in ``max_steps``."""
+    cur = np.array(states, copy=True)
+    solved = puzzle.is_goal(cur)
+    for _ in range(max_steps):
+        live = np.flatnonzero(~solved)
+        if live.size == 0:
+            break
+        children, valid = puzzle.expand(cur[live])
+        b, a, length = children.shape
+        flat = children.reshape(b * a, length)
+        goal = puzzle.is_goal(flat).reshape(b, a)
+        j = np.asarray(value_fn(flat), dtype=np.float64).reshape(b, a)
+        j[goal] = -1.0  # a goal child is always taken
+        j[~valid] = np.inf
+        best = np.argmin(j, axis=1)
+        cur[live] = children[np.arange(b), best]
+        solved[live] = goal[np.arange(b), best]
+    return solved
+
+
+def heldout_set(puzzle: Puzzle, cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Fixed held-out scrambles: ``(depths (D,), states (D, n, L))`` over ``eval_depths`` depths."""
+    assert cfg.k_max is not None
+    depths = np.unique(np.linspace(1, cfg.k_max, min(cfg.eval_depths, cfg.k_max)).round().astype(int))
+    rng = np.random.default_rng([cfg.seed, 2**31 - 1])  # apart from every training batch's stream
+    n = cfg.eval_per_depth
+    states = random_walks(puzzle, np.repeat(depths, n), rng, backtrack=cfg.backtrack)
+    return depths, states.reshape(len(depths), n, -1)
+
+
+# --------------------------------------------------------------------------- trainer
+class Trainer:
+    """One training run in ``out_dir``; ``Trainer.resume(out_dir)`` continues it exactly."""
+
+    def __init__(self, cfg: TrainConfig, out_dir: str | Path, puzzle: Puzzle | None = None,
+                 progress: bool = True) -> None:
+        self.cfg = cfg.resolved()
+        self.out_dir = Path(out_dir)
+        self.puzzle = puzzle if puzzle is not None else make_puzzle(self.cfg.puzzle, self.cfg.goal)
+        if self.puzzle.name != self.cfg.puzzle:
+            raise InputError(f"puzzle: the config names {self.cfg.puzzle}, got a {self.puzzle.name}")
+        self.device = resolve_device(self.cfg.device)
+        self.progress = progress
+        torch.manual_seed(self.cfg.seed)
+        self.model_config = model_config_for(self.puzzle, self.cfg)
+        self.model = ResnetFC(self.model_config).to(self.device)
+        self.target: ResnetFC | None = None
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.cfg.lr)
+        self.iteration = 0
+        self.target_updates = 0
+        self.states_seen = 0
+        self.loss_sum = 0.0
+        self.loss_n = 0
+        self.log_loss_sum = 0.0
+        self.log_loss_n = 0
+        self.metrics: dict[str, Any] = {}
+        self.elapsed = 0.0
+        self._heldout: tuple[np.ndarray, np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ persistence
+    @classmethod
+    def resume(cls, out_dir: str | Path, puzzle: Puzzle | None = None, progress: bool = True,
+               device: str | None = None) -> Trainer:
+        """Rebuild a trainer from ``out_dir/checkpoint.pt``."""
+        path = Path(out_dir) / "checkpoint.pt"
+        if not path.is_file():
+            raise InputError(f"--resume: {out_dir} has no checkpoint.pt to resume from")
+        ckpt = load_checkpoint(path)
+        if ckpt.get("kind") != "train":
+            raise CheckpointError(f"--resume: {path} holds weights only, no training state")
+        cfg = TrainConfig.from_dict(ckpt["train_config"])
+        if device is not None:
+            cfg.device = device
+        t = cls(cfg, out_dir, puzzle=puzzle, progress=progress)
+        from heuristics.davi.checkpoint import check_puzzle
+
+        check_puzzle(ckpt, t.puzzle, path)
+        t.model.load_state_dict(ckpt["model"])
+        if ckpt.get("target_model") is not None:
+            t.target = ResnetFC(t.model_config).to(t.device)
+            t.target.load_state_dict(ckpt["target_model"])
+            t.target.eval()
+        t.optimizer.load_state_dict(ckpt["optimizer"])
+        t.iteration = int(ckpt["iteration"])
+        t.target_updates = int(ckpt["target_updates"])
+        t.states_seen = int(ckpt.get("states_seen", 0))
+        t.loss_sum, t.loss_n, t.log_loss_sum, t.log_loss_n = ckpt["loss_window"]
+        t.loss_n, t.log_loss_n = int(t.loss_n), int(t.log_loss_n)
+        t.metrics = dict(ckpt.get("metrics", {}))
+        t.elapsed = float(ckpt.get("elapsed_s", 0.0))
+        torch.set_rng_state(ckpt["torch_rng"])
+        t._truncate_logs()
+        return t
+
+    def checkpoint(self) -> dict[str, Any]:
+        return {
+            "kind": "train",
+            "target": self.cfg.target,
+            "puzzle": self.puzzle.name,
+            "encoding": self.puzzle.encoding_name,
+            "state_dim": self.puzzle.state_dim,
+            "num_symbols": self.puzzle.num_symbols,
+            "goal": [int(v) for v in self.puzzle.goal()],
+            "input_adapter": "none",
+            "model_config": self.model_config.to_dict(),
+            "train_config": self.cfg.to_dict(),
+            "iteration": self.iteration,
+            "target_updates": self.target_updates,
+            "states_seen": self.states_seen,
+            "elapsed_s": self.elapsed,
+            "model": {k: v.detach().cpu() for k, v in self.model.state_dict().items()},
+            "target_model": ({k: v.detach().cpu() for k, v in self.target.state_dict().items()}
+                             if self.target is not None else None),
+            "optimizer": self.optimizer.state_dict(),
+            "torch_rng": torch.get_rng_state(),
+            "loss_window": [self.loss_sum, self.loss_n, self.log_loss_sum, self.log_loss_n],
+            "metrics": self.metrics,
+        }
+
+    def save(self) -> None:
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        ckpt = self.checkpoint()
+        save_checkpoint(self.out_dir / "checkpoint.pt", ckpt)
+        save_checkpoint(self.out_dir / "model.pt", inference_copy(ckpt))
+        config = {
+            "train_config": self.cfg.to_dict(),
+            "model_config": self.model_config.to_dict(),
+            "parameters": num_parameters(self.model),
+            "iteration": self.iteration,
+            "target_updates": self.target_updates,
+            "states_seen": self.states_seen,
+            "train_seconds": round(self.elapsed, 1),
+            "metrics": self.metrics,
+            "torch": torch.__version__,
+            "device": str(self.device),
+        }
+        (self.out_dir / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+
+    def _truncate_logs(self) -> None:
+        """Drop log rows written after the checkpoint (an interrupted run's tail)."""
+        for name in ("log.csv", "depth_log.csv"):
+            path = self.out_dir / name
+            if not path.is_file():
+                continue
+            with open(path, newline="") as f:
+                rows = list(csv.reader(f))
+            if not rows:
+                continue
+            keep = [rows[0]] + [r for r in rows[1:] if r and int(r[0]) <= self.iteration]
+            with open(path, "w", newline="") as f:
+                csv.writer(f).writerows(keep)
+
+    def _append(self, name: str, columns: tuple[str, ...], rows: list[list[Any]]) -> None:
+        path = self.out_dir / name
+        new = not path.is_file()
+        with open(path, "a", newline="") as f:
+            w = csv.writer(f)
+            if new:
+                w.writerow(columns)
+            w.writerows(rows)
+
+    # ------------------------------------------------------------------ one step
+    def _lr(self) -> float:
+        return self.cfg.lr * self.cfg.lr_decay ** self.iteration
+
+    def _targets(self, b: Batch) -> torch.Tensor:
+        if self.cfg.target == "diffusion":
+            return torch.as_tensor(b.depths, dtype=torch.float32).masked_fill(
+                torch.as_tensor(b.is_goal), 0.0)
+        assert b.children is not None and b.valid is not None and b.child_goal is not None
+        bsz, a, length = b.children.shape
+        if self.target is None:
+            values = torch.zeros(bsz, a)
+        else:
+            codes = self.puzzle.encode(b.children.reshape(bsz * a, length))
+            values = predict(self.target, codes, self.device, self.cfg.eval_chunk,
+                             self.cfg.amp).reshape(bsz, a)
+        return bellman_targets(values, b.valid, b.child_goal, b.is_goal)
+
+    def step(self, b: Batch) -> float:
+        """One training iteration on batch ``b``; returns its loss."""
+        y = self._targets(b).to(self.device)
+        x = torch.as_tensor(self.puzzle.encode(b.states)).to(self.device)
+        for g in self.optimizer.param_groups:
+            g["lr"] = self._lr()
+        self.model.train()
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.cfg.amp):
+            pred = self.model(x).float()
+        loss = F.mse_loss(pred, y)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        if self.cfg.polyak is not None and self.cfg.target == "davi":
+            self._polyak()
+        self.iteration += 1
+        self.states_seen += b.states.shape[0]
+        return float(loss.detach())
+
+    def _polyak(self) -> None:
+        tau = float(self.cfg.polyak or 1.0)
+        if self.target is None:
+            self.target = copy.deepcopy(self.model).eval()
+            self.target_updates += 1
+            return
+        with torch.no_grad():
+            for pt, po in zip(self.target.parameters(), self.model.parameters(), strict=True):
+                pt.mul_(1.0 - tau).add_(po, alpha=tau)
+            for bt, bo in zip(self.target.buffers(), self.model.buffers(), strict=True):
+                bt.copy_(bo)
+        self.target_updates += 1
+
+    def _check_target(self) -> None:
+        """DeepCubeA's update rule: copy the trained network when the window's loss < epsilon."""
+        if self.cfg.target != "davi" or self.cfg.polyak is not None or self.loss_n == 0:
+            return
+        assert self.cfg.epsilon is not None
+        if self.loss_sum / self.loss_n < self.cfg.epsilon:
+            if self.target is None:
+                self.target = ResnetFC(self.model_config).to(self.device)
+            self.target.load_state_dict(self.model.state_dict())
+            self.target.eval()
+            self.target_updates += 1
+
+    # ------------------------------------------------------------------ monitoring
+    def value_fn(self) -> Callable[[np.ndarray], np.ndarray]:
+        """The current network as a batch value function on states (eval mode)."""
+        def f(states: np.ndarray) -> np.ndarray:
+            self.model.eval()
+            v = predict(self.model, self.puzzle.encode(states), self.device, self.cfg.eval_chunk,
+                        self.cfg.amp).numpy()
+            v[self.puzzle.is_goal(states)] = 0.0
+            return v
+        return f
+
+    def monitor(self) -> list[list[Any]]:
+        """Mean prediction and greedy-solved share per held-out depth (rows of depth_log.csv)."""
+        if self._heldout is None:
+            self._heldout = heldout_set(self.puzzle, self.cfg)
+        depths, states = self._heldout
+        f = self.value_fn()
+        rows = []
+        for d, s in zip(depths, states, strict=True):
+            pred = float(np.mean(f(s)))
+            steps = min(2 * int(d) + 10, self.cfg.eval_max_steps)
+            solved = greedy_rollout(self.puzzle, f, s, max_steps=steps)
+            rows.append([self.iteration, int(d), round(pred, 4), round(float(solved.mean()), 4)])
+        self.model.train()
+        return rows
+
+    def _log(self, states_per_s: float) -> None:
+        loss = self.log_loss_sum / self.log_loss_n if self.log_loss_n else float("nan")
+        depth_rows = self.monitor()
+        row = [self.iteration, round(loss, 6), f"{self._lr():.6g}", self.target_updates,
+               round(states_per_s, 1), round(self.elapsed, 1)]
+        self._append("log.csv", LOG_COLUMNS, [row])
+        self._append("depth_log.csv", DEPTH_COLUMNS, depth_rows)
+        self.metrics = {
+            "loss": round(loss, 6),
+            "target_updates": self.target_updates,
+            "states_per_s": round(states_per_s, 1),
+            "greedy_solved": {str(r[1]): r[3] for r in depth_rows},
+            "mean_pred": {str(r[1]): r[2] for r in depth_rows},
+        }
+        self.log_loss_sum, self.log_loss_n = 0.0, 0
+
+    # ------------------------------------------------------------------ main loop
+    def train(self, iterations: int, max_seconds: float | None = None) -> dict[str, Any]:
+        """Run ``iterations`` more iterations; logs and checkpoints every C and at the end.
+
+        With ``max_seconds``, training also stops (logged and saved) at the first iteration that
+        ends after that many wall-clock seconds.
+
+        On ``KeyboardInterrupt`` the state after the last finished iteration is saved before the
+        exception propagates, so ``--resume`` continues exactly.
+        """
+        from tqdm import tqdm
+
+        if iterations < 0:
+            raise InputError(f"--iterations: must be >= 0, got {iterations}")
+        cfg = self.cfg
+        assert cfg.check_every is not None and cfg.k_max is not None
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        end = self.iteration + iterations
+        producer = BatchProducer(self.puzzle, self.iteration, cfg.seed, cfg.batch, cfg.k_max,
+                                 with_children=cfg.target == "davi", backtrack=cfg.backtrack)
+        bar = tqdm(total=iterations, desc=f"{cfg.target} {self.puzzle.name}", unit="it",
+                   disable=not self.progress, dynamic_ncols=True)
+        window_start, window_states = time.perf_counter(), 0
+        t_last = t_start = time.perf_counter()
+        try:
+            while self.iteration < end:
+                b = producer.get()
+                loss = self.step(b)
+                now = time.perf_counter()
+                self.elapsed += now - t_last
+                t_last = now
+                window_states += b.states.shape[0]
+                self.loss_sum += loss
+                self.loss_n += 1
+                self.log_loss_sum += loss
+                self.log_loss_n += 1
+                bar.update(1)
+                bar.set_postfix(loss=f"{loss:.4f}", updates=self.target_updates)
+                at_check = self.iteration % cfg.check_every == 0
+                if at_check:
+                    self._check_target()
+                    self.loss_sum, self.loss_n = 0.0, 0
+                if max_seconds is not None and now - t_start >= max_seconds:
+                    end = self.iteration
+                if at_check or self.iteration == end:
+                    rate = window_states / max(time.perf_counter() - window_start, 1e-9)
+                    self._log(rate)
+                    self.save()
+                    window_start, window_states = time.perf_counter(), 0
+                    t_last = time.perf_counter()  # monitoring time is not training time
+        except KeyboardInterrupt:
+            self.save()
+            raise
+        finally:
+            producer.close()
+            bar.close()
+        if iterations == 0:
+            self.save()
+        return self.metrics

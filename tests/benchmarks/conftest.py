@@ -1,0 +1,71 @@
+"""Regression benchmarks: every figure is normalized by a calibration workload of the same run.
+
+``nox -s bench`` runs ``pytest tests/benchmarks --benchmark-enable --benchmark-only
+--benchmark-json .benchmarks/latest.json`` and then ``python tests/benchmarks/compare.py
+.benchmarks/latest.json``, which fails when a benchmark's time divided by the calibration time
+grew by more than the allowed factor over ``tests/benchmarks/baseline.json``.
+
+The calibration (``calibrate()``) is a fixed pure-Python loop and a fixed numpy sort; it is
+measured at the start and at the end of the session (the smaller of the two is kept, so a
+machine that was busy for a moment does not shift every ratio) and written into the JSON.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+
+_CAL: dict[str, float] = {}
+
+
+def _python_loop() -> int:
+    acc = 0
+    for i in range(1_000_000):
+        acc = (acc + i * i) % 1_000_003
+    return acc
+
+
+_SORT_INPUT = np.random.default_rng(0).random(1_000_000)
+
+
+def _numpy_sort() -> float:
+    return float(np.sort(_SORT_INPUT)[500_000])
+
+
+def _best_of(fn: Any, repeats: int = 5) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def calibrate() -> dict[str, float]:
+    """Seconds of the two fixed workloads and their geometric mean (``calibration_s``)."""
+    py = _best_of(_python_loop)
+    npy = _best_of(_numpy_sort)
+    return {"python_loop_s": py, "numpy_sort_s": npy, "calibration_s": float(np.sqrt(py * npy))}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if session.config.getoption("benchmark_skip", default=False):
+        return
+    _CAL.update(calibrate())
+
+
+def pytest_benchmark_update_json(config: Any, benchmarks: Any, output_json: dict[str, Any]) -> None:
+    """Add the calibration (min of session start and end) to pytest-benchmark's JSON."""
+    if not _CAL:
+        return
+    end = calibrate()
+    output_json["calibration"] = {k: min(v, end[k]) for k, v in _CAL.items()}
+
+
+@pytest.fixture(scope="session")
+def calibration() -> dict[str, float]:
+    """The calibration measured at session start (seconds)."""
+    return dict(_CAL) if _CAL else calibrate()

@@ -1,0 +1,281 @@
+"""Learned heuristics: network, DAVI targets, training, checkpoints, the batch heuristic.
+
+Runs on a toy 3x3 Lights Out (tests/davi_toy.py) with tiny networks, so it needs no other puzzle.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import numpy as np
+import pytest
+import torch
+from davi_toy import ToyLights, exact_distances
+
+from heuristics.davi.checkpoint import CheckpointError, load_checkpoint, weights_digest
+from heuristics.davi.data import make_batch, random_walks
+from heuristics.davi.heuristic import LearnedHeuristic
+from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters, parameter_bytes
+from heuristics.davi.train import TrainConfig, Trainer, bellman_targets, greedy_rollout
+from puzzles.base import InputError
+
+
+@pytest.fixture(scope="module")
+def toy() -> ToyLights:
+    return ToyLights(3)
+
+
+@pytest.fixture(scope="module")
+def toy_dist(toy):
+    d = exact_distances(toy)
+    states = np.array([np.frombuffer(k, dtype=np.uint8) for k in d])
+    return states, np.array(list(d.values()))
+
+
+def _cfg(toy, **kw) -> TrainConfig:
+    base = dict(puzzle=toy.name, preset="tiny", batch=128, lr=3e-3, lr_decay=1.0, k_max=12,
+                epsilon=0.05, check_every=10, eval_per_depth=8, eval_depths=3)
+    return TrainConfig(**{**base, **kw})
+
+
+# --------------------------------------------------------------------------- targets and data
+def _naive_targets(values, valid, child_goal, is_goal):
+    out = []
+    for i in range(values.shape[0]):
+        if is_goal[i]:
+            out.append(0.0)
+            continue
+        best = math.inf
+        for a in range(values.shape[1]):
+            if not valid[i, a]:
+                continue
+            j = 0.0 if child_goal[i, a] else max(float(values[i, a]), 0.0)
+            best = min(best, 1.0 + j)
+        out.append(best)
+    return np.array(out)
+
+
+@pytest.mark.nojit
+def test_bellman_targets_match_naive_loop():
+    rng = np.random.default_rng(1)
+    b, a = 200, 5
+    values = rng.normal(3.0, 3.0, size=(b, a)).astype(np.float32)
+    valid = rng.random((b, a)) < 0.7
+    valid[np.arange(b), rng.integers(0, a, b)] = True  # at least one legal move
+    child_goal = rng.random((b, a)) < 0.1
+    is_goal = rng.random(b) < 0.05
+    got = bellman_targets(values, valid, child_goal, is_goal).numpy()
+    np.testing.assert_allclose(got, _naive_targets(values, valid, child_goal, is_goal), rtol=1e-6)
+
+
+@pytest.mark.nojit
+def test_random_walks_respect_depths(toy, toy_dist):
+    states, dist = toy_dist
+    lookup = {s.tobytes(): int(d) for s, d in zip(states, dist, strict=True)}
+    rng = np.random.default_rng(0)
+    depths = rng.integers(1, 8, size=300)
+    walked = random_walks(toy, depths, rng)
+    d = np.array([lookup[s.tobytes()] for s in walked])
+    assert np.all(d <= depths)
+    assert np.all(d[depths == 1] == 1)
+    # no walk undoes its previous move, so two-move walks never return to the goal
+    two = random_walks(toy, np.full(100, 2), rng)
+    assert not toy.is_goal(two).any()
+
+
+@pytest.mark.nojit
+def test_batches_are_a_function_of_seed_and_iteration(toy):
+    a = make_batch(toy, 7, seed=3, batch=64, k_max=9, with_children=True)
+    b = make_batch(toy, 7, seed=3, batch=64, k_max=9, with_children=True)
+    c = make_batch(toy, 8, seed=3, batch=64, k_max=9, with_children=True)
+    assert np.array_equal(a.states, b.states) and np.array_equal(a.depths, b.depths)
+    assert not np.array_equal(a.states, c.states)
+    assert a.children.shape == (64, toy.num_actions, toy.state_dim)
+    np.testing.assert_array_equal(a.child_goal, toy.is_goal(a.children.reshape(-1, 9)).reshape(64, 9))
+
+
+# --------------------------------------------------------------------------- network
+def test_model_shapes_and_parameter_count():
+    cfg = ModelConfig(state_dim=9, one_hot_depth=2, h1=20, res_dim=10, num_blocks=2)
+    net = ResnetFC(cfg).eval()
+    out = net(torch.zeros(5, 9, dtype=torch.long))
+    assert out.shape == (5,)
+    linear = (18 * 20 + 20) + (20 * 10 + 10) + 2 * 2 * (10 * 10 + 10) + (10 + 1)
+    bn = 2 * (20 + 10 + 2 * 2 * 10)
+    assert num_parameters(net) == linear + bn
+    buffers = 2 * (20 + 10 + 4 * 10) * 4 + 6 * 8  # running mean/var (float32), counters (int64)
+    assert parameter_bytes(net) == (linear + bn) * 4 + buffers
+
+
+def test_one_hot_input_matches_explicit_encoding():
+    cfg = ModelConfig(state_dim=3, one_hot_depth=4, h1=8, res_dim=4, num_blocks=0)
+    net = ResnetFC(cfg)
+    codes = torch.tensor([[0, 3, 1]])
+    x = net.one_hot(codes)
+    assert x.tolist() == [[1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0]]
+
+
+# --------------------------------------------------------------------------- training
+def test_davi_learns_exact_cost_to_go_on_small_depths(toy, toy_dist, tmp_path):
+    torch.set_num_threads(1)
+    cfg = _cfg(toy, k_max=6, batch=256, lr_decay=0.993, eval_per_depth=4, eval_depths=2)
+    t = Trainer(cfg, tmp_path / "run", puzzle=toy, progress=False)
+    t.train(400)
+    assert t.target_updates >= 4
+    h = LearnedHeuristic(toy, model=tmp_path / "run")
+    states, dist = toy_dist
+    v = h(states)
+    near = dist <= 3
+    assert np.abs(v[near] - dist[near]).max() < 0.5, "DAVI did not learn the exact cost-to-go"
+    # the logs hold what the report plots
+    import pandas as pd
+
+    log = pd.read_csv(tmp_path / "run" / "log.csv")
+    assert list(log.columns) == ["iteration", "loss", "lr", "target_updates", "states_per_s", "seconds"]
+    assert log["iteration"].iloc[-1] == 400 and log["target_updates"].is_monotonic_increasing
+    depth = pd.read_csv(tmp_path / "run" / "depth_log.csv")
+    assert list(depth.columns) == ["iteration", "depth", "mean_pred", "greedy_solved"]
+    last = depth[depth["iteration"] == 400]
+    assert last["greedy_solved"].iloc[0] == 1.0  # depth-1 scrambles are solved greedily
+
+
+def test_resume_is_exact(toy, tmp_path):
+    torch.set_num_threads(1)
+    cfg = _cfg(toy, check_every=7, batch=64)
+    whole = Trainer(cfg, tmp_path / "whole", puzzle=toy, progress=False)
+    whole.train(30)
+    part = Trainer(cfg, tmp_path / "part", puzzle=toy, progress=False)
+    part.train(17)  # stops mid check-window
+    again = Trainer.resume(tmp_path / "part", puzzle=toy, progress=False)
+    assert again.iteration == 17
+    again.train(13)
+    assert again.iteration == whole.iteration == 30
+    assert again.target_updates == whole.target_updates
+    for (k, a), (_, b) in zip(whole.model.state_dict().items(), again.model.state_dict().items(),
+                              strict=True):
+        assert torch.equal(a, b), k
+    sa, sb = whole.optimizer.state_dict()["state"], again.optimizer.state_dict()["state"]
+    assert all(torch.equal(sa[i]["exp_avg"], sb[i]["exp_avg"]) for i in sa)
+
+
+def test_polyak_and_diffusion_targets(toy, tmp_path):
+    torch.set_num_threads(1)
+    t = Trainer(_cfg(toy, polyak=0.05), tmp_path / "polyak", puzzle=toy, progress=False)
+    t.train(20)
+    assert t.target is not None and t.target_updates == 20
+    d = Trainer(_cfg(toy, target="diffusion"), tmp_path / "diff", puzzle=toy, progress=False)
+    b = make_batch(toy, 0, seed=0, batch=32, k_max=12, with_children=False)
+    y = d._targets(b).numpy()
+    np.testing.assert_array_equal(y, np.where(b.is_goal, 0, b.depths))
+    d.train(60)
+    h = LearnedHeuristic(toy, model=tmp_path / "diff")
+    assert h.name == "diffusion" and h.trained_target == "diffusion"
+    assert load_checkpoint(tmp_path / "diff" / "model.pt")["target"] == "diffusion"
+
+
+def test_bad_training_options(toy, tmp_path):
+    for kw, word in [({"batch": 1}, "--batch"), ({"k_max": 0}, "--k-max"), ({"lr": -1.0}, "--lr"),
+                     ({"target": "nope"}, "target"), ({"polyak": 2.0}, "--polyak"),
+                     ({"preset": "huge"}, "--preset")]:
+        with pytest.raises(InputError, match=word):
+            Trainer(_cfg(toy, **kw), tmp_path / "x", puzzle=toy, progress=False)
+
+
+def test_greedy_rollout_with_exact_values(toy, toy_dist):
+    states, dist = toy_dist
+    table = {s.tobytes(): float(d) for s, d in zip(states, dist, strict=True)}
+
+    def exact(batch):
+        return np.array([table[s.tobytes()] for s in batch])
+
+    starts = states[dist == 5][:10]
+    assert greedy_rollout(toy, exact, starts, max_steps=5).all()
+    assert not greedy_rollout(toy, exact, starts, max_steps=4).any()
+
+
+# --------------------------------------------------------------------------- checkpoints
+@pytest.fixture(scope="module")
+def trained(toy, tmp_path_factory):
+    torch.set_num_threads(1)
+    out = tmp_path_factory.mktemp("trained")
+    t = Trainer(_cfg(toy), out, puzzle=toy, progress=False)
+    t.train(20)
+    return out
+
+
+def test_checkpoint_contents_load_weights_only(trained):
+    ck = torch.load(trained / "checkpoint.pt", weights_only=True)
+    for key in ("model", "target_model", "optimizer", "train_config", "model_config", "puzzle",
+                "encoding", "iteration", "torch_rng", "target", "goal"):
+        assert key in ck, key
+    assert ck["iteration"] == 20 and ck["kind"] == "train"
+    assert ck["weights_sha256"] == weights_digest(ck["model"])
+    small = torch.load(trained / "model.pt", weights_only=True)
+    assert small["kind"] == "model" and "optimizer" not in small
+
+
+def test_checkpoint_for_another_puzzle_is_refused(trained):
+    with pytest.raises(CheckpointError, match="toylights3, not for toylights4"):
+        LearnedHeuristic(ToyLights(4), model=trained)
+    other = ToyLights(3)
+    other.encoding_name = "planes"
+    with pytest.raises(InputError, match="encoding"):
+        LearnedHeuristic(other, model=trained)
+
+
+def test_truncated_and_corrupt_checkpoints_are_detected(toy, trained, tmp_path):
+    data = (trained / "model.pt").read_bytes()
+    (tmp_path / "trunc.pt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="corrupt or truncated"):
+        load_checkpoint(tmp_path / "trunc.pt")
+    # flip bytes inside the largest tensor's storage: the zip still reads, the digest catches it
+    ck = torch.load(trained / "model.pt", weights_only=True)
+    w = ck["model"]["input.weight"].numpy().tobytes()
+    pos = data.find(w[:64])
+    assert pos > 0
+    bad = bytearray(data)
+    for i in range(pos + 100, pos + 108):
+        bad[i] ^= 0xFF
+    (tmp_path / "bad.pt").write_bytes(bytes(bad))
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_checkpoint(tmp_path / "bad.pt")
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint at all")
+    with pytest.raises(CheckpointError):
+        LearnedHeuristic(toy, model=tmp_path / "junk.pt")
+    with pytest.raises(CheckpointError, match="no such file"):
+        load_checkpoint(tmp_path / "missing.pt")
+
+
+def test_resume_refuses_weights_only_file(toy, trained, tmp_path):
+    shutil.copy(trained / "model.pt", tmp_path / "checkpoint.pt")
+    with pytest.raises(CheckpointError, match="weights only"):
+        Trainer.resume(tmp_path, puzzle=toy, progress=False)
+
+
+# --------------------------------------------------------------------------- the heuristic
+def test_heuristic_batch_evaluation(toy, toy_dist, trained):
+    h = LearnedHeuristic(toy, model=trained / "model.pt")
+    states, _ = toy_dist
+    batch = h(states)
+    assert batch.dtype == np.float32 and batch.shape == (len(states),)
+    singles = np.array([h(s)[0] for s in states[:40]])
+    np.testing.assert_allclose(singles, batch[:40], rtol=1e-5, atol=1e-5)
+    assert h(toy.goal())[0] == 0.0
+    assert np.all(batch >= 0)
+    assert h.ida_spec() is None and not h.admissible
+    assert h.nbytes == parameter_bytes(h.net) > 0
+    assert h.load_seconds > 0
+    h2 = LearnedHeuristic(toy, model=trained / "model.pt", chunk=7)  # chunked forward passes
+    np.testing.assert_allclose(h2(states), batch, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="expected shape"):
+        h(np.zeros((2, 5), dtype=np.uint8))
+
+
+def test_missing_model_is_a_clear_error(toy, tmp_path):
+    with pytest.raises(InputError, match="no shipped model for toylights3"):
+        LearnedHeuristic(toy)
+    with pytest.raises(InputError, match="no checkpoint file, run folder or model name"):
+        LearnedHeuristic(toy, model="no-such-model")
+    with pytest.raises(InputError, match="holds no model.pt"):
+        LearnedHeuristic(toy, model=tmp_path)
