@@ -837,3 +837,13 @@ def deepcubea_moves(solution: Sequence[Sequence[object]], metric: str = "qtm") -
             raise InputError(f"solution: move {i + 1} {move!r} turns by {d}, expected +1 or -1")
         out.append(per * f + (0 if d == 1 else 1))
     return out
+
+
+def deepcubea_cube3_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``(position (54,), colour (6,))`` int64 such that DeepCubeA's network input for our cube3
+    states ``s (B, 54)`` is ``colour[s[:, position]]``: their colour index (sticker id // 9, faces
+    U D L R B F) at each of their sticker positions. The inverse of ``from_deepcubea_cube3``.
+    """
+    colour = np.empty(6, dtype=np.int64)
+    colour[_DEEPCUBEA_COLOURS] = np.arange(6)
+    return DEEPCUBEA_POSITIONS.copy(), colour

@@ -9,7 +9,7 @@ from typing import Any, Literal
 import numpy as np
 
 from heuristics.base import Heuristic
-from puzzles.base import Puzzle
+from puzzles.base import InputError, Puzzle
 
 Status = Literal["solved", "timeout", "node-limit", "out-of-memory", "unsolvable"]
 STATUSES: tuple[str, ...] = ("solved", "timeout", "node-limit", "out-of-memory", "unsolvable")
@@ -22,6 +22,17 @@ class Limits:
     time_s: float | None = None
     nodes: int | None = None
     memory_bytes: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("time_s", "nodes", "memory_bytes"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+                raise InputError(f"limits: {name} must be a number, got {value!r}")
+            if not value > 0 or (name != "time_s" and value != int(value)):
+                what = "a positive number of seconds" if name == "time_s" else "a positive integer"
+                raise InputError(f"limits: {name} must be {what}, got {value!r}")
 
 
 @dataclass(frozen=True)

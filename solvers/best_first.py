@@ -89,18 +89,20 @@ class _Store:
         self.closed_kind = closed
         self.limit = limit
         self._alloc(capacity)
-        self.table = np.zeros((_next_pow2(2 * capacity), 2), dtype=np.uint64)
+        self.table = np.zeros((4096, 2), dtype=np.uint64)  # grows with the node count
         self.index: dict[bytes, int] = {}
 
     def _alloc(self, cap: int) -> None:
-        self.states = np.zeros((cap, self.L), dtype=np.uint8)
-        self.g = np.zeros(cap, dtype=np.int64)
-        self.h = np.zeros(cap, dtype=np.float64)
-        self.fcur = np.zeros(cap, dtype=np.float64)
-        self.parent = np.zeros(cap, dtype=np.int64)
-        self.action = np.zeros(cap, dtype=np.int64)
-        self.hashes = np.zeros(cap, dtype=np.uint64)
-        self.closed = np.zeros(cap, dtype=np.bool_)
+        # np.empty: pages are only backed by memory once the search writes them, so a generous
+        # capacity costs address space, not RSS; rows beyond ``n`` are never read
+        self.states = np.empty((cap, self.L), dtype=np.uint8)
+        self.g = np.empty(cap, dtype=np.int64)
+        self.h = np.empty(cap, dtype=np.float64)
+        self.fcur = np.empty(cap, dtype=np.float64)
+        self.parent = np.empty(cap, dtype=np.int64)
+        self.action = np.empty(cap, dtype=np.int64)
+        self.hashes = np.empty(cap, dtype=np.uint64)
+        self.closed = np.empty(cap, dtype=np.bool_)
 
     @property
     def capacity(self) -> int:
@@ -108,9 +110,8 @@ class _Store:
 
     @property
     def nbytes(self) -> int:
-        arrays = (self.states, self.g, self.h, self.fcur, self.parent, self.action, self.hashes,
-                  self.closed, self.table)
-        return int(sum(a.nbytes for a in arrays))
+        """Bytes in use: ``n`` node rows plus the hash table."""
+        return int(self.n * self.bytes_per_node() + self.table.nbytes)
 
     def bytes_per_node(self) -> int:
         return self.L + 8 * 6 + 1
@@ -120,7 +121,7 @@ class _Store:
         need = self.n + extra
         if need > self.capacity:
             cap = max(need, 2 * self.capacity)
-            if self.limit is not None and cap * self.bytes_per_node() + 16 * cap + other_bytes > self.limit:
+            if self.limit is not None and need * self.bytes_per_node() + other_bytes > self.limit:
                 raise _OutOfMemory
             old = (self.states, self.g, self.h, self.fcur, self.parent, self.action, self.hashes,
                    self.closed)
@@ -207,13 +208,14 @@ class _Heap:
 
     @property
     def nbytes(self) -> int:
-        return int(self.data.nbytes)
+        """Bytes in use (``size`` records)."""
+        return int(24 * self.size[0])
 
     def push(self, f: np.ndarray, h: np.ndarray, ids: np.ndarray, other_bytes: int = 0) -> None:
         need = int(self.size[0]) + ids.shape[0]
         if need > self.data.shape[0]:
             cap = max(need, 2 * self.data.shape[0])
-            if self.limit is not None and 24 * cap + other_bytes > self.limit:
+            if self.limit is not None and 24 * need + other_bytes > self.limit:
                 raise _OutOfMemory
             n = int(self.size[0])
             new = np.empty((cap, 3), dtype=np.float64)
@@ -314,9 +316,9 @@ class BatchBestFirst(Solver):
         weight, batch = self.weight, self.batch
         inverse = np.array([puzzle.inverse_action(a) for a in range(puzzle.num_actions)],
                            dtype=np.int64)
-        cap = max(1024, min(4 * batch * puzzle.num_actions, 1 << 20))
+        cap = max(1024, min(64 * batch * puzzle.num_actions, 1 << 22))
         store = _Store(puzzle.state_dim, cap, self.closed, mem_limit)
-        heap = _Heap(cap, mem_limit)
+        heap = _Heap(2 * cap, mem_limit)
         store.add_root(start, h_start, h_start)
         heap.push(np.array([h_start]), np.array([h_start]), np.array([0]))
         popped = np.empty(batch, dtype=np.int64)

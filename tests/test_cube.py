@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 from bench import registry
 from puzzles.cube import (
@@ -294,3 +296,33 @@ def test_cube2_reorients_other_faces_and_orientations():
         # the same cube given as facelets in its own (unfixed) orientation
         assert np.array_equal(c.parse("".join("URFDLB"[x] for x in st)), got)
         c.validate(got)
+
+
+def test_korf10_file_parses(shared):
+    h = Cube3("htm")
+    lines = [ln for ln in (shared / "instances" / "cube3_korf10_htm.txt").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")]
+    assert len(lines) == 10
+    for ln in lines:
+        _, *moves = ln.split()
+        actions = h.parse_moves(" ".join(moves))
+        assert len(actions) == len(moves) == 100
+        state = h.parse(" ".join(moves))
+        h.validate(state)
+        assert h.check_solution(state, [h.inverse_action(a) for a in reversed(actions)])
+
+
+@given(hst.lists(hst.tuples(hst.integers(0, 5), hst.sampled_from(["", "'", "2", "-", "3", "1"])),
+                max_size=25))
+@settings(max_examples=60, deadline=None)
+def test_move_text_round_trip(moves):
+    """Any spelling parses; formatting and re-parsing is the identity; the inverse path solves."""
+    text = " ".join("URFDLB"[f] + s for f, s in moves)
+    for p in (Cube3("qtm"), Cube3("htm")):
+        actions = p.parse_moves(text)
+        assert p.parse_moves(p.format_moves(actions)) == actions
+        assert p.parse_moves(text.replace(" ", "")) == actions
+        state = p.from_moves(actions)
+        assert p.check_solution(state, [p.inverse_action(a) for a in reversed(actions)])
+    q, h = Cube3("qtm"), Cube3("htm")
+    assert np.array_equal(q.from_moves(q.parse_moves(text)), h.from_moves(h.parse_moves(text)))

@@ -6,13 +6,22 @@ import numpy as np
 import pytest
 
 from puzzles.base import InputError
-from puzzles.cube import Cube3, deepcubea_moves, from_deepcubea_cube3
+from puzzles.cube import Cube3, deepcubea_cube3_tables, deepcubea_moves, from_deepcubea_cube3
 from suites.importers.deepcubea import load_results, load_test_set
 
 
 def test_their_goal_is_our_goal():
     c = Cube3()
     assert np.array_equal(from_deepcubea_cube3(np.arange(54))[0], c.goal())
+
+
+def test_tables_invert_the_import():
+    rng = np.random.default_rng(0)
+    raw = np.argsort(rng.random((5, 54)), axis=1)  # any sticker-id arrangement
+    position, colour = deepcubea_cube3_tables()
+    ours = from_deepcubea_cube3(raw)
+    assert np.array_equal(colour[ours[:, position]], raw // 9)
+    assert sorted(position.tolist()) == list(range(54))
 
 
 def test_bad_raw_states():
@@ -54,6 +63,8 @@ def test_published_solutions_replay(deepcubea):
         assert len(actions) <= results[i]
         assert len(actions) % 2 == (results[i] % 2) == _corner_parity(c, s)
         assert not c.is_goal(s[None, :])[0]
+    position, colour = deepcubea_cube3_tables()
+    assert np.array_equal(colour[states[:, position]], data.states // 9)
 
 
 @pytest.mark.shared

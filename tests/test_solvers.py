@@ -391,3 +391,11 @@ def test_registry_presets():
     gr = get_solver("greedy", batch=5)
     assert (gr.name, gr.weight, gr.batch) == ("greedy", 0.0, 5)
     assert get_solver("ida").name == "ida"
+
+
+@pytest.mark.parametrize("kw", [dict(time_s=0), dict(time_s=-1.0), dict(nodes=0), dict(nodes=2.5),
+                                dict(memory_bytes=-5), dict(nodes="10"), dict(time_s=True)])
+def test_limits_reject_nonsense(kw):
+    with pytest.raises(InputError, match="limits: "):
+        Limits(**kw)
+    assert Limits(time_s=0.5, nodes=10, memory_bytes=1 << 20).nodes == 10

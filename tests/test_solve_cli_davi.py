@@ -1,0 +1,73 @@
+"""``bench solve`` with a learned heuristic: best-first search takes it, IDA* refuses it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bench.cli import main
+from bench.registry import get_heuristic, get_puzzle, get_solver
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    from heuristics.davi.train import TrainConfig, Trainer
+
+    torch.set_num_threads(1)
+    out = tmp_path_factory.mktemp("davi-lights3")
+    cfg = TrainConfig(puzzle="lightsout3", preset="tiny", batch=128, lr=3e-3, lr_decay=1.0,
+                      k_max=9, epsilon=0.05, check_every=10, eval_per_depth=4, eval_depths=2)
+    Trainer(cfg, out, puzzle=get_puzzle("lightsout3"), progress=False).train(10)
+    return out / "model.pt"
+
+
+def _run(capsys, *args):
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("solver", ["bwas", "astar", "greedy"])
+def test_best_first_with_a_network(capsys, model, solver):
+    code, out, err = _run(capsys, "solve", "lightsout3", "--scramble", "r0c0 r1c2 r2c1",
+                          "--heuristic", "davi", "--model", str(model), "--solver", solver,
+                          "--batch", "4", "--json")
+    assert code == 0, err
+    rec = json.loads(out)
+    assert rec["status"] == "solved" and rec["heuristic"] == "davi"
+    p = get_puzzle("lightsout3")
+    start = p.parse(rec["state"])
+    assert p.check_solution(start, rec["action_ids"]) and rec["load_s"] > 0
+
+
+def test_ida_refuses_a_network(capsys, model):
+    code, out, err = _run(capsys, "solve", "lightsout3", "--scramble", "r0c0",
+                          "--heuristic", "davi", "--model", str(model), "--solver", "ida")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "ida needs a heuristic with a per-state kernel; davi has none, use bwas/astar/greedy" in err
+
+
+def test_bwas_evaluates_the_network_on_whole_batches(model):
+    p = get_puzzle("lightsout3")
+    h = get_heuristic("davi", p, model=str(model))
+    sizes = []
+    inner = h.__call__
+
+    class Spy(type(h)):
+        def __call__(self, states):
+            sizes.append(len(states))
+            return inner(states)
+
+    h.__class__ = Spy
+    s = p.random_states(1, np.random.default_rng(0))[0]
+    r = get_solver("bwas", batch=50).solve(p, h, s)
+    assert r.status == "solved"
+    assert max(sizes) > 50  # one call per iteration over all new children of the batch
