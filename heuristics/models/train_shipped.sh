@@ -18,10 +18,10 @@ train() { nice -n 10 python -m bench train davi "$@" --threads 1 --quiet; }
 ) &
 (
   train puzzle15 --out "$runs/puzzle15" --h1 256 --res-dim 128 --num-blocks 2 --batch 1000 \
-    --k-max 100 --epsilon 0.15 --check-every 100 --lr-decay 0.9998 --eval-per-depth 20 \
-    --eval-max-steps 100 --iterations 100000 --time-limit 25
+    --k-max 100 --epsilon 0.15 --check-every 20 --lr-decay 0.9998 --eval-per-depth 20 \
+    --eval-max-steps 100 --iterations 100000 --time-limit 22
   train cube3 --out "$runs/cube3" --h1 256 --res-dim 128 --num-blocks 2 --batch 1000 \
-    --k-max 30 --epsilon 0.1 --check-every 100 --lr-decay 0.9998 --eval-per-depth 20 \
-    --eval-max-steps 70 --iterations 100000 --time-limit 25
+    --k-max 30 --epsilon 0.1 --check-every 20 --lr-decay 0.9998 --eval-per-depth 20 \
+    --eval-max-steps 70 --iterations 100000 --time-limit 22
 ) &
 wait
