@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from bench.cli import main
@@ -154,3 +155,13 @@ def test_cli_badstring_subprocess():
     assert res.returncode == 2
     assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
     assert "expected 54 facelet letters" in res.stderr
+
+
+def test_cube2_validate_wants_the_dbl_frame():
+    c = Cube2()
+    rotated = c.goal()[c._rotation_perms[1:]]  # the solved cube turned as a whole
+    moved = [r for r in rotated if not np.array_equal(r, c.goal())]
+    assert moved
+    with pytest.raises(InputError, match="DBL corner is not in place"):
+        c.validate(moved[0])
+    assert np.array_equal(c.parse(c.format(moved[0])), c.goal())

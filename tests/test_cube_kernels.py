@@ -110,3 +110,11 @@ def test_cube2_table_matches_sticker_bfs_to_depth_4():
         seen.update(new)
         frontier = np.array(list(new.values()))
         assert (dist[c.index(frontier)] == depth).all()
+
+
+def test_cube2_metrics_bound_each_other():
+    """A half turn is two quarter turns, so d_htm <= d_qtm <= 2 d_htm for every state."""
+    dq = Cube2("qtm").distance_table().astype(np.int64)
+    dh = Cube2("htm").distance_table().astype(np.int64)
+    assert (dh <= dq).all() and (dq <= 2 * dh).all()
+    assert (dq > dh).any()  # some states need a half turn

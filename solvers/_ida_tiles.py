@@ -1,0 +1,415 @@
+"""Numba IDA* kernels for the sliding-tile puzzles (see ``solvers.ida`` for the contract).
+
+The search runs in the blank-first canonical layout (blank-last starts are converted with
+``puzzles.npuzzle.convert_layout`` and the solution's moves mirrored back, U<->D, L<->R). The
+depth-first search keeps an explicit stack, so it can stop after a budget of generated nodes and
+resume exactly where it stopped: Python calls it in slices of ``SLICE`` nodes and checks the
+node limit and the clock between slices (a slice takes well under a second).
+
+Heuristics, all evaluated incrementally per move:
+
+* ``manhattan``: ``h += md[t, old blank cell] - md[t, tile's old cell]`` for the moved tile ``t``;
+* ``linear-conflict``: the same plus the conflicts of the two lines the tile left and entered;
+* ``additive-pdb``: only the terms that read the moved tile (one plain, one reflected) or the
+  blank (``pdb-full``) are looked up again; the plain and reflected sums are kept apart.
+
+Counting follows ``ref_ida15.c``: a node is generated when a move (never the inverse of the
+previous one) is applied, over all iterations, up to the first solution found; a node is
+expanded when its children are generated (the root of each iteration and every child within the
+bound that is not the goal).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from heuristics._tiles_kernels import line_conflicts
+from heuristics.base import IdaSpec
+from pdb_builders._additive_kernels import entry_value
+
+#: nodes generated per call of the kernel between clock and node-limit checks
+SLICE = 1 << 22
+MAX_DEPTH = 1000
+
+K_MANHATTAN, K_LINEAR, K_PDB = 0, 1, 2
+_KINDS = {"manhattan": K_MANHATTAN, "linear-conflict": K_LINEAR, "additive-pdb": K_PDB}
+
+# status codes of _run
+PAUSED, ITER_DONE, SOLVED = 0, 1, 2
+
+
+def _moves_table(w: int) -> np.ndarray:
+    n = w * w
+    t = np.full((n, 4), -1, dtype=np.int64)
+    for c in range(n):
+        r, k = divmod(c, w)
+        if r > 0:
+            t[c, 0] = c - w
+        if r < w - 1:
+            t[c, 1] = c + w
+        if k > 0:
+            t[c, 2] = c - 1
+        if k < w - 1:
+            t[c, 3] = c + 1
+    return t
+
+
+@njit(cache=True)
+def _run(kind: int, w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndarray,
+         moves: np.ndarray, st: np.ndarray, next_a: np.ndarray, path: np.ndarray, hs: np.ndarray,
+         md: np.ndarray, lcr: np.ndarray, lcc: np.ndarray, vals: np.ndarray,
+         ent_tiles: np.ndarray, ent_k: np.ndarray, ent_flag: np.ndarray, ent_tab: np.ndarray,
+         transpose: np.ndarray, dep: np.ndarray, tables, packed: np.ndarray,
+         num_plain: int) -> int:
+    """Resume the depth-first iteration with cost ``bound``.
+
+    ``st`` (int64): [0] depth, [1] blank cell, [2] generated, [3] expanded, [4] next bound,
+    [5] md sum (linear-conflict). Per depth ``d``: ``next_a[d]`` the next action to try,
+    ``path[d]`` the action taken from depth ``d``, ``hs[d]`` the heuristic, ``lcr/lcc[d]`` the
+    row/column conflicts, ``vals[d]`` the pattern terms. Returns PAUSED, ITER_DONE or SOLVED.
+    """
+    n = w * w
+    d = st[0]
+    blank = st[1]
+    gen = st[2]
+    exp = st[3]
+    nextb = st[4]
+    buf = np.empty(n, dtype=np.int64)
+    keys = np.empty(w, dtype=np.int64)
+    lis = np.empty(w, dtype=np.int64)
+    num_ent = ent_k.shape[0]
+    status = ITER_DONE
+    while True:
+        if gen >= budget_end:
+            status = PAUSED
+            break
+        a = next_a[d]
+        if a >= 4:
+            if d == 0:
+                status = ITER_DONE
+                break
+            d -= 1
+            # undo path[d]: the blank goes back to where it came from
+            ob = moves[blank, path[d] ^ 1]
+            t = tiles[ob]
+            tiles[blank] = t
+            tiles[ob] = 0
+            pos[t] = blank
+            pos[0] = ob
+            blank = ob
+            continue
+        next_a[d] = a + 1
+        if d > 0 and a == (path[d - 1] ^ 1):
+            continue
+        nb = moves[blank, a]
+        if nb < 0:
+            continue
+        t = tiles[nb]
+        ob = blank
+        tiles[ob] = t
+        tiles[nb] = 0
+        pos[t] = ob
+        pos[0] = nb
+        blank = nb
+        gen += 1
+        # heuristic of the child (at depth d + 1)
+        if kind == K_MANHATTAN:
+            h = hs[d] + md[t, ob] - md[t, nb]
+        elif kind == K_LINEAR:
+            for i in range(w):
+                lcr[d + 1, i] = lcr[d, i]
+                lcc[d + 1, i] = lcc[d, i]
+            if a < 2:  # vertical move: the tile changed rows
+                lcr[d + 1, ob // w] = line_conflicts(tiles, w, ob // w, True, keys, lis)
+                lcr[d + 1, nb // w] = line_conflicts(tiles, w, nb // w, True, keys, lis)
+            else:
+                lcc[d + 1, ob % w] = line_conflicts(tiles, w, ob % w, False, keys, lis)
+                lcc[d + 1, nb % w] = line_conflicts(tiles, w, nb % w, False, keys, lis)
+            mdsum = hs[d] - 2 * (lcr[d].sum() + lcc[d].sum()) + md[t, ob] - md[t, nb]
+            h = mdsum + 2 * (lcr[d + 1].sum() + lcc[d + 1].sum())
+        else:
+            for e in range(num_ent):
+                vals[d + 1, e] = vals[d, e]
+            for x in (t, 0):
+                for side in range(2):
+                    e = dep[x, side]
+                    if e >= 0:
+                        vals[d + 1, e] = entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab,
+                                                     transpose, tables, packed, n, buf)
+            h = 0
+            for e in range(num_plain):
+                h += vals[d + 1, e]
+            if num_ent > num_plain:
+                hr = 0
+                for e in range(num_plain, num_ent):
+                    hr += vals[d + 1, e]
+                if hr > h:
+                    h = hr
+        f = d + 1 + h
+        if f > bound:
+            if f < nextb:
+                nextb = f
+            tiles[nb] = t
+            tiles[ob] = 0
+            pos[t] = nb
+            pos[0] = ob
+            blank = ob
+            continue
+        path[d] = a
+        if h == 0 and blank == 0:
+            goal = True
+            for c in range(n):
+                if tiles[c] != c:
+                    goal = False
+                    break
+            if goal:
+                d += 1
+                status = SOLVED
+                break
+        d += 1
+        if d >= path.shape[0] - 1:
+            # deeper than the stack: treat as pruned (caller raises if the bound gets here)
+            d -= 1
+            tiles[nb] = t
+            tiles[ob] = 0
+            pos[t] = nb
+            pos[0] = ob
+            blank = ob
+            continue
+        next_a[d] = 0
+        hs[d] = h
+        exp += 1
+    st[0] = d
+    st[1] = blank
+    st[2] = gen
+    st[3] = exp
+    st[4] = nextb
+    return status
+
+
+@njit(cache=True)
+def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.ndarray,
+            st: np.ndarray, next_a: np.ndarray, path: np.ndarray, hs: np.ndarray,
+            md: np.ndarray) -> int:
+    """:func:`_run` specialised to Manhattan distance (the hot loop of the node-rate benchmark).
+
+    ``moves`` is ``(n * 4,)`` (blank cell, action) -> cell or -1, ``md`` is ``(n * n,)``
+    (tile, cell) -> distance. Children beyond the bound are counted without being applied.
+    """
+    d = st[0]
+    blank = st[1]
+    gen = st[2]
+    exp = st[3]
+    nextb = st[4]
+    h = hs[d]
+    back = path[d - 1] ^ 1 if d > 0 else -1
+    status = ITER_DONE
+    while True:
+        a = next_a[d]
+        if a >= 4:
+            if d == 0:
+                status = ITER_DONE
+                break
+            d -= 1
+            ob = moves[blank * 4 + (path[d] ^ 1)]
+            t = tiles[ob]
+            tiles[blank] = t
+            tiles[ob] = 0
+            blank = ob
+            h = hs[d]
+            back = path[d - 1] ^ 1 if d > 0 else -1
+            continue
+        next_a[d] = a + 1
+        if a == back:
+            continue
+        nb = moves[blank * 4 + a]
+        if nb < 0:
+            continue
+        t = tiles[nb]
+        nh = h + md[t * n + blank] - md[t * n + nb]
+        gen += 1
+        f = d + 1 + nh
+        if f > bound:
+            if f < nextb:
+                nextb = f
+            continue
+        tiles[blank] = t
+        tiles[nb] = 0
+        blank = nb
+        path[d] = a
+        d += 1
+        if nh == 0:
+            status = SOLVED
+            break
+        next_a[d] = 0
+        hs[d] = nh
+        h = nh
+        back = a ^ 1
+        exp += 1
+        if gen >= budget_end:
+            status = PAUSED
+            break
+    st[0] = d
+    st[1] = blank
+    st[2] = gen
+    st[3] = exp
+    st[4] = nextb
+    return status
+
+
+@njit(cache=True)
+def _initial_terms(kind: int, w: int, tiles: np.ndarray, pos: np.ndarray, md: np.ndarray,
+                   lcr: np.ndarray, lcc: np.ndarray, vals: np.ndarray, ent_tiles: np.ndarray,
+                   ent_k: np.ndarray, ent_flag: np.ndarray, ent_tab: np.ndarray,
+                   transpose: np.ndarray, tables, packed: np.ndarray, num_plain: int) -> int:
+    """Fill the depth-0 heuristic terms for the root and return its heuristic value."""
+    n = w * w
+    if kind == K_PDB:
+        buf = np.empty(n, dtype=np.int64)
+        h = 0
+        hr = 0
+        for e in range(ent_k.shape[0]):
+            v = entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose, tables,
+                            packed, n, buf)
+            vals[0, e] = v
+            if e < num_plain:
+                h += v
+            else:
+                hr += v
+        return max(h, hr)
+    h = 0
+    for c in range(n):
+        h += md[tiles[c], c]
+    if kind == K_LINEAR:
+        keys = np.empty(w, dtype=np.int64)
+        lis = np.empty(w, dtype=np.int64)
+        for i in range(w):
+            lcr[0, i] = line_conflicts(tiles, w, i, True, keys, lis)
+            lcc[0, i] = line_conflicts(tiles, w, i, False, keys, lis)
+        h += 2 * (lcr[0].sum() + lcc[0].sum())
+    return h
+
+
+def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
+    n = w * w
+    kind = _KINDS.get(spec.kind)
+    if kind is None:
+        raise ValueError(f"tiles IDA*: unknown heuristic kind {spec.kind!r}")
+    z64 = np.zeros((1, 1), dtype=np.int64)
+    if kind == K_PDB:
+        ent_tiles, ent_k, ent_flag, ent_tab, transpose, dep, packed, *tables = spec.arrays
+        md = np.zeros((n, n), dtype=np.int32)
+        num_plain = int(spec.params["num_plain"])
+        tabs = tuple(tables)
+    else:
+        md = np.ascontiguousarray(spec.arrays[0], dtype=np.int32)
+        ent_tiles, ent_k = z64, np.zeros(0, np.int64)
+        ent_flag, ent_tab = np.zeros(0, np.bool_), np.zeros(0, np.int64)
+        transpose, dep = np.arange(n, dtype=np.int64), np.full((n, 2), -1, np.int64)
+        packed = np.zeros(1, np.bool_)
+        tabs = (np.zeros(1, np.uint8),)
+        tabs[0].setflags(write=False)
+        num_plain = 0
+    return dict(kind=kind, md=md, ent_tiles=ent_tiles, ent_k=ent_k, ent_flag=ent_flag,
+                ent_tab=ent_tab, transpose=transpose, dep=dep, packed=packed, tables=tabs,
+                num_plain=num_plain)
+
+
+def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
+           deadline_s: float | None) -> dict[str, Any]:
+    """IDA* from ``start`` (``(N,)`` uint8) under ``spec``; see ``solvers.ida`` for the contract."""
+    w = int(spec.params.get("width", getattr(puzzle, "width", 0)))
+    layout = str(spec.params.get("layout", getattr(puzzle, "layout", "blank-last")))
+    n = w * w
+    s = np.ascontiguousarray(start, dtype=np.uint8).reshape(-1)
+    if s.shape != (n,):
+        raise ValueError(f"tiles IDA*: start must have shape ({n},), got {s.shape}")
+    if layout == "blank-last":
+        from puzzles.npuzzle import convert_layout
+
+        s = np.ascontiguousarray(convert_layout(s, w), dtype=np.uint8)
+    u = _unpack(spec, w)
+    tiles = s.astype(np.int64)
+    pos = np.empty(n, dtype=np.int64)
+    pos[tiles] = np.arange(n)
+    moves = _moves_table(w)
+    moves_flat = moves.reshape(-1).copy()
+    md_flat = np.ascontiguousarray(u["md"], dtype=np.int64).reshape(-1)
+    depth_cap = MAX_DEPTH + 2
+    next_a = np.zeros(depth_cap, dtype=np.int64)
+    path = np.zeros(depth_cap, dtype=np.int64)
+    hs = np.zeros(depth_cap, dtype=np.int64)
+    lcr = np.zeros((depth_cap, w), dtype=np.int64)
+    lcc = np.zeros((depth_cap, w), dtype=np.int64)
+    nent = max(1, u["ent_k"].shape[0])
+    vals = np.zeros((depth_cap if u["kind"] == K_PDB else 1, nent), dtype=np.int64)
+    common = (u["md"], lcr, lcc, vals, u["ent_tiles"], u["ent_k"], u["ent_flag"], u["ent_tab"],
+              u["transpose"])
+    h0 = int(_initial_terms(u["kind"], w, tiles, pos, u["md"], lcr, lcc, vals, u["ent_tiles"],
+                            u["ent_k"], u["ent_flag"], u["ent_tab"], u["transpose"], u["tables"],
+                            u["packed"], u["num_plain"]))
+    hs[0] = h0
+    st = np.zeros(6, dtype=np.int64)
+    st[1] = int(pos[0])
+    bound = h0
+    iterations = 0
+    gen_total = 0
+    exp_total = 0
+    limit = None if max_nodes is None else int(max_nodes)
+    big = np.iinfo(np.int64).max // 4
+    goal = bool(np.all(tiles == np.arange(n)))
+    if goal:
+        return dict(status="solved", actions=[], nodes_generated=0, nodes_expanded=0, iterations=0)
+    while True:
+        iterations += 1
+        if bound > MAX_DEPTH:
+            raise RuntimeError(f"tiles IDA*: cost bound {bound} exceeds the stack ({MAX_DEPTH})")
+        st[0] = 0
+        st[2] = gen_total
+        st[3] = exp_total + 1  # the root is expanded
+        st[4] = big
+        next_a[0] = 0
+        while True:
+            budget_end = st[2] + SLICE
+            if limit is not None:
+                budget_end = min(budget_end, limit + 1)
+            if u["kind"] == K_MANHATTAN:
+                code = _run_md(n, bound, budget_end, tiles, moves_flat, st, next_a, path, hs,
+                               md_flat)
+            else:
+                code = _run(u["kind"], w, bound, budget_end, tiles, pos, moves, st, next_a, path,
+                            hs, *common, u["dep"], u["tables"], u["packed"], u["num_plain"])
+            if code != PAUSED:
+                break
+            if limit is not None and st[2] > limit:
+                return dict(status="node-limit", actions=None, nodes_generated=int(st[2]),
+                            nodes_expanded=int(st[3]), iterations=iterations)
+            if deadline_s is not None and time.monotonic() > deadline_s:
+                return dict(status="timeout", actions=None, nodes_generated=int(st[2]),
+                            nodes_expanded=int(st[3]), iterations=iterations)
+        gen_total, exp_total = int(st[2]), int(st[3])
+        if code == SOLVED:
+            actions = path[: int(st[0])].copy()
+            if layout == "blank-last":
+                actions = actions ^ 1  # U<->D, L<->R under the 180-degree rotation
+            return dict(status="solved", actions=[int(a) for a in actions],
+                        nodes_generated=gen_total, nodes_expanded=exp_total, iterations=iterations)
+        if st[4] >= big:
+            return dict(status="unsolvable", actions=None, nodes_generated=gen_total,
+                        nodes_expanded=exp_total, iterations=iterations)
+        bound = int(st[4])
+        if deadline_s is not None and time.monotonic() > deadline_s:
+            return dict(status="timeout", actions=None, nodes_generated=gen_total,
+                        nodes_expanded=exp_total, iterations=iterations)
+
+
+def warmup(puzzle: Any, spec: IdaSpec) -> None:
+    """Compile the kernels for this heuristic kind with a search one move from the goal."""
+    goal = puzzle.goal()
+    a = int(puzzle.legal_actions(goal)[0])
+    near = puzzle.apply(goal[None, :], np.array([a]))[0]
+    search(puzzle, spec, near, 1000, None)

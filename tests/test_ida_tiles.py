@@ -1,0 +1,95 @@
+"""The tiles IDA* kernels: optimal lengths against exhaustive BFS, node counts against a naive
+IDA* counted like ref_ida15.c, limits, and a subset of Korf's 100 with pdb-663-reflect."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from bench.registry import get_heuristic, get_puzzle
+from solvers import _ida_tiles
+from tests import tiles_reference as ref
+
+LAYOUTS = ("blank-first", "blank-last")
+HEURISTICS = ("manhattan", "linear-conflict", "pdb-44", "pdb-44-reflect", "pdb-full")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("name", HEURISTICS)
+def test_optimal_on_8_puzzle_states(layout: str, name: str) -> None:
+    states, dist = ref.puzzle8_states(layout)
+    p = get_puzzle("puzzle8", goal=layout)
+    spec = get_heuristic(name, p).ida_spec()
+    rng = np.random.default_rng(7)
+    # the hardest states and a random sample
+    idx = np.concatenate([np.flatnonzero(dist >= 30), rng.choice(len(states), 60, replace=False)])
+    for i in idx:
+        out = _ida_tiles.search(p, spec, states[i], None, None)
+        assert out["status"] == "solved"
+        assert len(out["actions"]) == dist[i]
+        assert p.check_solution(states[i], out["actions"])
+
+
+@pytest.mark.nojit
+def test_node_counts_match_naive_ida() -> None:
+    p = get_puzzle("puzzle8", goal="blank-first")
+    spec = get_heuristic("manhattan", p).ida_spec()
+    states, _ = p.scramble(4, 14, np.random.default_rng(1))
+    for s in states:
+        length, generated = ref.ida_manhattan(s, p.goal(), 3)
+        out = _ida_tiles.search(p, spec, s, None, None)
+        assert len(out["actions"]) == length
+        assert out["nodes_generated"] == generated
+        assert out["nodes_expanded"] <= generated + out["iterations"]
+
+
+def test_limits() -> None:
+    p = get_puzzle("puzzle15", goal="blank-first")
+    spec = get_heuristic("manhattan", p).ida_spec()
+    korf3 = np.array([14, 7, 8, 2, 13, 11, 10, 4, 9, 12, 5, 0, 3, 6, 1, 15], np.uint8)  # 59 moves
+    _ida_tiles.search(p, spec, p.apply(p.goal()[None], np.array([1]))[0], None, None)  # compile
+    out = _ida_tiles.search(p, spec, korf3, 50_000, None)
+    assert out["status"] == "node-limit" and out["actions"] is None
+    assert 50_000 < out["nodes_generated"] <= 50_010
+    t0 = time.monotonic()
+    out = _ida_tiles.search(p, spec, korf3, None, time.monotonic() + 0.3)
+    assert out["status"] == "timeout"
+    assert time.monotonic() - t0 < 1.5
+
+
+def test_through_the_ida_solver() -> None:
+    from solvers.base import Limits
+    from solvers.ida import IDAStar
+
+    p = get_puzzle("puzzle15")
+    s, _ = p.scramble(1, 40, np.random.default_rng(5))
+    lengths = set()
+    for name in ("manhattan", "linear-conflict"):
+        r = IDAStar().solve(p, get_heuristic(name, p), s[0], Limits(time_s=60))
+        assert r.status == "solved" and p.check_solution(s[0], r.actions)
+        lengths.add(r.length)
+    assert len(lengths) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.shared
+def test_korf100_subset_with_pdb_663_reflect(shared) -> None:
+    rows = [line.split() for line in (shared / "instances" / "korf100_15puzzle.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    p = get_puzzle("puzzle15", goal="blank-first")
+    h = get_heuristic("pdb-663-reflect", p)
+    spec = h.ida_spec()
+    # the easiest instances by Manhattan-IDA* effort known from Korf (1985): shortest first
+    rows.sort(key=lambda r: int(r[1]))
+    solved = 0
+    for r in rows[:5]:
+        s = np.array([int(x) for x in r[2:]], dtype=np.uint8)
+        assert h(s[None])[0] <= int(r[1])
+        out = _ida_tiles.search(p, spec, s, 20_000_000, time.monotonic() + 60)
+        assert out["status"] == "solved"
+        assert len(out["actions"]) == int(r[1])
+        assert p.check_solution(s, out["actions"])
+        solved += 1
+    assert solved == 5
