@@ -104,6 +104,15 @@ def test_deepcubea_sets_are_used_and_imported(deepcubea, tmp_path):
     assert np.array_equal(p.parse(lines[0].split(maxsplit=2)[2]), iset.instances[0].state)
 
 
+def test_deepcubea_cubes_load_with_published_lengths(deepcubea):
+    iset = load_instances(load_suite("cube3"), "deepcubea", limit=3)
+    assert "deepcubea" in iset.origin
+    assert [i.meta["published_length"] for i in iset.instances] == [22, 21, 19]
+    p = registry.get_puzzle("cube3")
+    for inst in iset.instances:
+        p.validate(inst.state)
+
+
 def test_deepcubea_fallback_when_absent(monkeypatch, tmp_path):
     monkeypatch.setenv("BENCH_SHARED", str(tmp_path / "nowhere"))
     monkeypatch.setenv("BENCH_CACHE", str(tmp_path / "cache"))
