@@ -46,7 +46,20 @@ def _num(s: pd.Series) -> np.ndarray:
     return pd.to_numeric(s, errors="coerce").astype(float).to_numpy()
 
 
+REQUIRED = ("status", "length", "optimal", "nodes_generated", "time_s", "peak_rss_bytes",
+            "heuristic_nbytes")
+
+
+def _complete(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every column the aggregates read (missing ones all NaN)."""
+    missing = [c for c in REQUIRED if c not in df]
+    if not missing:
+        return df
+    return df.assign(**{c: np.nan for c in missing})
+
+
 def _stats(g: pd.DataFrame, ci: bool, seed: int) -> dict[str, Any]:
+    g = _complete(g)
     n = len(g)
     solved = g[g["status"] == "solved"]
     length = _num(solved["length"])
@@ -76,6 +89,11 @@ def _stats(g: pd.DataFrame, ci: bool, seed: int) -> dict[str, Any]:
         "heuristic_mb": float(np.nanmax(_num(g["heuristic_nbytes"]))) / 2**20
         if "heuristic_nbytes" in g and g["heuristic_nbytes"].notna().any() else math.nan,
     }
+    if "published_length" in solved:
+        pub = _num(solved["published_length"])
+        has = ~np.isnan(pub)
+        out["n_published"] = int(has.sum())
+        out["mean_vs_published"] = float(np.mean(length[has] - pub[has])) if has.any() else math.nan
     if ci:
         for values, col in ((length, "mean_length"), (excess, "mean_excess"),
                             (nodes, "mean_nodes"), (times, "mean_time_s")):
@@ -152,16 +170,19 @@ DISPLAY = [
     ("mean_nodes", "mean nodes [95% CI]"), ("median_nodes", "median nodes"),
     ("mean_time_s", "mean time s [95% CI]"), ("nodes_per_s", "nodes/s"),
     ("peak_rss_mb", "peak MiB"), ("heuristic_mb", "heuristic MiB"),
+    ("mean_vs_published", "length - DeepCubeA's"),
 ]
 
 
 def display_table(summary: pd.DataFrame, by: str = "config") -> list[list[str]]:
     """Header + rows of formatted strings for a summary frame."""
-    header = [by, "n"] + [label for _, label in DISPLAY]
+    shown = [(c, label) for c, label in DISPLAY
+             if c != "mean_vs_published" or (c in summary and summary[c].notna().any())]
+    header = [by, "n"] + [label for _, label in shown]
     out = [header]
     for _, row in summary.iterrows():
         cells = [str(row[by]), _fmt(row.get("n"))]
-        for col, _ in DISPLAY:
+        for col, _ in shown:
             if col in CI_COLUMNS.values():
                 digits = 0 if col == "mean_nodes" else (3 if col == "mean_time_s" else 2)
                 cells.append(_with_ci(row, col, digits))
@@ -221,5 +242,7 @@ def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
             parts.append(f"- {cfg}: {status} ({len(g)}): {ids}")
         parts.append("")
     parts.append("% optimal and excess count solved instances with a known optimal length; "
-                 "n/a = no reference optimum known. Means carry 95% bootstrap intervals.")
+                 "n/a = no reference optimum known. Means carry 95% bootstrap intervals. "
+                 "\"length - DeepCubeA's\" is the mean difference to DeepCubeA's published "
+                 "solution lengths on the same instances, where those are known.")
     return "\n".join(parts) + "\n"

@@ -57,6 +57,7 @@ class _CubePDB(Heuristic):
         self.tables = [np.ascontiguousarray(s.ensure(progress=progress, jobs=0).data)
                        for s in self.specs]
         self._spec: IdaSpec | None = None
+        self._facelet_args = self._make_facelet_args()
         self.load_seconds = time.perf_counter() - t0
 
     @property
@@ -66,7 +67,6 @@ class _CubePDB(Heuristic):
     def __call__(self, states: np.ndarray) -> np.ndarray:
         """``(B, L)`` facelet states -> ``(B,)`` int32 lower bounds on the distance."""
         from pdb_builders import _cube_kernels as K
-        from pdb_builders import korf_cube as kc
 
         states = np.asarray(states)
         if states.ndim == 1:
@@ -74,6 +74,19 @@ class _CubePDB(Heuristic):
         if states.ndim != 2 or states.shape[1] != self.puzzle.state_dim:
             raise InputError(
                 f"states: expected shape (B, {self.puzzle.state_dim}), got {states.shape}")
+        out = np.zeros(states.shape[0], dtype=np.int32)
+        bad = K.pdb_values_from_facelets(np.ascontiguousarray(states, dtype=np.uint8),
+                                         *self._facelet_args, out)
+        if bad >= 0:
+            raise InputError(f"states: row {bad} is not a {self.puzzle.name} state")
+        return out
+
+    def values_via_cubies(self, states: np.ndarray) -> np.ndarray:
+        """The same values through ``puzzle.to_cubies`` and per-pattern indices (a reference)."""
+        from pdb_builders import _cube_kernels as K
+        from pdb_builders import korf_cube as kc
+
+        states = np.atleast_2d(states)
         cubies = self.puzzle.to_cubies(states)  # type: ignore[attr-defined]
         if self.cube2:
             cubies = (*cubies, np.zeros((states.shape[0], 12), np.int64),
@@ -84,6 +97,33 @@ class _CubePDB(Heuristic):
             idx = kc.pattern_index(pattern, cubies)
             np.maximum(out, K.lookup_packed(table, idx), out=out)
         return out
+
+    def _make_facelet_args(self) -> tuple:
+        """Arguments of ``pdb_values_from_facelets`` after ``states`` (see that kernel)."""
+        from pdb_builders import korf_cube as kc
+        from puzzles import cube
+
+        clut = np.full((6, 6, 6), -1, dtype=np.int64)
+        for j, (a, b, c) in enumerate(cube.CORNER_COLORS):
+            clut[a, b, c] = j
+        elut = np.full((6, 6), -1, dtype=np.int64)
+        flut = np.zeros((6, 6), dtype=np.int64)
+        for j, (a, b) in enumerate(cube.EDGE_COLORS):
+            elut[a, b], flut[a, b] = j, 0
+            elut[b, a], flut[b, a] = j, 1
+        cf = np.ascontiguousarray(self.puzzle.corner_facelets, dtype=np.int64)  # type: ignore[attr-defined]
+        if self.cube2:
+            ef = np.zeros((0, 2), dtype=np.int64)
+            e1 = e2 = np.zeros(0, dtype=np.int64)
+            t1 = t2 = np.zeros(1, dtype=np.uint8)
+        else:
+            ef = np.ascontiguousarray(self.puzzle.edge_facelets, dtype=np.int64)  # type: ignore[attr-defined]
+            e1, e2 = (np.asarray(s, dtype=np.int64) for s in self.edge_sets)
+            t1, t2 = self.tables[1], self.tables[2]
+        relabel = kc.CUBE2_RELABEL if self.cube2 else kc.CUBE3_RELABEL
+        return (cf, ef, clut, elut, flut, int(cube.U), int(cube.D), relabel,
+                _CORNER_PARTS[self.corner_pattern.name], 729 if self.cube2 else 2187,
+                self.tables[0], e1, t1, e2, t2)
 
     def ida_spec(self) -> IdaSpec:
         """Tables for :mod:`solvers._ida_cube`: move tables and the packed databases."""
@@ -96,6 +136,8 @@ class _CubePDB(Heuristic):
 
         moves = kc.cubie_moves(self.metric, "URF" if self.cube2 else kc.FACES)
         cpm, twm = kc.corner_move_tables(self.metric, self.cube2)
+        # 8! and 3**7 fit 16 bits: half the cache footprint of the hottest tables
+        cpm, twm = cpm.astype(np.uint16), twm.astype(np.uint16)
         num_actions = cpm.shape[1]
         if self.cube2:
             em = np.zeros((1, num_actions), dtype=np.int32)

@@ -228,8 +228,8 @@ class _Heap:
 class BatchBestFirst(Solver):
     """The batch best-first engine; ``bwas``, ``astar`` and ``greedy`` are its presets.
 
-    Parameters: ``weight`` (lambda in [0, 1], the weight on ``g``), ``batch`` (nodes expanded
-    per iteration, >= 1), ``preset`` (``"bwas"``, ``"astar"``, ``"greedy"``: the name and the
+    Parameters: ``weight`` (lambda in [0, 1], the weight on ``g``; ``astar`` fixes it at 1 and
+    ``greedy`` at 0), ``batch`` (nodes expanded per iteration, >= 1), ``preset`` (``"bwas"``, ``"astar"``, ``"greedy"``: the name and the
     default goal test), ``goal_test`` (``"generate"`` or ``"expand"``, overrides the preset),
     ``closed`` (``"numba"`` hash table, default, or ``"dict"``).
     """
@@ -244,6 +244,10 @@ class BatchBestFirst(Solver):
             raise InputError(f"--weight: expected a number in [0, 1], got {weight!r}") from None
         if not 0.0 <= weight <= 1.0:
             raise InputError(f"--weight: must lie in [0, 1], got {weight}")
+        fixed = {"astar": 1.0, "greedy": 0.0}.get(preset)
+        if fixed is not None and weight != fixed:
+            raise InputError(f"--weight: {preset} fixes the weight at {fixed:g}; use bwas for "
+                             f"weight {weight:g}")
         if isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1:
             raise InputError(f"--batch: must be an integer >= 1, got {batch!r}")
         goal_test = goal_test or _PRESETS[preset]["goal_test"]

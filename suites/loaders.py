@@ -504,9 +504,9 @@ def deepcubea_states(puzzle: Puzzle, kind: str, raw: np.ndarray) -> np.ndarray:
 
         module = importlib.import_module(type(puzzle).__module__)
         names = sorted(n for n in dir(module) if n.startswith("from_deepcubea"))
-        wanted = {"cube3": ("cube", "colors", "stickers"), "npuzzle": ("tiles",),
+        wanted = {"cube3": ("cube",), "npuzzle": ("tiles",), "lights": ("lights",),
                   "lightsout": ("lights",)}.get(kind, ())
-        names = [n for n in names if n == "from_deepcubea" or n.split("_")[-1] in wanted]
+        names = [n for n in names if n == "from_deepcubea" or any(w in n[14:] for w in wanted)]
         conv = getattr(module, names[0]) if names else None
     if conv is not None:
         return np.asarray(conv(raw), dtype=puzzle.dtype)

@@ -154,3 +154,24 @@ def test_catalog_lists_the_cube_databases():
     assert all(t.attrs["metric"] == "htm" for t in korf)
     (c2,) = catalog.find("cube2", "pdb-cube2").tables("cube2")
     assert c2.entries == 3_674_160 and c2.attrs["metric"] == "qtm"
+
+
+def test_fused_facelet_kernel_matches_the_cubie_path(small):
+    puzzle, h = small
+    rng = np.random.default_rng(13)
+    states = np.concatenate([puzzle.random_states(500, rng), puzzle.scramble(50, 5, rng)[0]])
+    assert np.array_equal(h(states), h.values_via_cubies(states))
+    bad = states[:3].copy()
+    bad[1, [0, 9]] = bad[1, [9, 0]]  # swap two stickers of different pieces
+    if not np.array_equal(bad[1], states[1]):
+        with pytest.raises(InputError, match="row 1"):
+            h(bad)
+
+
+def test_cube2_fused_kernel_matches_the_cubie_path():
+    from heuristics.pdb_cube import Cube2PDB
+
+    puzzle = cube.Cube2("htm")
+    h = Cube2PDB(puzzle, progress=False)
+    states = puzzle.random_states(500, np.random.default_rng(14))
+    assert np.array_equal(h(states), h.values_via_cubies(states))

@@ -375,6 +375,8 @@ def test_astar_reopens_a_node_reached_by_a_cheaper_path():
 @pytest.mark.parametrize("kw, msg", [
     (dict(weight=1.5), "--weight"), (dict(weight=-0.1), "--weight"), (dict(batch=0), "--batch"),
     (dict(batch=2.5), "--batch"), (dict(preset="beam"), "preset"), (dict(closed="list"), "closed"),
+    (dict(preset="astar", weight=0.5), "astar fixes the weight at 1"),
+    (dict(preset="greedy", weight=0.5), "greedy fixes the weight at 0"),
 ])
 def test_engine_rejects_bad_parameters(kw, msg):
     with pytest.raises(InputError, match=msg):

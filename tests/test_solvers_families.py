@@ -10,7 +10,6 @@ from bench.registry import get_heuristic, get_puzzle, get_solver
 
 @pytest.mark.parametrize("name", ["cube2", "cube2-htm"])
 def test_ida_and_astar_on_random_2x2x2_cubes_are_optimal(name):
-    pytest.importorskip("solvers._ida_cube")
     p = get_puzzle(name)
     h = get_heuristic("pdb-cube2", p)
     states = p.random_states(12, np.random.default_rng(22))
@@ -26,7 +25,6 @@ def test_ida_and_astar_on_random_2x2x2_cubes_are_optimal(name):
 
 @pytest.mark.parametrize("heuristic", ["manhattan", "linear-conflict"])
 def test_ida_on_the_8_puzzle_equals_exhaustive_distances(heuristic):
-    pytest.importorskip("solvers._ida_tiles")
     from puzzles.exhaustive import perm_ranks
     from puzzles.npuzzle import puzzle8_distances
 
@@ -42,7 +40,6 @@ def test_ida_on_the_8_puzzle_equals_exhaustive_distances(heuristic):
 
 
 def test_astar_with_manhattan_on_the_8_puzzle_is_optimal():
-    pytest.importorskip("heuristics.manhattan")
     from puzzles.exhaustive import perm_ranks
     from puzzles.npuzzle import puzzle8_distances
 
@@ -56,7 +53,6 @@ def test_astar_with_manhattan_on_the_8_puzzle_is_optimal():
 
 
 def test_ida_limits_on_the_15_puzzle():
-    pytest.importorskip("solvers._ida_tiles")
     from solvers.base import Limits
 
     p = get_puzzle("puzzle15", goal="blank-first")

@@ -69,9 +69,11 @@ def test_run_report_and_resume_on_lightsout(tmp_path):
 
 
 def test_report_of_a_training_run(tmp_path):
-    pd.DataFrame({"step": range(5), "loss": [1.0, 0.5, 0.3, 0.2, 0.1],
-                  "target_updates": [0, 0, 1, 1, 2]}).to_csv(tmp_path / "log.csv", index=False)
-    pd.DataFrame({"step": [4] * 3, "depth": [1, 2, 3], "mean_h": [1.0, 1.9, 2.7],
+    # the columns of heuristics.davi.train's LOG_COLUMNS and DEPTH_COLUMNS
+    pd.DataFrame({"iteration": range(5), "loss": [1.0, 0.5, 0.3, 0.2, 0.1], "lr": [1e-3] * 5,
+                  "target_updates": [0, 0, 1, 1, 2], "states_per_s": [1e4] * 5,
+                  "seconds": [1, 2, 3, 4, 5]}).to_csv(tmp_path / "log.csv", index=False)
+    pd.DataFrame({"iteration": [4] * 3, "depth": [1, 2, 3], "mean_pred": [1.0, 1.9, 2.7],
                   "greedy_solved": [1.0, 0.9, 0.5]}).to_csv(tmp_path / "depth_log.csv", index=False)
     res = bench("report", str(tmp_path))
     assert res.returncode == 0, res.stderr

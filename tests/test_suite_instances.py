@@ -57,6 +57,15 @@ def test_qtm26_is_one_known_position_and_korf10_has_no_optimum():
     assert len(k.instances) == 10 and all(i.optimal is None for i in k.instances)
 
 
+@pytest.mark.nojit
+def test_bfs_distances_on_a_tiny_puzzle():
+    """Breadth-first distances on 3x3 Lights Out against the exact GF(2) lengths."""
+    p = registry.get_puzzle("lightsout3")
+    rng = np.random.default_rng(4)
+    states, _ = p.scramble(6, 4, rng)
+    assert np.array_equal(bfs_distances(p, states), p.optimal_lengths(states))
+
+
 def test_scrambles_are_seeded_and_limited():
     s = load_suite("puzzle8")
     a = load_instances(s, "scramble", limit=8)
@@ -66,7 +75,6 @@ def test_scrambles_are_seeded_and_limited():
     assert {i.meta["depth"] for i in a.instances} == {10, 20, 40, 200}
 
 
-@pytest.mark.nojit
 def test_bfs_distances_agree_with_the_exhaustive_table():
     from puzzles.exhaustive import perm_ranks, puzzle8_distances
 
@@ -102,6 +110,15 @@ def test_deepcubea_sets_are_used_and_imported(deepcubea, tmp_path):
     assert len(lines) == 500
     p = registry.get_puzzle("puzzle15", goal="blank-last")
     assert np.array_equal(p.parse(lines[0].split(maxsplit=2)[2]), iset.instances[0].state)
+
+
+def test_deepcubea_cubes_load_with_published_lengths(deepcubea):
+    iset = load_instances(load_suite("cube3"), "deepcubea", limit=3)
+    assert "deepcubea" in iset.origin
+    assert [i.meta["published_length"] for i in iset.instances] == [22, 21, 19]
+    p = registry.get_puzzle("cube3")
+    for inst in iset.instances:
+        p.validate(inst.state)
 
 
 def test_deepcubea_fallback_when_absent(monkeypatch, tmp_path):

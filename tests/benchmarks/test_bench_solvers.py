@@ -48,7 +48,6 @@ def _report(benchmark, label, results, nodes, seconds):
 
 @pytest.fixture(scope="module")
 def puzzle15():
-    pytest.importorskip("heuristics.manhattan")
     p = get_puzzle("puzzle15")
     h = get_heuristic("manhattan", p)
     states = p.random_states(5, np.random.default_rng(15))
@@ -69,7 +68,6 @@ def test_bwas_puzzle15_manhattan_node_rate(benchmark, puzzle15, closed):
 
 @pytest.mark.parametrize("weight", [0.0, 0.1, 0.2])
 def test_bwas_cube3_pdb_korf(benchmark, weight):
-    pytest.importorskip("heuristics.pdb_cube")
     p = get_puzzle("cube3")
     h = get_heuristic("pdb-korf", p)
     count = int(os.environ.get("BENCH_CUBES", "20"))
