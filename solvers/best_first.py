@@ -83,13 +83,15 @@ def _next_pow2(n: int) -> int:
 class _Store:
     """Node store ``(C, L)`` plus the closed-set index; grows by doubling."""
 
-    def __init__(self, state_dim: int, capacity: int, closed: str, limit: int | None) -> None:
+    def __init__(self, state_dim: int, capacity: int, closed: str, limit: int | None,
+                 table_size: int = 4096) -> None:
         self.L = state_dim
         self.n = 0
         self.closed_kind = closed
         self.limit = limit
         self._alloc(capacity)
-        self.table = np.zeros((4096, 2), dtype=np.uint64)  # grows with the node count
+        # open addressing, load at most 1/2; grows (x4) with the node count
+        self.table = np.zeros((_next_pow2(table_size), 2), dtype=np.uint64)
         self.index: dict[bytes, int] = {}
 
     def _alloc(self, cap: int) -> None:
@@ -321,7 +323,9 @@ class BatchBestFirst(Solver):
         inverse = np.array([puzzle.inverse_action(a) for a in range(puzzle.num_actions)],
                            dtype=np.int64)
         cap = max(1024, min(64 * batch * puzzle.num_actions, 1 << 22))
-        store = _Store(puzzle.state_dim, cap, self.closed, mem_limit)
+        children = batch * puzzle.num_actions  # at most this many new nodes per iteration
+        store = _Store(puzzle.state_dim, cap, self.closed, mem_limit,
+                       table_size=min(max(4096, 16 * children), 1 << 24))
         heap = _Heap(2 * cap, mem_limit)
         store.add_root(start, h_start, h_start)
         heap.push(np.array([h_start]), np.array([h_start]), np.array([0]))
