@@ -29,8 +29,11 @@ def with_params(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def solved(df: pd.DataFrame) -> pd.DataFrame:
+    from bench.report import _complete
+
+    df = _complete(df)
     out = df[df["status"] == "solved"].copy()
-    for col in ("length", "nodes_generated", "optimal"):
+    for col in ("length", "nodes_generated", "optimal", "time_s"):
         if col in out:
             out[col] = pd.to_numeric(out[col], errors="coerce").astype(float)
     return out

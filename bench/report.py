@@ -46,7 +46,20 @@ def _num(s: pd.Series) -> np.ndarray:
     return pd.to_numeric(s, errors="coerce").astype(float).to_numpy()
 
 
+REQUIRED = ("status", "length", "optimal", "nodes_generated", "time_s", "peak_rss_bytes",
+            "heuristic_nbytes")
+
+
+def _complete(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every column the aggregates read (missing ones all NaN)."""
+    missing = [c for c in REQUIRED if c not in df]
+    if not missing:
+        return df
+    return df.assign(**{c: np.nan for c in missing})
+
+
 def _stats(g: pd.DataFrame, ci: bool, seed: int) -> dict[str, Any]:
+    g = _complete(g)
     n = len(g)
     solved = g[g["status"] == "solved"]
     length = _num(solved["length"])

@@ -115,3 +115,15 @@ def test_figures_from_a_tiny_table(name):
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+def test_a_run_where_nothing_was_solved():
+    df = pd.DataFrame([{"config": "davi", "instance_set": "s", "instance": str(i), "status": "error",
+                        "params": "{}", "heuristic": "davi"} for i in range(3)])
+    summ = report.summarize(df)
+    assert summ.loc[0, "solved"] == 0 and summ.loc[0, "failures"] == "error 3"
+    assert "- davi: error (3): s/0, s/1, s/2" in report.report_markdown(df)
+    import matplotlib.pyplot as plt
+
+    for fig in plots.run_figures(df).values():
+        plt.close(fig)

@@ -57,6 +57,15 @@ def test_qtm26_is_one_known_position_and_korf10_has_no_optimum():
     assert len(k.instances) == 10 and all(i.optimal is None for i in k.instances)
 
 
+@pytest.mark.nojit
+def test_bfs_distances_on_a_tiny_puzzle():
+    """Breadth-first distances on 3x3 Lights Out against the exact GF(2) lengths."""
+    p = registry.get_puzzle("lightsout3")
+    rng = np.random.default_rng(4)
+    states, _ = p.scramble(6, 4, rng)
+    assert np.array_equal(bfs_distances(p, states), p.optimal_lengths(states))
+
+
 def test_scrambles_are_seeded_and_limited():
     s = load_suite("puzzle8")
     a = load_instances(s, "scramble", limit=8)
@@ -66,7 +75,6 @@ def test_scrambles_are_seeded_and_limited():
     assert {i.meta["depth"] for i in a.instances} == {10, 20, 40, 200}
 
 
-@pytest.mark.nojit
 def test_bfs_distances_agree_with_the_exhaustive_table():
     from puzzles.exhaustive import perm_ranks, puzzle8_distances
 

@@ -202,3 +202,44 @@ def models_cmd(as_json: bool) -> None:
         click.echo(f"{r['name']:<24} {r['where']:<8} {r['puzzle']:<11} {r['target']:<10} "
                    f"{r['parameters']:>9,} {r['iteration'] or 0:>7} {r['target_updates'] or 0:>7} "
                    f"{loss:>8}  {g}")
+
+
+@train_group.command("evaluate")
+@click.argument("puzzle")
+@click.option("--model", default=None, help="model name, run folder or file [the shipped model]")
+@click.option("--set", "state_set", default="deepcubea", show_default=True,
+              help="start states: deepcubea, uniform or scramble:DEPTH")
+@click.option("--count", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--solver", default="bwas", show_default=True)
+@click.option("--weight", type=float, default=None, help="lambda, the weight on g")
+@click.option("--batch", type=int, default=None, help="N, nodes expanded per iteration")
+@click.option("--node-limit", type=int, default=None)
+@click.option("--time-limit", type=float, default=None, help="seconds per start state")
+@click.option("--optimal-heuristic", default=None,
+              help="admissible heuristic for IDA* reference lengths where no table exists")
+@click.option("--threads", type=int, default=None, help="torch CPU threads")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="CSV of per-state rows")
+def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, seed: int, solver: str,
+                 weight: float | None, batch: int | None, node_limit: int | None,
+                 time_limit: float | None, optimal_heuristic: str | None, threads: int | None,
+                 out: str | None) -> None:
+    """Solve a fixed set of PUZZLE states with a learned heuristic; print share solved/optimal."""
+    import torch
+
+    from bench import registry
+    from heuristics.davi.evaluate import evaluate, optimal_lengths, start_states, summarize
+
+    if threads is not None:
+        torch.set_num_threads(max(1, threads))
+    p = registry.get_puzzle(puzzle)
+    h = registry.get_heuristic("davi", p, **({"model": model} if model else {}))
+    states = start_states(p, state_set, count, seed)
+    opt = optimal_lengths(p, states, optimal_heuristic)
+    df = evaluate(p, h, states, solver, weight, batch, node_limit, time_limit, opt, progress=True)
+    if out:
+        df.to_csv(out, index=False)
+    summary = summarize(df)
+    summary.update(puzzle=puzzle, model=str(h.model_path), set=state_set, solver=solver,
+                   weight=weight, batch=batch, node_limit=node_limit, time_limit=time_limit)
+    click.echo(json.dumps(summary))

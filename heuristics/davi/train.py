@@ -202,13 +202,15 @@ def bellman_targets(
 
 
 def greedy_rollout(puzzle: Puzzle, value_fn: Callable[[np.ndarray], np.ndarray],
-                   states: np.ndarray, max_steps: int) -> np.ndarray:
+                   states: np.ndarray, max_steps: int | np.ndarray) -> np.ndarray:
     """Batched greedy search: each step moves every unsolved state to its child of least
-    ``1 + J`` (goal children count 0). Returns ``(B,)`` bool: reached the goal in ``max_steps``."""
+    ``1 + J`` (goal children count 0). ``max_steps``: one limit or one per state ``(B,)``.
+    Returns ``(B,)`` bool: reached the goal within its step limit."""
     cur = np.array(states, copy=True)
+    limit = np.broadcast_to(np.asarray(max_steps, dtype=np.int64), (cur.shape[0],))
     solved = puzzle.is_goal(cur)
-    for _ in range(max_steps):
-        live = np.flatnonzero(~solved)
+    for step in range(int(limit.max(initial=0))):
+        live = np.flatnonzero(~solved & (limit > step))
         if live.size == 0:
             break
         children, valid = puzzle.expand(cur[live])
@@ -444,12 +446,14 @@ class Trainer:
             self._heldout = heldout_set(self.puzzle, self.cfg)
         depths, states = self._heldout
         f = self.value_fn()
-        rows = []
-        for d, s in zip(depths, states, strict=True):
-            pred = float(np.mean(f(s)))
-            steps = min(2 * int(d) + 10, self.cfg.eval_max_steps)
-            solved = greedy_rollout(self.puzzle, f, s, max_steps=steps)
-            rows.append([self.iteration, int(d), round(pred, 4), round(float(solved.mean()), 4)])
+        n = states.shape[1]
+        flat = states.reshape(len(depths) * n, -1)
+        pred = f(flat).reshape(len(depths), n).mean(axis=1)
+        limits = np.minimum(2 * depths + 10, self.cfg.eval_max_steps)
+        solved = greedy_rollout(self.puzzle, f, flat, np.repeat(limits, n))
+        share = solved.reshape(len(depths), n).mean(axis=1)
+        rows = [[self.iteration, int(d), round(float(p), 4), round(float(v), 4)]
+                for d, p, v in zip(depths, pred, share, strict=True)]
         self.model.train()
         return rows
 

@@ -17,11 +17,11 @@ train() { nice -n 10 python -m bench train davi "$@" --threads 1 --quiet; }
     --iterations 100000 --time-limit 12
 ) &
 (
-  train puzzle15 --out "$runs/puzzle15" --preset small --batch 1000 \
-    --k-max 200 --epsilon 0.15 --check-every 50 --lr-decay 0.9998 --eval-per-depth 30 \
-    --iterations 100000 --time-limit 25
-  train cube3 --out "$runs/cube3" --preset small --batch 1000 \
-    --k-max 30 --epsilon 0.1 --check-every 50 --lr-decay 0.9998 --eval-per-depth 30 \
-    --iterations 100000 --time-limit 25
+  train puzzle15 --out "$runs/puzzle15" --h1 256 --res-dim 128 --num-blocks 2 --batch 1000 \
+    --k-max 100 --epsilon 0.15 --check-every 20 --lr-decay 0.9998 --eval-per-depth 20 \
+    --eval-max-steps 100 --iterations 100000 --time-limit 22
+  train cube3 --out "$runs/cube3" --h1 256 --res-dim 128 --num-blocks 2 --batch 1000 \
+    --k-max 30 --epsilon 0.1 --check-every 20 --lr-decay 0.9998 --eval-per-depth 20 \
+    --eval-max-steps 70 --iterations 100000 --time-limit 22
 ) &
 wait
