@@ -83,13 +83,15 @@ def _next_pow2(n: int) -> int:
 class _Store:
     """Node store ``(C, L)`` plus the closed-set index; grows by doubling."""
 
-    def __init__(self, state_dim: int, capacity: int, closed: str, limit: int | None) -> None:
+    def __init__(self, state_dim: int, capacity: int, closed: str, limit: int | None,
+                 table_size: int = 4096) -> None:
         self.L = state_dim
         self.n = 0
         self.closed_kind = closed
         self.limit = limit
         self._alloc(capacity)
-        self.table = np.zeros((4096, 2), dtype=np.uint64)  # grows with the node count
+        # open addressing, load at most 1/2; grows (x4) with the node count
+        self.table = np.zeros((_next_pow2(table_size), 2), dtype=np.uint64)
         self.index: dict[bytes, int] = {}
 
     def _alloc(self, cap: int) -> None:
@@ -123,11 +125,11 @@ class _Store:
             cap = max(need, 2 * self.capacity)
             if self.limit is not None and need * self.bytes_per_node() + other_bytes > self.limit:
                 raise _OutOfMemory
-            old = (self.states, self.g, self.h, self.fcur, self.parent, self.action, self.hashes,
-                   self.closed)
+            old: list[np.ndarray] = [self.states, self.g, self.h, self.fcur, self.parent,
+                                     self.action, self.hashes, self.closed]
             self._alloc(cap)
-            new = (self.states, self.g, self.h, self.fcur, self.parent, self.action, self.hashes,
-                   self.closed)
+            new: list[np.ndarray] = [self.states, self.g, self.h, self.fcur, self.parent,
+                                     self.action, self.hashes, self.closed]
             for a, b in zip(old, new, strict=True):
                 b[: self.n] = a[: self.n]
         if self.closed_kind == "numba" and 2 * need > self.table.shape[0]:
@@ -321,7 +323,9 @@ class BatchBestFirst(Solver):
         inverse = np.array([puzzle.inverse_action(a) for a in range(puzzle.num_actions)],
                            dtype=np.int64)
         cap = max(1024, min(64 * batch * puzzle.num_actions, 1 << 22))
-        store = _Store(puzzle.state_dim, cap, self.closed, mem_limit)
+        max_new = batch * puzzle.num_actions  # at most this many new nodes per iteration
+        store = _Store(puzzle.state_dim, cap, self.closed, mem_limit,
+                       table_size=min(max(4096, 16 * max_new), 1 << 24))
         heap = _Heap(2 * cap, mem_limit)
         store.add_root(start, h_start, h_start)
         heap.push(np.array([h_start]), np.array([h_start]), np.array([0]))
@@ -331,7 +335,7 @@ class BatchBestFirst(Solver):
             return status, actions, store.nbytes + heap.nbytes, store.n
 
         while True:
-            k = K.heap_pop_batch(heap.data, heap.size, store.closed, store.fcur, batch, popped)
+            k = int(K.heap_pop_batch(heap.data, heap.size, store.closed, store.fcur, batch, popped))
             if k == 0:
                 return finish("unsolvable", None)
             ids = popped[:k].copy()
@@ -345,9 +349,9 @@ class BatchBestFirst(Solver):
                     return finish("solved", store.path_to(best))
             counters["expanded"] += k
             children, valid = puzzle.expand(parents)  # (k, A, L), (k, A)
-            last = store.action[ids]
-            has = last >= 0
-            valid[np.flatnonzero(has), inverse[last[has]]] = False
+            last_action = store.action[ids]
+            has = last_action >= 0
+            valid[np.flatnonzero(has), inverse[last_action[has]]] = False
             pi, ai = np.nonzero(valid)
             kids = children[pi, ai]  # (M, L)
             m = kids.shape[0]
