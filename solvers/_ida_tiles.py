@@ -209,9 +209,9 @@ def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
     nextb = st[4]
     h = hs[d]
     back = path[d - 1] ^ 1 if d > 0 else -1
+    a = next_a[d]  # the next action to try at depth d lives in a register until we descend
     status = ITER_DONE
     while True:
-        a = next_a[d]
         if a >= 4:
             if d == 0:
                 status = ITER_DONE
@@ -223,12 +223,14 @@ def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
             tiles[ob] = 0
             blank = ob
             h = hs[d]
+            a = next_a[d]
             back = path[d - 1] ^ 1 if d > 0 else -1
             continue
-        next_a[d] = a + 1
-        if a == back:
+        cur = a
+        a += 1
+        if cur == back:
             continue
-        nb = moves[blank * 4 + a]
+        nb = moves[blank * 4 + cur]
         if nb < 0:
             continue
         t = tiles[nb]
@@ -242,17 +244,19 @@ def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
         tiles[blank] = t
         tiles[nb] = 0
         blank = nb
-        path[d] = a
+        path[d] = cur
+        next_a[d] = a
         d += 1
         if nh == 0:
             status = SOLVED
             break
-        next_a[d] = 0
+        a = 0
         hs[d] = nh
         h = nh
-        back = a ^ 1
+        back = cur ^ 1
         exp += 1
         if gen >= budget_end:
+            next_a[d] = 0
             status = PAUSED
             break
     st[0] = d
