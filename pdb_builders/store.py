@@ -99,7 +99,7 @@ def checksum(data: np.ndarray) -> str:
     h = hashlib.blake2b(digest_size=16)
     flat = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
     for start in range(0, flat.size, _CHUNK):
-        h.update(memoryview(flat[start:start + _CHUNK]))
+        h.update(memoryview(flat[start:start + _CHUNK]))  # type: ignore[arg-type]
     return h.hexdigest()
 
 
@@ -337,6 +337,7 @@ def load_packed(
     st = path.stat()
     if nbytes and (offset is None or offset + nbytes > st.st_size):
         raise DatabaseError(f"database file {path} is truncated; rebuild it")
+    data: np.ndarray
     if nbytes:
         data = np.memmap(path, dtype=np.uint8, mode="r", offset=offset, shape=(nbytes,))
     else:
