@@ -401,3 +401,12 @@ def test_limits_reject_nonsense(kw):
     with pytest.raises(InputError, match="limits: "):
         Limits(**kw)
     assert Limits(time_s=0.5, nodes=10, memory_bytes=1 << 20).nodes == 10
+
+
+def test_generated_counts_stop_at_the_goal_child():
+    p = ToyLights(3)
+    s = p.apply(p.goal()[None], [4])[0]  # one press of the centre
+    r = BatchBestFirst(weight=0.6, batch=1).solve(p, ToyLightsOn(p), s)
+    assert (r.actions, r.nodes_generated, r.nodes_expanded, r.iterations) == ([4], 5, 1, 1)
+    r = BatchBestFirst(**ASTAR).solve(p, ToyLightsOn(p), s)  # goal test at expansion
+    assert (r.actions, r.nodes_generated, r.nodes_expanded, r.iterations) == ([4], 9, 1, 2)
