@@ -155,10 +155,12 @@ class _Store:
         parent = np.ascontiguousarray(parent, dtype=np.int64)
         action = np.ascontiguousarray(action, dtype=np.int64)
         if self.closed_kind == "numba":
+            children = np.ascontiguousarray(children)
+            hashes = np.empty(m, dtype=np.uint64)
+            K.hash_rows(children, hashes)
             self.n = K.insert_children(
                 self.table, self.hashes, self.states, self.g, self.parent, self.action,
-                self.closed, self.n, np.ascontiguousarray(children), g, parent, action,
-                out_ids, out_kind,
+                self.closed, self.n, children, hashes, g, parent, action, out_ids, out_kind,
             )
         else:
             self._insert_dict(children, g, parent, action, out_ids, out_kind)
