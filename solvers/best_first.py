@@ -12,8 +12,8 @@ batch). Presets, as in the registry:
 - ``greedy``: ``weight = 0`` (best-first on ``h`` alone), ``batch = 1``, goal test at generation.
 
 Goal test. ``goal_test="generate"`` (DeepCubeA's choice, the default of ``bwas`` and ``greedy``)
-tests children as soon as a batch is generated and stops at the first goal child (the whole
-batch's children count as generated). ``goal_test="expand"`` tests nodes when they are popped
+tests children as soon as a batch is generated and stops at the first goal child (children
+count as generated in parent-then-action order up to that child, the rule IDA* counts by). ``goal_test="expand"`` tests nodes when they are popped
 for expansion, which A* needs to be optimal (a goal generated early may be reached by a cheaper
 path later). The start state itself is tested before the search (solved with length 0).
 
@@ -25,11 +25,11 @@ reached again by a cheaper path gets the new ``g`` and parent and is reopened (p
 in DeepCubeA. Parent pointers and actions rebuild the path.
 
 Limits end the search with a status, never an exception: ``node-limit`` once at least
-``limits.nodes`` nodes were generated, ``timeout`` once ``limits.time_s`` passed (both checked
-after each iteration, so they can overshoot by one batch), ``out-of-memory`` when the search's
-memory (the larger of its RSS growth, see :mod:`solvers.memory`, and the bytes of its own
-arrays) exceeds ``limits.memory_bytes`` or an allocation fails, and ``unsolvable`` when the open
-list runs empty.
+``limits.nodes`` nodes were generated, ``timeout`` once ``limits.time_s`` passed (checked after
+each iteration and before each batch heuristic evaluation, so both can overshoot by one batch),
+``out-of-memory`` when the search's memory (the larger of its RSS growth, see
+:mod:`solvers.memory`, and the bytes of its own arrays) exceeds ``limits.memory_bytes`` or an
+allocation fails, and ``unsolvable`` when the open list runs empty.
 """
 
 from __future__ import annotations
@@ -155,10 +155,12 @@ class _Store:
         parent = np.ascontiguousarray(parent, dtype=np.int64)
         action = np.ascontiguousarray(action, dtype=np.int64)
         if self.closed_kind == "numba":
+            children = np.ascontiguousarray(children)
+            hashes = np.empty(m, dtype=np.uint64)
+            K.hash_rows(children, hashes)
             self.n = K.insert_children(
                 self.table, self.hashes, self.states, self.g, self.parent, self.action,
-                self.closed, self.n, np.ascontiguousarray(children), g, parent, action,
-                out_ids, out_kind,
+                self.closed, self.n, children, hashes, g, parent, action, out_ids, out_kind,
             )
         else:
             self._insert_dict(children, g, parent, action, out_ids, out_kind)
@@ -355,13 +357,16 @@ class BatchBestFirst(Solver):
             pi, ai = np.nonzero(valid)
             kids = children[pi, ai]  # (M, L)
             m = kids.shape[0]
-            counters["generated"] += m
             kid_parent = ids[pi]
             if self.goal_test == "generate" and m:
                 goals = puzzle.is_goal(kids)
                 if goals.any():
                     j = int(np.argmax(goals))
+                    counters["generated"] += j + 1  # children in order up to the goal child
                     return finish("solved", store.path_to(int(kid_parent[j])) + [int(ai[j])])
+            counters["generated"] += m
+            if deadline is not None and time.perf_counter() >= deadline:
+                return finish("timeout", None)
             store.ensure(m, heap.nbytes)
             kid_ids, kinds = store.insert(kids, store.g[kid_parent] + 1, kid_parent, ai)
             new = kid_ids[kinds == K.NEW]
