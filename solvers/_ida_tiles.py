@@ -134,23 +134,29 @@ def _run(kind: int, w: int, bound: int, budget_end: int, tiles: np.ndarray, pos:
             mdsum = hs[d] - 2 * (lcr[d].sum() + lcc[d].sum()) + md[t, ob] - md[t, nb]
             h = mdsum + 2 * (lcr[d + 1].sum() + lcc[d + 1].sum())
         else:
+            # vals[d, :num_ent] are the terms, vals[d, num_ent] and vals[d, num_ent + 1] the
+            # plain and the reflected sums; only the terms that read the moved tile (and the
+            # blank, for pdb-full) are looked up again
+            sp = vals[d, num_ent]
+            sr = vals[d, num_ent + 1]
             for e in range(num_ent):
                 vals[d + 1, e] = vals[d, e]
-            for x in (t, 0):
-                for side in range(2):
-                    e = dep[x, side]
-                    if e >= 0:
-                        vals[d + 1, e] = entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab,
-                                                     transpose, tables, packed, n, buf)
-            h = 0
-            for e in range(num_plain):
-                h += vals[d + 1, e]
-            if num_ent > num_plain:
-                hr = 0
-                for e in range(num_plain, num_ent):
-                    hr += vals[d + 1, e]
-                if hr > h:
-                    h = hr
+            for side in range(2):
+                e1 = dep[t, side]
+                e2 = dep[0, side]
+                for e in (e1, e2):
+                    if e < 0:
+                        continue  # (e1 == e2 for pdb-full: the second lookup changes nothing)
+                    v = entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose,
+                                    tables, packed, n, buf)
+                    if side == 0:
+                        sp += v - vals[d + 1, e]
+                    else:
+                        sr += v - vals[d + 1, e]
+                    vals[d + 1, e] = v
+            vals[d + 1, num_ent] = sp
+            vals[d + 1, num_ent + 1] = sr
+            h = sp if sp >= sr else sr
         f = d + 1 + h
         if f > bound:
             if f < nextb:
@@ -286,6 +292,8 @@ def _initial_terms(kind: int, w: int, tiles: np.ndarray, pos: np.ndarray, md: np
                 h += v
             else:
                 hr += v
+        vals[0, ent_k.shape[0]] = h
+        vals[0, ent_k.shape[0] + 1] = hr
         return max(h, hr)
     h = 0
     for c in range(n):
@@ -352,7 +360,7 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
     lcr = np.zeros((depth_cap, w), dtype=np.int64)
     lcc = np.zeros((depth_cap, w), dtype=np.int64)
     nent = max(1, u["ent_k"].shape[0])
-    vals = np.zeros((depth_cap if u["kind"] == K_PDB else 1, nent), dtype=np.int64)
+    vals = np.zeros((depth_cap if u["kind"] == K_PDB else 1, nent + 2), dtype=np.int64)
     common = (u["md"], lcr, lcc, vals, u["ent_tiles"], u["ent_k"], u["ent_flag"], u["ent_tab"],
               u["transpose"])
     h0 = int(_initial_terms(u["kind"], w, tiles, pos, u["md"], lcr, lcc, vals, u["ent_tiles"],

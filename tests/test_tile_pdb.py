@@ -160,3 +160,27 @@ def test_mirrored_table_equals_the_mirror_patterns_own_table(monkeypatch) -> Non
         for i in np.flatnonzero(dist >= 28)[:20]:
             out = _ida_tiles.search(p, spec, states[i], None, None)
             assert len(out["actions"]) == dist[i] and p.check_solution(states[i], out["actions"])
+
+
+_ENSURE = """
+from bench.registry import get_heuristic, get_puzzle
+h = get_heuristic("pdb-full", get_puzzle("puzzle8"))
+print(int(h(get_puzzle("puzzle8").goal()[None])[0]))
+"""
+
+
+def test_concurrent_first_use_builds_once(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "BENCH_CACHE": str(tmp_path)}
+    procs = [subprocess.Popen([sys.executable, "-c", _ENSURE], cwd=root, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    outs = [p.communicate() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    assert [o.strip() for o, _ in outs] == ["0", "0"]
+    assert sum(e.count("building pattern database") for _, e in outs) == 1
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".h5") == ["puzzle8-full.h5"]
