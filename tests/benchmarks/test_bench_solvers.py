@@ -1,4 +1,4 @@
-"""Solver benchmarks (run with ``nox -s bench`` or ``pytest tests/benchmarks --benchmark-enable``).
+"""Solver benchmarks (``nox -s bench``, or ``pytest tests/benchmarks --benchmark-enable --benchmark-only``).
 
 - BWAS node rate (nodes generated per second of search) with Manhattan distance on random
   15-puzzles at N = 10,000 (weight 0.6, the ``bwas`` preset);
@@ -7,7 +7,7 @@
 - IDA* with ``lights-on`` on DeepCubeA's 500 Lights Out 7x7 test states;
 - BWAS with Korf's cube PDBs on 20 random cubes at N = 10,000 and lambda 0.0, 0.1, 0.2 (as in
   DeepCubeA's Figure 2): node rate, solved count and solution lengths (``BENCH_CUBES`` and
-  ``BENCH_CUBE_TIME`` set the number of cubes and the time limit per cube, default 20 and 60 s;
+  ``BENCH_CUBE_TIME`` set the number of cubes and the time limit per cube, default 20 and 10 s;
   ``BENCH_CUBE_DEPTH`` uses random walks of that many moves instead of uniform random cubes).
 
 Figures go to ``benchmark.extra_info`` (saved with ``--benchmark-json``) and are printed.
@@ -73,7 +73,7 @@ def test_bwas_cube3_pdb_korf(benchmark, weight):
     p = get_puzzle("cube3")
     h = get_heuristic("pdb-korf", p)
     count = int(os.environ.get("BENCH_CUBES", "20"))
-    per_cube_s = float(os.environ.get("BENCH_CUBE_TIME", "60"))
+    per_cube_s = float(os.environ.get("BENCH_CUBE_TIME", "10"))
     depth = os.environ.get("BENCH_CUBE_DEPTH")  # scramble depth; default uniform random cubes
     rng = np.random.default_rng(3)
     states = p.random_states(count, rng) if depth is None else p.scramble(count, int(depth), rng)[0]
