@@ -279,3 +279,19 @@ def test_missing_model_is_a_clear_error(toy, tmp_path):
         LearnedHeuristic(toy, model="no-such-model")
     with pytest.raises(InputError, match="holds no model.pt"):
         LearnedHeuristic(toy, model=tmp_path)
+
+
+def test_ship_writes_a_model_folder(toy, trained, tmp_path):
+    from heuristics.davi.ship import ship
+
+    evaluation = [{"set": "uniform", "states": 4, "solver": "bwas", "weight": 0.6, "batch": 10,
+                   "solved": 0.75, "optimal": 0.5, "mean_length": 3.0, "mean_optimal_length": 2.5,
+                   "mean_nodes": 12.0}]
+    dest = ship(trained, "toy", evaluation, command="bench train davi toylights3", dest_root=tmp_path)
+    assert sorted(p.name for p in dest.iterdir()) == [
+        "README.md", "config.json", "depth_log.csv", "log.csv", "model.pt"]
+    ck = load_checkpoint(dest / "model.pt", puzzle=toy)
+    assert ck["kind"] == "model" and "optimizer" not in ck
+    card = (dest / "README.md").read_text()
+    assert "| uniform (4) | bwas | weight 0.6, batch 10 | 75% | 50% | 3.00 | 2.50 | 12 |" in card
+    assert "bench train davi toylights3" in card

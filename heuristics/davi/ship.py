@@ -1,0 +1,108 @@
+"""Package a training run as a shipped model: ``heuristics/models/<name>/``.
+
+A shipped model folder holds ``model.pt`` (weights, no optimizer state), ``config.json`` (the
+training options, network sizes, figures), the run's ``log.csv`` and ``depth_log.csv``, and a
+``README.md`` written here from those files plus search results (``evaluation``: a list of
+summaries from ``heuristics.davi.evaluate.summarize`` with their settings).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from heuristics.davi.checkpoint import inference_copy, load_checkpoint, save_checkpoint
+from heuristics.davi.heuristic import SHIPPED_DIR
+
+SIZE_NOTE = (
+    "Network size: DeepCubeA's published network (first layer 5,000, residual width 1,000, "
+    "4 blocks; 14.7 M parameters on the cube) evaluated about 490 cube states per second on one "
+    "core of the (shared, loaded) 2-core training machine in batches of 10,000, against about "
+    "32,000 for a network of first layer 256, residual width 128 and 2 blocks "
+    "(`tests/benchmarks/test_bench_davi.py`): too slow for batch search with thousands of nodes "
+    "per iteration, and far too slow to train here. The shipped models keep the architecture "
+    "(one-hot input, two hidden layers, residual blocks, batch norm, ReLU, linear output) at "
+    "that smaller size."
+)
+
+
+def ship(run_dir: str | Path, name: str, evaluation: list[dict[str, Any]] | None = None,
+         command: str | None = None, dest_root: Path = SHIPPED_DIR) -> Path:
+    """Copy run ``run_dir`` to ``dest_root/name`` and write its README; returns the folder."""
+    run = Path(run_dir)
+    dest = dest_root / name
+    dest.mkdir(parents=True, exist_ok=True)
+    ck = load_checkpoint(run / "checkpoint.pt" if (run / "checkpoint.pt").is_file() else run / "model.pt")
+    save_checkpoint(dest / "model.pt", inference_copy(ck))
+    for f in ("log.csv", "depth_log.csv"):
+        if (run / f).is_file():
+            shutil.copyfile(run / f, dest / f)
+    config = json.loads((run / "config.json").read_text()) if (run / "config.json").is_file() else {}
+    config["evaluation"] = evaluation or []
+    if command:
+        config["command"] = command
+    (dest / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    (dest / "README.md").write_text(model_card(name, ck, config, dest))
+    return dest
+
+
+def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Path) -> str:
+    mc = ck["model_config"]
+    tc = ck.get("train_config", {})
+    params = config.get("parameters")
+    lines = [
+        f"# `{name}`: learned heuristic for {ck['puzzle']}",
+        "",
+        f"Trained by {'DAVI (deep approximate value iteration)' if ck['target'] == 'davi' else 'regression on the scramble depth (diffusion distance)'} "
+        f"with `bench train {ck['target']}` on one CPU core (`torch.set_num_threads(1)`, `nice -n 10`, "
+        "on a 2-core machine shared with other jobs).",
+        "",
+        f"- network: one-hot input {mc['state_dim']} x {mc['one_hot_depth']}, first layer {mc['h1']}, "
+        f"residual width {mc['res_dim']}, {mc['num_blocks']} residual blocks"
+        + (f", {params:,} parameters ({(folder / 'model.pt').stat().st_size / 2**20:.1f} MiB file)" if params else ""),
+        f"- training: {ck.get('iteration')} iterations of batch {tc.get('batch')}, "
+        f"{ck.get('states_seen', 0):,} states, {config.get('train_seconds', '?')} s of training, "
+        f"{ck.get('target_updates')} target-network updates",
+        f"- options: K = {tc.get('k_max')}, epsilon = {tc.get('epsilon')}, C = {tc.get('check_every')}, "
+        f"lr = {tc.get('lr')} decayed by {tc.get('lr_decay')} per iteration, seed {tc.get('seed')}",
+        "",
+        SIZE_NOTE,
+        "",
+    ]
+    if config.get("command"):
+        lines += ["Command:", "", "    " + config["command"], ""]
+    depth = folder / "depth_log.csv"
+    if depth.is_file():
+        d = pd.read_csv(depth)
+        last = d[d["iteration"] == d["iteration"].max()]
+        lines += ["Last monitoring step (held-out random walks per scramble depth; greedy rollout "
+                  "limited to min(2 depth + 10, eval_max_steps) steps):", "",
+                  "| depth | mean predicted cost-to-go | greedy solved |", "| --- | --- | --- |"]
+        lines += [f"| {int(r.depth)} | {r.mean_pred:.2f} | {r.greedy_solved:.0%} |"
+                  for r in last.itertuples()]
+        lines.append("")
+    if config.get("evaluation"):
+        lines += ["Search with this model (every solution replayed):", "",
+                  "| states | solver | settings | solved | optimal | mean length | mean optimal | mean nodes |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for e in config["evaluation"]:
+            def pct(v: Any) -> str:
+                return "n/a" if v is None else f"{v:.0%}"
+
+            def num(v: Any, fmt: str = ".2f") -> str:
+                return "n/a" if v is None else format(v, fmt)
+
+            settings = ", ".join(f"{k} {e[k]}" for k in ("weight", "batch", "node_limit", "time_limit")
+                                 if e.get(k) is not None)
+            lines.append(f"| {e.get('set')} ({e.get('states')}) | {e.get('solver')} | {settings} | "
+                         f"{pct(e.get('solved'))} | {pct(e.get('optimal'))} | {num(e.get('mean_length'))} | "
+                         f"{num(e.get('mean_optimal_length'))} | {num(e.get('mean_nodes'), ',.0f')} |")
+        lines.append("")
+    lines += ["Files: `model.pt` (weights; `torch.load(weights_only=True)`), `config.json`, "
+              "`log.csv` (iteration, loss, lr, target_updates, states_per_s, seconds), "
+              "`depth_log.csv` (iteration, depth, mean_pred, greedy_solved).", ""]
+    return "\n".join(lines)
