@@ -69,12 +69,13 @@ def lowest_cell(m: np.uint64) -> int:
 
 @njit(cache=True)
 def expand_chunk(frontier: np.ndarray, n: int, w: int, k: int, visited: np.ndarray,
-                 table: np.ndarray, depth: int, out: np.ndarray) -> int:
+                 table: np.ndarray, depth: int, out: np.ndarray, filled: np.ndarray) -> int:
     """Expand ``frontier`` codes (``(F,)`` int64, all at distance ``depth - 1``).
 
     Marks new codes in ``visited`` (``(ceil(entries * n / 64),)`` uint64), sets ``table[rank]``
     (``(entries,)`` uint8) to ``depth`` where it is still ``UNSEEN``, and writes the new codes to
-    ``out`` (``(F * 4 * k,)`` int64). Returns how many were written.
+    ``out`` (``(F * 4 * k,)`` int64). Returns how many were written; ``filled[0]`` counts the
+    table entries set.
     """
     not_left, not_right, full = col_masks(w)
     pos = np.empty(k, dtype=np.int64)
@@ -127,6 +128,7 @@ def expand_chunk(frontier: np.ndarray, n: int, w: int, k: int, visited: np.ndarr
                     cnt += 1
                     if table[nr] == UNSEEN:
                         table[nr] = depth
+                        filled[0] += 1
                 pos[i] = c
     return cnt
 

@@ -196,7 +196,7 @@ def build_pattern(width: int, pattern: tuple[int, ...], progress: bool = True, j
     depth = 0
     bar = tqdm(total=entries, desc=f"pattern {'-'.join(map(str, pattern))}", unit="entry",
                disable=not progress, unit_scale=True, leave=False)
-    filled = 1
+    filled = np.ones(1, dtype=np.int64)
     bar.update(1)
     buf = np.empty(chunk * 4 * k, dtype=np.int64)
     while frontier.size:
@@ -205,15 +205,17 @@ def build_pattern(width: int, pattern: tuple[int, ...], progress: bool = True, j
             raise RuntimeError("pattern database depth overflow")
         parts = []
         for a in range(0, frontier.size, chunk):
-            cnt = _k.expand_chunk(frontier[a:a + chunk], n, width, k, visited, table, depth, buf)
+            before = int(filled[0])
+            cnt = _k.expand_chunk(frontier[a:a + chunk], n, width, k, visited, table, depth, buf,
+                                  filled)
             parts.append(buf[:cnt].copy())
+            bar.update(int(filled[0]) - before)
+        del frontier
         frontier = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-        now = int(np.count_nonzero(table != _k.UNSEEN)) if progress else filled
-        bar.update(now - filled)
-        filled = now
+        del parts
         bar.set_postfix(depth=depth)
     bar.close()
-    if np.any(table == _k.UNSEEN):
+    if int(filled[0]) != entries:
         raise RuntimeError("pattern database has unreached placements")
     return table
 

@@ -50,16 +50,17 @@ class TableSpec:
 
     def build(self, *, progress: bool = True, jobs: int = 1) -> Path:
         """Build the table now (under a lock) and store it atomically; returns its path."""
-        path = self.path
-        with build_lock(path):
-            t0 = time.perf_counter()
-            kwargs = dict(self.build_kwargs)
-            kwargs.setdefault("progress", progress)
-            kwargs.setdefault("jobs", jobs)
-            table = _load(self.builder)(**kwargs)
-            seconds = time.perf_counter() - t0
-            save_table(path, table, self.attrs, build_seconds=seconds)
-        return path
+        with build_lock(self.path):
+            return self._build_locked(progress, jobs)
+
+    def _build_locked(self, progress: bool, jobs: int) -> Path:
+        t0 = time.perf_counter()
+        kwargs = dict(self.build_kwargs)
+        kwargs.setdefault("progress", progress)
+        kwargs.setdefault("jobs", jobs)
+        table = _load(self.builder)(**kwargs)
+        seconds = time.perf_counter() - t0
+        return save_table(self.path, table, self.attrs, build_seconds=seconds)
 
     def ensure(self, *, progress: bool = True, jobs: int = 1) -> PackedTable:
         """Load the table, building it first if it is absent.
@@ -79,10 +80,10 @@ class TableSpec:
                 return load_packed(path, self.attrs)
             except DatabaseError:
                 pass
-        if progress:
-            print(f"building pattern database {path.name} ({self.summary or self.key})",
-                  file=sys.stderr)
-        self.build(progress=progress, jobs=jobs)
+            if progress:
+                print(f"building pattern database {path.name} ({self.summary or self.key})",
+                      file=sys.stderr)
+            self._build_locked(progress, jobs)
         return load_packed(path, self.attrs)
 
 

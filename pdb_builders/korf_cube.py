@@ -360,7 +360,8 @@ def build_table(metric: str, pattern: str, progress: bool = True, jobs: int = 0)
 
     before = numba.get_num_threads()
     if jobs and jobs > 0:
-        numba.set_num_threads(max(1, min(int(jobs), numba.config.NUMBA_NUM_THREADS)))
+        most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+        numba.set_num_threads(max(1, min(int(jobs), most)))
     try:
         table, _ = build(metric, pattern, progress=progress)
     finally:
@@ -385,7 +386,7 @@ def table_spec(puzzle: str, pattern: Pattern | str) -> Any:
     """The catalog :class:`~pdb_builders.catalog.TableSpec` of one cube database.
 
     ``puzzle`` is ``cube3``, ``cube3-htm``, ``cube2`` or ``cube2-htm``; the file is
-    ``<cache>/<puzzle>-<pattern>.h5``.
+    ``<cache>/<puzzle>-<pattern>.h5`` (``edges:0,1`` -> ``edges-0-1``; the 2x2x2: ``<puzzle>-full``).
     """
     from pdb_builders.catalog import TableSpec
 
@@ -395,7 +396,7 @@ def table_spec(puzzle: str, pattern: Pattern | str) -> Any:
         raise InputError(f"puzzle: cube databases serve cube3, cube3-htm, cube2, cube2-htm; got {puzzle!r}")
     if pattern.cube2 != puzzle.startswith("cube2"):
         raise InputError(f"pattern: {pattern.name!r} does not apply to {puzzle}")
-    safe = pattern.name.replace(":", "-").replace(",", "-")
+    safe = "full" if pattern.cube2 else pattern.name.replace(":", "-").replace(",", "-")
     what = {"corners": "all 8 corners", "cube2-full": "every 2x2x2 state (exact)"}.get(
         pattern.name, pattern.name)
     return TableSpec(

@@ -99,7 +99,7 @@ def checksum(data: np.ndarray) -> str:
     h = hashlib.blake2b(digest_size=16)
     flat = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
     for start in range(0, flat.size, _CHUNK):
-        h.update(memoryview(flat[start:start + _CHUNK]))
+        h.update(memoryview(flat[start:start + _CHUNK]))  # type: ignore[arg-type]
     return h.hexdigest()
 
 
@@ -175,6 +175,9 @@ def save_table(
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; databases are readable like other files
     try:
         import h5py
 
@@ -337,6 +340,7 @@ def load_packed(
     st = path.stat()
     if nbytes and (offset is None or offset + nbytes > st.st_size):
         raise DatabaseError(f"database file {path} is truncated; rebuild it")
+    data: np.ndarray
     if nbytes:
         data = np.memmap(path, dtype=np.uint8, mode="r", offset=offset, shape=(nbytes,))
     else:

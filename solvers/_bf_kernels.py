@@ -38,6 +38,13 @@ def hash_row(row):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def hash_rows(rows, out):  # pragma: no cover - compiled
+    """``hash_row`` of every row of ``rows (M, L)`` into ``out (M,) uint64``."""
+    for i in range(rows.shape[0]):
+        out[i] = hash_row(rows[i])
+
+
+@njit(cache=True)
 def _rows_equal(a, b):  # pragma: no cover - compiled
     for j in range(a.shape[0]):
         if a[j] != b[j]:
@@ -47,8 +54,12 @@ def _rows_equal(a, b):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def insert_children(table, hashes, states, g, parent, action, closed, n_nodes,
-                    children, child_g, child_parent, child_action, out_ids, out_kind):  # pragma: no cover
+                    children, child_hash, child_g, child_parent, child_action, out_ids,
+                    out_kind):  # pragma: no cover - compiled
     """Look up each child ``(M, L)`` in the closed set; add new states, improve cheaper ones.
+
+    ``child_hash (M,) uint64`` are the children's ``hash_rows`` (any values work: the hash only
+    chooses the bucket and short-cuts comparisons; equality is decided on the full rows).
 
     For child ``i``: ``out_kind[i]`` is ``NEW`` (a new node ``out_ids[i]`` was appended; its ``h``
     is still to be set), ``IMPROVED`` (node ``out_ids[i]`` was reached by a cheaper path: its
@@ -60,7 +71,7 @@ def insert_children(table, hashes, states, g, parent, action, closed, n_nodes,
     n = n_nodes
     for i in range(children.shape[0]):
         row = children[i]
-        h = hash_row(row)
+        h = child_hash[i]
         slot = h & mask
         while True:
             tag = table[slot, 0]

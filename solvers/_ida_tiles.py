@@ -31,8 +31,10 @@ from heuristics._tiles_kernels import line_conflicts
 from heuristics.base import IdaSpec
 from pdb_builders._additive_kernels import entry_value
 
-#: nodes generated per call of the kernel between clock and node-limit checks
+#: nodes generated per call of the kernel between clock and node-limit checks (Manhattan runs
+#: at ~10^8 nodes/s, the others at ~10^6..10^7)
 SLICE = 1 << 22
+SLICE_SLOW = 1 << 20
 MAX_DEPTH = 1000
 
 K_MANHATTAN, K_LINEAR, K_PDB = 0, 1, 2
@@ -132,23 +134,29 @@ def _run(kind: int, w: int, bound: int, budget_end: int, tiles: np.ndarray, pos:
             mdsum = hs[d] - 2 * (lcr[d].sum() + lcc[d].sum()) + md[t, ob] - md[t, nb]
             h = mdsum + 2 * (lcr[d + 1].sum() + lcc[d + 1].sum())
         else:
+            # vals[d, :num_ent] are the terms, vals[d, num_ent] and vals[d, num_ent + 1] the
+            # plain and the reflected sums; only the terms that read the moved tile (and the
+            # blank, for pdb-full) are looked up again
+            sp = vals[d, num_ent]
+            sr = vals[d, num_ent + 1]
             for e in range(num_ent):
                 vals[d + 1, e] = vals[d, e]
-            for x in (t, 0):
-                for side in range(2):
-                    e = dep[x, side]
-                    if e >= 0:
-                        vals[d + 1, e] = entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab,
-                                                     transpose, tables, packed, n, buf)
-            h = 0
-            for e in range(num_plain):
-                h += vals[d + 1, e]
-            if num_ent > num_plain:
-                hr = 0
-                for e in range(num_plain, num_ent):
-                    hr += vals[d + 1, e]
-                if hr > h:
-                    h = hr
+            for side in range(2):
+                e1 = dep[t, side]
+                e2 = dep[0, side]
+                for e in (e1, e2):
+                    if e < 0:
+                        continue  # (e1 == e2 for pdb-full: the second lookup changes nothing)
+                    v = entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose,
+                                    tables, packed, n, buf)
+                    if side == 0:
+                        sp += v - vals[d + 1, e]
+                    else:
+                        sr += v - vals[d + 1, e]
+                    vals[d + 1, e] = v
+            vals[d + 1, num_ent] = sp
+            vals[d + 1, num_ent + 1] = sr
+            h = sp if sp >= sr else sr
         f = d + 1 + h
         if f > bound:
             if f < nextb:
@@ -207,9 +215,9 @@ def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
     nextb = st[4]
     h = hs[d]
     back = path[d - 1] ^ 1 if d > 0 else -1
+    a = next_a[d]  # the next action to try at depth d lives in a register until we descend
     status = ITER_DONE
     while True:
-        a = next_a[d]
         if a >= 4:
             if d == 0:
                 status = ITER_DONE
@@ -221,12 +229,14 @@ def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
             tiles[ob] = 0
             blank = ob
             h = hs[d]
+            a = next_a[d]
             back = path[d - 1] ^ 1 if d > 0 else -1
             continue
-        next_a[d] = a + 1
-        if a == back:
+        cur = a
+        a += 1
+        if cur == back:
             continue
-        nb = moves[blank * 4 + a]
+        nb = moves[blank * 4 + cur]
         if nb < 0:
             continue
         t = tiles[nb]
@@ -240,17 +250,19 @@ def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
         tiles[blank] = t
         tiles[nb] = 0
         blank = nb
-        path[d] = a
+        path[d] = cur
+        next_a[d] = a
         d += 1
         if nh == 0:
             status = SOLVED
             break
-        next_a[d] = 0
+        a = 0
         hs[d] = nh
         h = nh
-        back = a ^ 1
+        back = cur ^ 1
         exp += 1
         if gen >= budget_end:
+            next_a[d] = 0
             status = PAUSED
             break
     st[0] = d
@@ -280,6 +292,8 @@ def _initial_terms(kind: int, w: int, tiles: np.ndarray, pos: np.ndarray, md: np
                 h += v
             else:
                 hr += v
+        vals[0, ent_k.shape[0]] = h
+        vals[0, ent_k.shape[0] + 1] = hr
         return max(h, hr)
     h = 0
     for c in range(n):
@@ -346,7 +360,7 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
     lcr = np.zeros((depth_cap, w), dtype=np.int64)
     lcc = np.zeros((depth_cap, w), dtype=np.int64)
     nent = max(1, u["ent_k"].shape[0])
-    vals = np.zeros((depth_cap if u["kind"] == K_PDB else 1, nent), dtype=np.int64)
+    vals = np.zeros((depth_cap if u["kind"] == K_PDB else 1, nent + 2), dtype=np.int64)
     common = (u["md"], lcr, lcc, vals, u["ent_tiles"], u["ent_k"], u["ent_flag"], u["ent_tab"],
               u["transpose"])
     h0 = int(_initial_terms(u["kind"], w, tiles, pos, u["md"], lcr, lcc, vals, u["ent_tiles"],
@@ -374,7 +388,7 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
         st[4] = big
         next_a[0] = 0
         while True:
-            budget_end = st[2] + SLICE
+            budget_end = st[2] + (SLICE if u["kind"] == K_MANHATTAN else SLICE_SLOW)
             if limit is not None:
                 budget_end = min(budget_end, limit + 1)
             if u["kind"] == K_MANHATTAN:

@@ -12,8 +12,8 @@ batch). Presets, as in the registry:
 - ``greedy``: ``weight = 0`` (best-first on ``h`` alone), ``batch = 1``, goal test at generation.
 
 Goal test. ``goal_test="generate"`` (DeepCubeA's choice, the default of ``bwas`` and ``greedy``)
-tests children as soon as a batch is generated and stops at the first goal child (the whole
-batch's children count as generated). ``goal_test="expand"`` tests nodes when they are popped
+tests children as soon as a batch is generated and stops at the first goal child (children
+count as generated in parent-then-action order up to that child, the rule IDA* counts by). ``goal_test="expand"`` tests nodes when they are popped
 for expansion, which A* needs to be optimal (a goal generated early may be reached by a cheaper
 path later). The start state itself is tested before the search (solved with length 0).
 
@@ -25,11 +25,11 @@ reached again by a cheaper path gets the new ``g`` and parent and is reopened (p
 in DeepCubeA. Parent pointers and actions rebuild the path.
 
 Limits end the search with a status, never an exception: ``node-limit`` once at least
-``limits.nodes`` nodes were generated, ``timeout`` once ``limits.time_s`` passed (both checked
-after each iteration, so they can overshoot by one batch), ``out-of-memory`` when the search's
-memory (the larger of its RSS growth, see :mod:`solvers.memory`, and the bytes of its own
-arrays) exceeds ``limits.memory_bytes`` or an allocation fails, and ``unsolvable`` when the open
-list runs empty.
+``limits.nodes`` nodes were generated, ``timeout`` once ``limits.time_s`` passed (checked after
+each iteration and before each batch heuristic evaluation, so both can overshoot by one batch),
+``out-of-memory`` when the search's memory (the larger of its RSS growth, see
+:mod:`solvers.memory`, and the bytes of its own arrays) exceeds ``limits.memory_bytes`` or an
+allocation fails, and ``unsolvable`` when the open list runs empty.
 """
 
 from __future__ import annotations
@@ -83,13 +83,15 @@ def _next_pow2(n: int) -> int:
 class _Store:
     """Node store ``(C, L)`` plus the closed-set index; grows by doubling."""
 
-    def __init__(self, state_dim: int, capacity: int, closed: str, limit: int | None) -> None:
+    def __init__(self, state_dim: int, capacity: int, closed: str, limit: int | None,
+                 table_size: int = 4096) -> None:
         self.L = state_dim
         self.n = 0
         self.closed_kind = closed
         self.limit = limit
         self._alloc(capacity)
-        self.table = np.zeros((4096, 2), dtype=np.uint64)  # grows with the node count
+        # open addressing, load at most 1/2; grows (x4) with the node count
+        self.table = np.zeros((_next_pow2(table_size), 2), dtype=np.uint64)
         self.index: dict[bytes, int] = {}
 
     def _alloc(self, cap: int) -> None:
@@ -123,11 +125,11 @@ class _Store:
             cap = max(need, 2 * self.capacity)
             if self.limit is not None and need * self.bytes_per_node() + other_bytes > self.limit:
                 raise _OutOfMemory
-            old = (self.states, self.g, self.h, self.fcur, self.parent, self.action, self.hashes,
-                   self.closed)
+            old: list[np.ndarray] = [self.states, self.g, self.h, self.fcur, self.parent,
+                                     self.action, self.hashes, self.closed]
             self._alloc(cap)
-            new = (self.states, self.g, self.h, self.fcur, self.parent, self.action, self.hashes,
-                   self.closed)
+            new: list[np.ndarray] = [self.states, self.g, self.h, self.fcur, self.parent,
+                                     self.action, self.hashes, self.closed]
             for a, b in zip(old, new, strict=True):
                 b[: self.n] = a[: self.n]
         if self.closed_kind == "numba" and 2 * need > self.table.shape[0]:
@@ -153,10 +155,12 @@ class _Store:
         parent = np.ascontiguousarray(parent, dtype=np.int64)
         action = np.ascontiguousarray(action, dtype=np.int64)
         if self.closed_kind == "numba":
+            children = np.ascontiguousarray(children)
+            hashes = np.empty(m, dtype=np.uint64)
+            K.hash_rows(children, hashes)
             self.n = K.insert_children(
                 self.table, self.hashes, self.states, self.g, self.parent, self.action,
-                self.closed, self.n, np.ascontiguousarray(children), g, parent, action,
-                out_ids, out_kind,
+                self.closed, self.n, children, hashes, g, parent, action, out_ids, out_kind,
             )
         else:
             self._insert_dict(children, g, parent, action, out_ids, out_kind)
@@ -321,7 +325,9 @@ class BatchBestFirst(Solver):
         inverse = np.array([puzzle.inverse_action(a) for a in range(puzzle.num_actions)],
                            dtype=np.int64)
         cap = max(1024, min(64 * batch * puzzle.num_actions, 1 << 22))
-        store = _Store(puzzle.state_dim, cap, self.closed, mem_limit)
+        max_new = batch * puzzle.num_actions  # at most this many new nodes per iteration
+        store = _Store(puzzle.state_dim, cap, self.closed, mem_limit,
+                       table_size=min(max(4096, 16 * max_new), 1 << 24))
         heap = _Heap(2 * cap, mem_limit)
         store.add_root(start, h_start, h_start)
         heap.push(np.array([h_start]), np.array([h_start]), np.array([0]))
@@ -331,7 +337,7 @@ class BatchBestFirst(Solver):
             return status, actions, store.nbytes + heap.nbytes, store.n
 
         while True:
-            k = K.heap_pop_batch(heap.data, heap.size, store.closed, store.fcur, batch, popped)
+            k = int(K.heap_pop_batch(heap.data, heap.size, store.closed, store.fcur, batch, popped))
             if k == 0:
                 return finish("unsolvable", None)
             ids = popped[:k].copy()
@@ -345,19 +351,22 @@ class BatchBestFirst(Solver):
                     return finish("solved", store.path_to(best))
             counters["expanded"] += k
             children, valid = puzzle.expand(parents)  # (k, A, L), (k, A)
-            last = store.action[ids]
-            has = last >= 0
-            valid[np.flatnonzero(has), inverse[last[has]]] = False
+            last_action = store.action[ids]
+            has = last_action >= 0
+            valid[np.flatnonzero(has), inverse[last_action[has]]] = False
             pi, ai = np.nonzero(valid)
             kids = children[pi, ai]  # (M, L)
             m = kids.shape[0]
-            counters["generated"] += m
             kid_parent = ids[pi]
             if self.goal_test == "generate" and m:
                 goals = puzzle.is_goal(kids)
                 if goals.any():
                     j = int(np.argmax(goals))
+                    counters["generated"] += j + 1  # children in order up to the goal child
                     return finish("solved", store.path_to(int(kid_parent[j])) + [int(ai[j])])
+            counters["generated"] += m
+            if deadline is not None and time.perf_counter() >= deadline:
+                return finish("timeout", None)
             store.ensure(m, heap.nbytes)
             kid_ids, kinds = store.insert(kids, store.g[kid_parent] + 1, kid_parent, ai)
             new = kid_ids[kinds == K.NEW]

@@ -246,8 +246,11 @@ def test_closed_set_kernel_is_exact_and_reopens_cheaper_paths():
     closed = np.ones(cap, dtype=np.bool_)
     out_ids = np.empty(m, dtype=np.int64)
     out_kind = np.empty(m, dtype=np.int8)
-    n = K.insert_children(table, hashes, states, gs, parent, action, closed, 0, children, g,
-                          np.arange(m, dtype=np.int64), np.zeros(m, dtype=np.int64), out_ids, out_kind)
+    child_hash = np.empty(m, dtype=np.uint64)
+    K.hash_rows(children, child_hash)
+    n = K.insert_children(table, hashes, states, gs, parent, action, closed, 0, children,
+                          child_hash, g, np.arange(m, dtype=np.int64), np.zeros(m, dtype=np.int64),
+                          out_ids, out_kind)
     kinds, count = _dict_reference(children, g)
     assert list(out_kind) == kinds and n == count
     assert len({states[i].tobytes() for i in range(n)}) == n  # never two nodes for one state
@@ -258,6 +261,27 @@ def test_closed_set_kernel_is_exact_and_reopens_cheaper_paths():
     table2 = np.zeros((4096, 2), dtype=np.uint64)
     K.rebuild_table(table2, hashes, n)
     assert sorted(table2[table2[:, 0] > 0, 0] - 1) == list(range(n))
+
+
+@pytest.mark.nojit
+def test_a_hash_collision_never_merges_two_states():
+    """Every child gets the same hash: only the full-row comparison tells states apart."""
+    rng = np.random.default_rng(2)
+    m, L = 120, 4
+    children = rng.integers(0, 3, (m, L)).astype(np.uint8)
+    g = rng.integers(0, 9, m).astype(np.int64)
+    table = np.zeros((256, 2), dtype=np.uint64)
+    states = np.zeros((m, L), dtype=np.uint8)
+    gs, parent, action = (np.zeros(m, dtype=np.int64) for _ in range(3))
+    out_ids = np.empty(m, dtype=np.int64)
+    out_kind = np.empty(m, dtype=np.int8)
+    n = K.insert_children(table, np.zeros(m, dtype=np.uint64), states, gs, parent, action,
+                          np.zeros(m, dtype=np.bool_), 0, children,
+                          np.full(m, 12345, dtype=np.uint64), g, np.arange(m, dtype=np.int64),
+                          np.zeros(m, dtype=np.int64), out_ids, out_kind)
+    kinds, count = _dict_reference(children, g)
+    assert list(out_kind) == kinds and n == count
+    assert len({states[i].tobytes() for i in range(n)}) == n
 
 
 # --------------------------------------------------------------------------- best-first engine
@@ -401,3 +425,12 @@ def test_limits_reject_nonsense(kw):
     with pytest.raises(InputError, match="limits: "):
         Limits(**kw)
     assert Limits(time_s=0.5, nodes=10, memory_bytes=1 << 20).nodes == 10
+
+
+def test_generated_counts_stop_at_the_goal_child():
+    p = ToyLights(3)
+    s = p.apply(p.goal()[None], [4])[0]  # one press of the centre
+    r = BatchBestFirst(weight=0.6, batch=1).solve(p, ToyLightsOn(p), s)
+    assert (r.actions, r.nodes_generated, r.nodes_expanded, r.iterations) == ([4], 5, 1, 1)
+    r = BatchBestFirst(**ASTAR).solve(p, ToyLightsOn(p), s)  # goal test at expansion
+    assert (r.actions, r.nodes_generated, r.nodes_expanded, r.iterations) == ([4], 9, 1, 2)

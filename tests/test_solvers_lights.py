@@ -31,3 +31,17 @@ def test_astar_lengths_equal_gf2_optimal_and_bwas_is_valid(n):
         assert astar.solve(p, h, s).length == opt
         r = bwas.solve(p, h, s)
         assert r.status == "solved" and r.length >= opt
+
+
+@pytest.mark.shared
+def test_ida_solves_all_500_deepcubea_lightsout7_test_states_optimally(deepcubea):
+    from puzzles.lightsout import from_deepcubea_lights
+    from suites.importers.deepcubea import load_test_set
+
+    data = load_test_set(deepcubea / "lightsout7" / "test_data_0.pkl")
+    states = from_deepcubea_lights(data.states)
+    p = get_puzzle("lightsout7")
+    h = get_heuristic("lights-on", p)
+    ida = get_solver("ida")
+    lengths = [ida.solve(p, h, s).length for s in states]
+    assert lengths == list(p.optimal_lengths(states))

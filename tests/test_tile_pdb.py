@@ -129,3 +129,58 @@ def test_unknown_partition() -> None:
         at.plan("puzzle15", "44")
     with pytest.raises(InputError, match="pattern"):
         at.build_pattern(3, (1, 1), progress=False)
+
+
+def test_mirrored_table_equals_the_mirror_patterns_own_table(monkeypatch) -> None:
+    """A pattern's table read through the diagonal mirror is the mirror pattern's table."""
+    from heuristics.pdb_tiles import AdditiveTilePDB
+    from solvers import _ida_tiles
+
+    tmap = at.transpose_map(3)
+    assert tuple(int(tmap[t]) for t in (1, 2)) == (3, 6)
+    t12 = at.build_pattern(3, (1, 2), progress=False)
+    t36 = at.build_pattern(3, (3, 6), progress=False)
+    places = ranking.unrank(np.arange(72), 9, 2)  # cells of tiles (3, 6)
+    assert np.array_equal(t36[ranking.rank(places, 9)], t12[ranking.rank(tmap[places], 9)])
+
+    monkeypatch.setitem(at.PARTITIONS, ("puzzle8", "mirror"), [(1, 2), (3, 6), (4, 5, 7, 8)])
+    for layout in ("blank-first", "blank-last"):
+        p = get_puzzle("puzzle8", goal=layout)
+        h = AdditiveTilePDB(p, "mirror", reflect=False, progress=False)
+        assert len(h.specs) == 2 and bool(h.ent_flag.any())
+        states, dist = ref.puzzle8_states(layout)
+        canon = states if layout == "blank-first" else convert_layout(states, 3)
+        pos = np.argsort(canon, axis=1)
+        t4 = at.build_pattern(3, (4, 5, 7, 8), progress=False)
+        expect = (t12[ranking.rank(pos[:, [1, 2]], 9)] + t36[ranking.rank(pos[:, [3, 6]], 9)]
+                  + t4[ranking.rank(pos[:, [4, 5, 7, 8]], 9)])
+        got = h(states)
+        assert np.array_equal(got, expect) and np.all(got <= dist)
+        spec = h.ida_spec()
+        for i in np.flatnonzero(dist >= 28)[:20]:
+            out = _ida_tiles.search(p, spec, states[i], None, None)
+            assert len(out["actions"]) == dist[i] and p.check_solution(states[i], out["actions"])
+
+
+_ENSURE = """
+from bench.registry import get_heuristic, get_puzzle
+h = get_heuristic("pdb-full", get_puzzle("puzzle8"))
+print(int(h(get_puzzle("puzzle8").goal()[None])[0]))
+"""
+
+
+def test_concurrent_first_use_builds_once(tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "BENCH_CACHE": str(tmp_path)}
+    procs = [subprocess.Popen([sys.executable, "-c", _ENSURE], cwd=root, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    outs = [p.communicate() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    assert [o.strip() for o, _ in outs] == ["0", "0"]
+    assert sum(e.count("building pattern database") for _, e in outs) == 1
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".h5") == ["puzzle8-full.h5"]
