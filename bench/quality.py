@@ -133,7 +133,7 @@ def evaluate(puzzle_name: str, heuristics: list[str], sample: int | None = None,
 COLUMNS = [("heuristic", "heuristic"), ("states", "states"), ("never_over_pct", "h <= d %"),
            ("within_1_pct", "h <= d+1 %"), ("over_pct", "overestimates %"),
            ("mean_over", "mean over"), ("max_over", "max over"), ("mean_error", "mean h-d"),
-           ("mean_abs_error", "mean |h-d|"), ("mean_h", "mean h"), ("mean_distance", "mean d")]
+           ("mean_abs_error", "mean abs(h-d)"), ("mean_h", "mean h"), ("mean_distance", "mean d")]
 
 
 def display(table: pd.DataFrame) -> list[list[str]]:

@@ -286,7 +286,10 @@ def run_plan(plan: Plan, run_dir: Path, executor: Executor | None = None, resume
                           for k, s in plan.sets.items()},
         "planned": len(plan.tasks),
     })
-    meta.setdefault("sessions", []).append({**prov, "resumed": resume, "todo": len(todo)})
+    import sys
+
+    meta.setdefault("sessions", []).append({**prov, "resumed": resume, "todo": len(todo),
+                                            "argv": sys.argv})
     meta_path.write_text(json.dumps(meta, indent=2, default=str))
     (run_dir / "suite.toml").write_text(plan.suite.path.read_text())
 

@@ -75,8 +75,8 @@ class _CubePDB(Heuristic):
             raise InputError(
                 f"states: expected shape (B, {self.puzzle.state_dim}), got {states.shape}")
         out = np.zeros(states.shape[0], dtype=np.int32)
-        bad = K.pdb_values_from_facelets(np.ascontiguousarray(states, dtype=np.uint8),
-                                         *self._facelet_args, out)
+        bad = K.pdb_values_from_facelets(  # type: ignore[call-arg]
+            np.ascontiguousarray(states, dtype=np.uint8), *self._facelet_args, out)
         if bad >= 0:
             raise InputError(f"states: row {bad} is not a {self.puzzle.name} state")
         return out

@@ -360,7 +360,8 @@ def build_table(metric: str, pattern: str, progress: bool = True, jobs: int = 0)
 
     before = numba.get_num_threads()
     if jobs and jobs > 0:
-        numba.set_num_threads(max(1, min(int(jobs), numba.config.NUMBA_NUM_THREADS)))
+        most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+        numba.set_num_threads(max(1, min(int(jobs), most)))
     try:
         table, _ = build(metric, pattern, progress=progress)
     finally:
