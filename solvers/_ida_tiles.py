@@ -69,10 +69,10 @@ def _run(kind: int, w: int, bound: int, budget_end: int, tiles: np.ndarray, pos:
          num_plain: int) -> int:
     """Resume the depth-first iteration with cost ``bound``.
 
-    ``st`` (int64): [0] depth, [1] blank cell, [2] generated, [3] expanded, [4] next bound,
-    [5] md sum (linear-conflict). Per depth ``d``: ``next_a[d]`` the next action to try,
+    ``st`` (int64): [0] depth, [1] blank cell, [2] generated, [3] expanded, [4] next bound.
+    Per depth ``d``: ``next_a[d]`` the next action to try,
     ``path[d]`` the action taken from depth ``d``, ``hs[d]`` the heuristic, ``lcr/lcc[d]`` the
-    row/column conflicts, ``vals[d]`` the pattern terms. Returns PAUSED, ITER_DONE or SOLVED.
+    row/column conflicts, ``vals[d]`` the pattern terms and their two sums. Returns PAUSED, ITER_DONE or SOLVED.
     """
     n = w * w
     d = st[0]
