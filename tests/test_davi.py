@@ -174,6 +174,16 @@ def test_polyak_and_diffusion_targets(toy, tmp_path):
     assert load_checkpoint(tmp_path / "diff" / "model.pt")["target"] == "diffusion"
 
 
+def test_mixed_precision_training_runs(toy, tmp_path):
+    torch.set_num_threads(1)
+    t = Trainer(_cfg(toy, amp=True, epsilon=10.0), tmp_path / "amp", puzzle=toy, progress=False)
+    t.train(20)  # two checks with a loose epsilon: targets come from a network under autocast
+    assert t.target_updates == 2 and t.device.type == "cpu"
+    assert all(p.dtype == torch.float32 for p in t.model.parameters())
+    h = LearnedHeuristic(toy, model=tmp_path / "amp")
+    assert np.isfinite(h(toy.scramble(5, 3, np.random.default_rng(0))[0])).all()
+
+
 def test_bad_training_options(toy, tmp_path):
     for kw, word in [({"batch": 1}, "--batch"), ({"k_max": 0}, "--k-max"), ({"lr": -1.0}, "--lr"),
                      ({"target": "nope"}, "target"), ({"polyak": 2.0}, "--polyak"),

@@ -71,7 +71,7 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
 @click.option("--model", metavar="M", help="model of a learned heuristic (passed as model=)")
 @click.option("--solver", "solver_name", metavar="S", default="ida", show_default=True,
               help="solver name (bench list solvers)")
-@click.option("--weight", metavar="L", help="weight on g for bwas/astar/greedy, in [0, 1]")
+@click.option("--weight", metavar="L", help="weight on g for bwas, in [0, 1] (astar fixes 1, greedy 0)")
 @click.option("--batch", metavar="N", help="nodes expanded per iteration (bwas/astar/greedy), >= 1")
 @click.option("--time-limit", metavar="SEC", help="search time limit in seconds (> 0)")
 @click.option("--node-limit", metavar="N", help="limit on nodes generated (> 0)")

@@ -168,6 +168,9 @@ def models_cmd(as_json: bool) -> None:
             rows.append({"name": name, "path": str(path), "error": str(exc)})
             continue
         m = ck.get("metrics") or {}
+        cfg_path = path.parent / "config.json"
+        evaluation = (json.loads(cfg_path.read_text()).get("evaluation", [])
+                      if cfg_path.is_file() else [])
         solved = m.get("greedy_solved") or {}
         deepest = max(solved, key=int) if solved else None
         rows.append({
@@ -181,6 +184,7 @@ def models_cmd(as_json: bool) -> None:
             "loss": m.get("loss"),
             "greedy_depth": int(deepest) if deepest else None,
             "greedy_solved": solved.get(deepest) if deepest else None,
+            "evaluation": evaluation,
             "path": str(path),
         })
     if as_json:
@@ -191,7 +195,7 @@ def models_cmd(as_json: bool) -> None:
         click.echo("no models found (train one with `bench train davi PUZZLE`)")
         return
     click.echo(f"{'name':<24} {'where':<8} {'puzzle':<11} {'target':<10} {'params':>9} "
-               f"{'iters':>7} {'updates':>7} {'loss':>8}  greedy solved")
+               f"{'iters':>7} {'updates':>7} {'loss':>8}  {'greedy solved':<20} search")
     for r in rows:
         if "error" in r:
             click.echo(f"{r['name']:<24} error: {r['error']}")
@@ -199,9 +203,13 @@ def models_cmd(as_json: bool) -> None:
         g = (f"{r['greedy_solved']:.0%} at depth {r['greedy_depth']}"
              if r["greedy_solved"] is not None else "-")
         loss = f"{r['loss']:.4f}" if isinstance(r["loss"], float) else "-"
+        search = "; ".join(
+            f"{e.get('set')} {e.get('solver')}: {e['solved']:.0%} solved"
+            + (f", {e['optimal']:.0%} optimal" if e.get("optimal") is not None else "")
+            for e in r["evaluation"]) or "-"
         click.echo(f"{r['name']:<24} {r['where']:<8} {r['puzzle']:<11} {r['target']:<10} "
                    f"{r['parameters']:>9,} {r['iteration'] or 0:>7} {r['target_updates'] or 0:>7} "
-                   f"{loss:>8}  {g}")
+                   f"{loss:>8}  {g:<20} {search}")
 
 
 @train_group.command("evaluate")

@@ -106,3 +106,42 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
               "`log.csv` (iteration, loss, lr, target_updates, states_per_s, seconds), "
               "`depth_log.csv` (iteration, depth, mean_pred, greedy_solved).", ""]
     return "\n".join(lines)
+
+
+def write_index(dest_root: Path = SHIPPED_DIR) -> Path:
+    """``dest_root/README.md``: one row per shipped model (size, training, search results)."""
+    rows = []
+    for d in sorted(p for p in dest_root.iterdir() if (p / "config.json").is_file()):
+        c = json.loads((d / "config.json").read_text())
+        tc, mc = c.get("train_config", {}), c.get("model_config", {})
+        ev = "; ".join(
+            f"{e.get('set')} ({e.get('states')}), {e.get('solver')}"
+            + (f" weight {e['weight']} batch {e['batch']}" if e.get("weight") is not None else "")
+            + f": {e['solved']:.0%} solved"
+            + (f", {e['optimal']:.0%} optimal" if e.get("optimal") is not None else "")
+            + (f", mean length {e['mean_length']:.1f}" if e.get("mean_length") is not None else "")
+            for e in c.get("evaluation", []))
+        rows.append(f"| [`{d.name}`]({d.name}/README.md) | {tc.get('target', 'davi')} | "
+                    f"{mc.get('h1')}-{mc.get('res_dim')}x{mc.get('num_blocks')} | "
+                    f"{c.get('parameters', 0):,} | {c.get('iteration')} x {tc.get('batch')} | "
+                    f"{c.get('train_seconds')} | {c.get('target_updates')} | {ev or 'n/a'} |")
+    text = "\n".join([
+        "# Shipped models",
+        "",
+        "Learned heuristics trained with `bench train` on one core of a shared 2-core CPU machine",
+        "(`train_shipped.sh` has the commands). `--heuristic davi` without `--model` loads the",
+        "folder named like the puzzle. Every figure below comes from `bench train evaluate` (each",
+        "solution replayed); each folder's README has the details and its training curves",
+        "(`log.csv`, `depth_log.csv`; plot them with `bench report FOLDER`).",
+        "",
+        SIZE_NOTE,
+        "",
+        "| model | target | network (h1-res x blocks) | parameters | iterations x batch | "
+        "train s | target updates | search results |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        *rows,
+        "",
+    ])
+    path = dest_root / "README.md"
+    path.write_text(text)
+    return path

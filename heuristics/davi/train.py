@@ -47,6 +47,7 @@ from torch.nn import functional as F
 from heuristics.davi.checkpoint import (
     TARGETS,
     CheckpointError,
+    check_puzzle,
     inference_copy,
     load_checkpoint,
     save_checkpoint,
@@ -280,8 +281,6 @@ class Trainer:
         if device is not None:
             cfg.device = device
         t = cls(cfg, out_dir, puzzle=puzzle, progress=progress)
-        from heuristics.davi.checkpoint import check_puzzle
-
         check_puzzle(ckpt, t.puzzle, path)
         t.model.load_state_dict(ckpt["model"])
         if ckpt.get("target_model") is not None:

@@ -1,12 +1,13 @@
-"""Solver benchmarks (run with ``nox -s bench`` or ``pytest tests/benchmarks --benchmark-enable``).
+"""Solver benchmarks (``nox -s bench``, or ``pytest tests/benchmarks --benchmark-enable --benchmark-only``).
 
 - BWAS node rate (nodes generated per second of search) with Manhattan distance on random
   15-puzzles at N = 10,000 (weight 0.6, the ``bwas`` preset);
 - the closed-set choice: the Numba open-addressing table against a Python ``dict`` keyed by the
   state's bytes, on the same searches (identical node counts; only time differs);
+- IDA* with ``lights-on`` on DeepCubeA's 500 Lights Out 7x7 test states;
 - BWAS with Korf's cube PDBs on 20 random cubes at N = 10,000 and lambda 0.0, 0.1, 0.2 (as in
   DeepCubeA's Figure 2): node rate, solved count and solution lengths (``BENCH_CUBES`` and
-  ``BENCH_CUBE_TIME`` set the number of cubes and the time limit per cube, default 20 and 60 s;
+  ``BENCH_CUBE_TIME`` set the number of cubes and the time limit per cube, default 20 and 10 s;
   ``BENCH_CUBE_DEPTH`` uses random walks of that many moves instead of uniform random cubes).
 
 Figures go to ``benchmark.extra_info`` (saved with ``--benchmark-json``) and are printed.
@@ -72,7 +73,7 @@ def test_bwas_cube3_pdb_korf(benchmark, weight):
     p = get_puzzle("cube3")
     h = get_heuristic("pdb-korf", p)
     count = int(os.environ.get("BENCH_CUBES", "20"))
-    per_cube_s = float(os.environ.get("BENCH_CUBE_TIME", "60"))
+    per_cube_s = float(os.environ.get("BENCH_CUBE_TIME", "10"))
     depth = os.environ.get("BENCH_CUBE_DEPTH")  # scramble depth; default uniform random cubes
     rng = np.random.default_rng(3)
     states = p.random_states(count, rng) if depth is None else p.scramble(count, int(depth), rng)[0]
@@ -84,3 +85,21 @@ def test_bwas_cube3_pdb_korf(benchmark, weight):
     _report(benchmark, f"bwas N=10000 lambda={weight} pdb-korf cube3 depth={depth or 'random'}",
             results, nodes, seconds)
     assert all(r.status in ("solved", "timeout", "out-of-memory") for r in results)
+
+
+@pytest.mark.shared
+def test_ida_lights_on_deepcubea_lightsout7(benchmark, deepcubea):
+    """IDA* with ``lights-on`` on DeepCubeA's 500 Lights Out 7x7 test states (all optimal)."""
+    from puzzles.lightsout import from_deepcubea_lights
+    from solvers.ida import IDAStar
+    from suites.importers.deepcubea import load_test_set
+
+    states = from_deepcubea_lights(load_test_set(deepcubea / "lightsout7" / "test_data_0.pkl").states)
+    p = get_puzzle("lightsout7")
+    h = get_heuristic("lights-on", p)
+    solver = IDAStar()
+    solver.solve(p, h, states[0])  # compile outside the timing
+    results, nodes, seconds = benchmark.pedantic(
+        _run_all, args=(solver, p, h, states), rounds=1, iterations=1)
+    _report(benchmark, "ida lights-on lightsout7 (DeepCubeA test set)", results, nodes, seconds)
+    assert [r.length for r in results] == list(p.optimal_lengths(states))
