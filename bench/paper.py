@@ -146,18 +146,15 @@ def _load(puzzle: str, heuristic: str, build: bool) -> tuple[Any, Any, float] | 
 
 
 def _pdb_cached(heuristic: str, puzzle: Any) -> bool:
-    """Whether a PDB heuristic's files are already in the cache (asks the heuristic if it can)."""
-    from bench import registry
-
-    cls = registry.heuristic_entry(heuristic).load()
-    probe = getattr(cls, "is_cached", None)
-    if probe is None:
-        return True
-    entry = registry.heuristic_entry(heuristic)
+    """Whether every table a PDB heuristic needs is already in the cache (the PDB catalog)."""
     try:
-        return bool(probe(puzzle, **entry.kwargs))
-    except TypeError:
-        return True
+        from pdb_builders import catalog
+    except ImportError:
+        return False
+    entry = catalog.find(puzzle.name, heuristic)
+    if entry is None:
+        return False
+    return all(t.exists() for t in entry.tables(puzzle.name))
 
 
 def deepcubea_tables(which: str, build: bool, out: Path, command: str,
