@@ -319,6 +319,8 @@ def pdb_values_from_facelets(states: np.ndarray, cf: np.ndarray, ef: np.ndarray,
             o = -1
             for k in range(3):
                 col[k] = states[b, cf[i, k]]
+                if col[k] > 5:
+                    return b
                 if col[k] == ud0 or col[k] == ud1:
                     if o >= 0:
                         return b
@@ -331,6 +333,8 @@ def pdb_values_from_facelets(states: np.ndarray, cf: np.ndarray, ef: np.ndarray,
             cp[i] = c
             co[i] = o
         for i in range(ef.shape[0]):
+            if states[b, ef[i, 0]] > 5 or states[b, ef[i, 1]] > 5:
+                return b
             e = elut[states[b, ef[i, 0]], states[b, ef[i, 1]]]
             if e < 0:
                 return b

@@ -36,6 +36,23 @@ puzzle35  ``5x7``    {1..5} {6..10} ... {31..35}
 puzzle48  ``5x9-3``  {1..5} {6..10} ... {41..45} {46,47,48}
 ========= ========== ==============================================================
 
+The same patterns as blank-last tile numbers (tile ``N - c`` for goal cell ``c``):
+
+========= ========== ==============================================================
+puzzle    name       patterns (blank-last tiles)
+========= ========== ==============================================================
+puzzle8   ``44``     {5,6,7,8} {1,2,3,4}
+puzzle15  ``555``    {9,10,13,14,15} {4,7,8,11,12} {1,2,3,5,6}
+puzzle15  ``663``    {13,14,15} {3,4,7,8,11,12} {1,2,5,6,9,10}
+puzzle15  ``78``     {9..15} {1..8}
+puzzle24  ``6666``   {16,17,21,22,23,24} {4,5,9,10,15,20} {8,12,13,14,18,19} {1,2,3,6,7,11}
+puzzle35  ``5x7``    {31..35} {26..30} ... {1..5}
+puzzle48  ``5x9-3``  {44..48} {39..43} ... {4..8} {1,2,3}
+========= ========== ==============================================================
+
+The diagonal mirror of the reflection is the main-diagonal transpose in both layouts (the
+180-degree rotation commutes with it).
+
 ``pdb-6666`` builds three tables (A, B, D): the table of T(A) is A's, read through the diagonal
 mirror. Only one pair can share: a pattern and its mirror are disjoint only if the pattern avoids
 the diagonal, and the four diagonal cells 6, 12, 18, 24 must go into mirror-closed patterns.

@@ -29,9 +29,22 @@ NEW, IMPROVED, DUPLICATE = 1, 2, 0
 
 @njit(cache=True)
 def hash_row(row):  # pragma: no cover - compiled
-    """64-bit FNV-1a hash of one ``uint8`` row, finalised with a multiplicative mix."""
+    """64-bit hash of one ``uint8`` row: FNV-1a over little-endian 8-byte words, then a mix.
+
+    Words are assembled from independent bytes (instruction-level parallelism), so the serial
+    multiply chain is ``L / 8`` long instead of ``L``.
+    """
     h = _FNV_OFFSET
-    for j in range(row.shape[0]):
+    n = row.shape[0]
+    full = n - n % 8
+    for j in range(0, full, 8):
+        w = (np.uint64(row[j]) | (np.uint64(row[j + 1]) << np.uint64(8))
+             | (np.uint64(row[j + 2]) << np.uint64(16)) | (np.uint64(row[j + 3]) << np.uint64(24))
+             | (np.uint64(row[j + 4]) << np.uint64(32)) | (np.uint64(row[j + 5]) << np.uint64(40))
+             | (np.uint64(row[j + 6]) << np.uint64(48)) | (np.uint64(row[j + 7]) << np.uint64(56)))
+        h = (h ^ w) * _FNV_PRIME
+        h ^= h >> np.uint64(32)
+    for j in range(full, n):
         h = (h ^ np.uint64(row[j])) * _FNV_PRIME
     h ^= h >> np.uint64(29)
     return h * _MIX

@@ -61,29 +61,23 @@ def _moves_table(w: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _run(kind: int, w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndarray,
-         moves: np.ndarray, st: np.ndarray, next_a: np.ndarray, path: np.ndarray, hs: np.ndarray,
-         md: np.ndarray, lcr: np.ndarray, lcc: np.ndarray, vals: np.ndarray,
-         ent_tiles: np.ndarray, ent_k: np.ndarray, ent_flag: np.ndarray, ent_tab: np.ndarray,
-         transpose: np.ndarray, dep: np.ndarray, tables, packed: np.ndarray,
-         num_plain: int) -> int:
-    """Resume the depth-first iteration with cost ``bound``.
+def _run_lc(w: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.ndarray,
+            st: np.ndarray, next_a: np.ndarray, path: np.ndarray, hs: np.ndarray,
+            md: np.ndarray, lcr: np.ndarray, lcc: np.ndarray) -> int:
+    """Resume the depth-first iteration with cost ``bound`` under linear conflicts.
 
-    ``st`` (int64): [0] depth, [1] blank cell, [2] generated, [3] expanded, [4] next bound,
-    [5] md sum (linear-conflict). Per depth ``d``: ``next_a[d]`` the next action to try,
-    ``path[d]`` the action taken from depth ``d``, ``hs[d]`` the heuristic, ``lcr/lcc[d]`` the
-    row/column conflicts, ``vals[d]`` the pattern terms. Returns PAUSED, ITER_DONE or SOLVED.
+    ``st`` (int64): [0] depth, [1] blank cell, [2] generated, [3] expanded, [4] next bound.
+    Per depth ``d``: ``next_a[d]`` the next action to try, ``path[d]`` the action taken from
+    depth ``d``, ``hs[d]`` the heuristic, ``lcr/lcc[d]`` the row/column conflicts. ``moves`` is
+    ``(n, 4)``, ``md`` ``(n, n)``. Returns PAUSED, ITER_DONE or SOLVED.
     """
-    n = w * w
     d = st[0]
     blank = st[1]
     gen = st[2]
     exp = st[3]
     nextb = st[4]
-    buf = np.empty(n, dtype=np.int64)
     keys = np.empty(w, dtype=np.int64)
     lis = np.empty(w, dtype=np.int64)
-    num_ent = ent_k.shape[0]
     status = ITER_DONE
     while True:
         if gen >= budget_end:
@@ -97,11 +91,8 @@ def _run(kind: int, w: int, bound: int, budget_end: int, tiles: np.ndarray, pos:
             d -= 1
             # undo path[d]: the blank goes back to where it came from
             ob = moves[blank, path[d] ^ 1]
-            t = tiles[ob]
-            tiles[blank] = t
+            tiles[blank] = tiles[ob]
             tiles[ob] = 0
-            pos[t] = blank
-            pos[0] = ob
             blank = ob
             continue
         next_a[d] = a + 1
@@ -114,80 +105,36 @@ def _run(kind: int, w: int, bound: int, budget_end: int, tiles: np.ndarray, pos:
         ob = blank
         tiles[ob] = t
         tiles[nb] = 0
-        pos[t] = ob
-        pos[0] = nb
         blank = nb
         gen += 1
-        # heuristic of the child (at depth d + 1)
-        if kind == K_MANHATTAN:
-            h = hs[d] + md[t, ob] - md[t, nb]
-        elif kind == K_LINEAR:
-            for i in range(w):
-                lcr[d + 1, i] = lcr[d, i]
-                lcc[d + 1, i] = lcc[d, i]
-            if a < 2:  # vertical move: the tile changed rows
-                lcr[d + 1, ob // w] = line_conflicts(tiles, w, ob // w, True, keys, lis)
-                lcr[d + 1, nb // w] = line_conflicts(tiles, w, nb // w, True, keys, lis)
-            else:
-                lcc[d + 1, ob % w] = line_conflicts(tiles, w, ob % w, False, keys, lis)
-                lcc[d + 1, nb % w] = line_conflicts(tiles, w, nb % w, False, keys, lis)
-            mdsum = hs[d] - 2 * (lcr[d].sum() + lcc[d].sum()) + md[t, ob] - md[t, nb]
-            h = mdsum + 2 * (lcr[d + 1].sum() + lcc[d + 1].sum())
+        # heuristic of the child (at depth d + 1): Manhattan delta plus the conflicts of the
+        # two lines the tile left and entered
+        for i in range(w):
+            lcr[d + 1, i] = lcr[d, i]
+            lcc[d + 1, i] = lcc[d, i]
+        if a < 2:  # vertical move: the tile changed rows
+            lcr[d + 1, ob // w] = line_conflicts(tiles, w, ob // w, True, keys, lis)
+            lcr[d + 1, nb // w] = line_conflicts(tiles, w, nb // w, True, keys, lis)
         else:
-            # vals[d, :num_ent] are the terms, vals[d, num_ent] and vals[d, num_ent + 1] the
-            # plain and the reflected sums; only the terms that read the moved tile (and the
-            # blank, for pdb-full) are looked up again
-            sp = vals[d, num_ent]
-            sr = vals[d, num_ent + 1]
-            for e in range(num_ent):
-                vals[d + 1, e] = vals[d, e]
-            for side in range(2):
-                e1 = dep[t, side]
-                e2 = dep[0, side]
-                for e in (e1, e2):
-                    if e < 0:
-                        continue  # (e1 == e2 for pdb-full: the second lookup changes nothing)
-                    v = entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose,
-                                    tables, packed, n, buf)
-                    if side == 0:
-                        sp += v - vals[d + 1, e]
-                    else:
-                        sr += v - vals[d + 1, e]
-                    vals[d + 1, e] = v
-            vals[d + 1, num_ent] = sp
-            vals[d + 1, num_ent + 1] = sr
-            h = sp if sp >= sr else sr
+            lcc[d + 1, ob % w] = line_conflicts(tiles, w, ob % w, False, keys, lis)
+            lcc[d + 1, nb % w] = line_conflicts(tiles, w, nb % w, False, keys, lis)
+        mdsum = hs[d] - 2 * (lcr[d].sum() + lcc[d].sum()) + md[t, ob] - md[t, nb]
+        h = mdsum + 2 * (lcr[d + 1].sum() + lcc[d + 1].sum())
         f = d + 1 + h
         if f > bound:
             if f < nextb:
                 nextb = f
             tiles[nb] = t
             tiles[ob] = 0
-            pos[t] = nb
-            pos[0] = ob
             blank = ob
             continue
         path[d] = a
-        if h == 0 and blank == 0:
-            goal = True
-            for c in range(n):
-                if tiles[c] != c:
-                    goal = False
-                    break
-            if goal:
-                d += 1
-                status = SOLVED
-                break
         d += 1
+        if h == 0:
+            status = SOLVED
+            break
         if d >= path.shape[0] - 1:
-            # deeper than the stack: treat as pruned (caller raises if the bound gets here)
-            d -= 1
-            tiles[nb] = t
-            tiles[ob] = 0
-            pos[t] = nb
-            pos[0] = ob
-            blank = ob
-            continue
+            raise RuntimeError("tiles IDA*: search deeper than the stack")
         next_a[d] = 0
         hs[d] = h
         exp += 1
@@ -259,6 +206,132 @@ def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
         a = 0
         hs[d] = nh
         h = nh
+        back = cur ^ 1
+        exp += 1
+        if gen >= budget_end:
+            next_a[d] = 0
+            status = PAUSED
+            break
+    st[0] = d
+    st[1] = blank
+    st[2] = gen
+    st[3] = exp
+    st[4] = nextb
+    return status
+
+
+@njit(cache=True)
+def _run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndarray,
+             moves: np.ndarray, st: np.ndarray, next_a: np.ndarray, path: np.ndarray,
+             sums: np.ndarray, vals: np.ndarray, undo_e: np.ndarray, undo_v: np.ndarray,
+             undo_n: np.ndarray, ent_tiles: np.ndarray, ent_k: np.ndarray, ent_flag: np.ndarray,
+             ent_tab: np.ndarray, transpose: np.ndarray, dep: np.ndarray, tables,
+             packed: np.ndarray) -> int:
+    """:func:`_run` specialised to additive PDBs, without copying the terms per depth.
+
+    ``vals`` (``(E,)``) holds the current node's terms; a move re-reads the terms of the moved
+    tile (plain and reflected; and the blank's, for ``pdb-full``) and logs the old values in
+    ``undo_e/undo_v[d]`` (``undo_n[d]`` of them) to restore them when the search comes back.
+    ``sums[d]`` = (plain sum, reflected sum) at depth ``d``; ``moves`` is ``(n * 4,)``.
+    """
+    n = w * w
+    d = st[0]
+    blank = st[1]
+    gen = st[2]
+    exp = st[3]
+    nextb = st[4]
+    buf = np.empty(n, dtype=np.int64)
+    sp = sums[d, 0]
+    sr = sums[d, 1]
+    back = path[d - 1] ^ 1 if d > 0 else -1
+    a = next_a[d]
+    status = ITER_DONE
+    while True:
+        if a >= 4:
+            if d == 0:
+                status = ITER_DONE
+                break
+            d -= 1
+            for j in range(undo_n[d] - 1, -1, -1):
+                vals[undo_e[d, j]] = undo_v[d, j]
+            ob = moves[blank * 4 + (path[d] ^ 1)]
+            t = tiles[ob]
+            tiles[blank] = t
+            tiles[ob] = 0
+            pos[t] = blank
+            pos[0] = ob
+            blank = ob
+            sp = sums[d, 0]
+            sr = sums[d, 1]
+            a = next_a[d]
+            back = path[d - 1] ^ 1 if d > 0 else -1
+            continue
+        cur = a
+        a += 1
+        if cur == back:
+            continue
+        nb = moves[blank * 4 + cur]
+        if nb < 0:
+            continue
+        t = tiles[nb]
+        ob = blank
+        tiles[ob] = t
+        tiles[nb] = 0
+        pos[t] = ob
+        pos[0] = nb
+        gen += 1
+        nsp = sp
+        nsr = sr
+        cnt = 0
+        for x in (t, 0):
+            for side in range(2):
+                e = dep[x, side]
+                if e < 0:
+                    continue
+                v = entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose, tables,
+                                packed, n, buf)
+                old = vals[e]
+                if side == 0:
+                    nsp += v - old
+                else:
+                    nsr += v - old
+                undo_e[d, cnt] = e
+                undo_v[d, cnt] = old
+                vals[e] = v
+                cnt += 1
+        h = nsp if nsp >= nsr else nsr
+        f = d + 1 + h
+        if f > bound:
+            if f < nextb:
+                nextb = f
+            for j in range(cnt - 1, -1, -1):
+                vals[undo_e[d, j]] = undo_v[d, j]
+            tiles[nb] = t
+            tiles[ob] = 0
+            pos[t] = nb
+            pos[0] = ob
+            continue
+        blank = nb
+        path[d] = cur
+        next_a[d] = a
+        undo_n[d] = cnt
+        d += 1
+        sums[d, 0] = nsp
+        sums[d, 1] = nsr
+        sp = nsp
+        sr = nsr
+        if h == 0 and blank == 0:
+            goal = True
+            for c in range(n):
+                if tiles[c] != c:
+                    goal = False
+                    break
+            if goal:
+                status = SOLVED
+                break
+        if d >= path.shape[0] - 1:
+            raise RuntimeError("tiles IDA*: search deeper than the stack")
+        a = 0
         back = cur ^ 1
         exp += 1
         if gen >= budget_end:
@@ -360,13 +433,18 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
     lcr = np.zeros((depth_cap, w), dtype=np.int64)
     lcc = np.zeros((depth_cap, w), dtype=np.int64)
     nent = max(1, u["ent_k"].shape[0])
-    vals = np.zeros((depth_cap if u["kind"] == K_PDB else 1, nent + 2), dtype=np.int64)
-    common = (u["md"], lcr, lcc, vals, u["ent_tiles"], u["ent_k"], u["ent_flag"], u["ent_tab"],
-              u["transpose"])
+    vals = np.zeros((1, nent + 2), dtype=np.int64)  # the root's terms and their two sums
     h0 = int(_initial_terms(u["kind"], w, tiles, pos, u["md"], lcr, lcc, vals, u["ent_tiles"],
                             u["ent_k"], u["ent_flag"], u["ent_tab"], u["transpose"], u["tables"],
                             u["packed"], u["num_plain"]))
     hs[0] = h0
+    # additive PDBs: the root's terms stay in vals[0] (updated in place), sums per depth
+    sums = np.zeros((depth_cap, 2), dtype=np.int64)
+    sums[0, 0] = vals[0, nent]
+    sums[0, 1] = vals[0, nent + 1]
+    undo_e = np.zeros((depth_cap, 4), dtype=np.int64)
+    undo_v = np.zeros((depth_cap, 4), dtype=np.int64)
+    undo_n = np.zeros(depth_cap, dtype=np.int64)
     st = np.zeros(6, dtype=np.int64)
     st[1] = int(pos[0])
     bound = h0
@@ -394,9 +472,14 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
             if u["kind"] == K_MANHATTAN:
                 code = _run_md(n, bound, budget_end, tiles, moves_flat, st, next_a, path, hs,
                                md_flat)
+            elif u["kind"] == K_PDB:
+                code = _run_pdb(w, bound, budget_end, tiles, pos, moves_flat, st, next_a, path,
+                                sums, vals[0], undo_e, undo_v, undo_n, u["ent_tiles"],
+                                u["ent_k"], u["ent_flag"], u["ent_tab"], u["transpose"],
+                                u["dep"], u["tables"], u["packed"])
             else:
-                code = _run(u["kind"], w, bound, budget_end, tiles, pos, moves, st, next_a, path,
-                            hs, *common, u["dep"], u["tables"], u["packed"], u["num_plain"])
+                code = _run_lc(w, bound, budget_end, tiles, moves, st, next_a, path, hs,
+                               u["md"], lcr, lcc)
             if code != PAUSED:
                 break
             if limit is not None and st[2] > limit:

@@ -161,6 +161,10 @@ def test_fused_facelet_kernel_matches_the_cubie_path(small):
     rng = np.random.default_rng(13)
     states = np.concatenate([puzzle.random_states(500, rng), puzzle.scramble(50, 5, rng)[0]])
     assert np.array_equal(h(states), h.values_via_cubies(states))
+    colours = states[:2].copy()
+    colours[1, 5] = 9  # not a colour
+    with pytest.raises(InputError, match="row 1"):
+        h(colours)
     bad = states[:3].copy()
     bad[1, [0, 9]] = bad[1, [9, 0]]  # swap two stickers of different pieces
     if not np.array_equal(bad[1], states[1]):

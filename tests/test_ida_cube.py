@@ -87,7 +87,8 @@ def test_node_limit_and_deadline():
     assert 5000 < out["nodes_generated"] <= 5000 + puzzle.num_actions  # one expansion
     t0 = time.monotonic()
     out = ida.search(puzzle, spec, states[0], None, time.monotonic() + 0.5)
-    assert out["status"] == "timeout" and time.monotonic() - t0 < 2.0
+    # generous: the machine running the tests may be heavily shared
+    assert out["status"] == "timeout" and time.monotonic() - t0 < 5.0
     assert out["nodes_generated"] > 0
 
 

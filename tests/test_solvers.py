@@ -434,3 +434,15 @@ def test_generated_counts_stop_at_the_goal_child():
     assert (r.actions, r.nodes_generated, r.nodes_expanded, r.iterations) == ([4], 5, 1, 1)
     r = BatchBestFirst(**ASTAR).solve(p, ToyLightsOn(p), s)  # goal test at expansion
     assert (r.actions, r.nodes_generated, r.nodes_expanded, r.iterations) == ([4], 9, 1, 2)
+
+
+def test_ida_reports_compile_time_once_and_heuristic_load_time():
+    p = ToyLights(3)
+    h = ToyLightsOn(p)
+    h.load_seconds = 0.25
+    s = p.apply(p.goal()[None], [0])[0]
+    IDAStar().solve(p, h, s)  # compiles (or loads the cached kernel) at most once per process
+    r = IDAStar().solve(p, h, s)
+    assert r.extra["compile_s"] == 0.0 and r.load_s == 0.25
+    b = BatchBestFirst(**ASTAR).solve(p, h, s)
+    assert b.load_s >= 0.25 and b.time_s >= 0
