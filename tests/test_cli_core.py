@@ -46,6 +46,7 @@ def test_registry_names_are_unique_and_described():
 @pytest.mark.parametrize("argv, needle", [
     (["scramble", "cube3", "--depth", "-1"], "'--depth'"),
     (["scramble", "cube3", "--depth", "abc"], "'--depth'"),
+    (["scramble", "cube3", "--depth", "3", "--seed", "-1"], "'--seed'"),
     (["solve", "cube3", "--bogus"], "'--bogus'"),
     (["nosuch"], "'nosuch'"),
     (["show"], "'PUZZLE'"),
