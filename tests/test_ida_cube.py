@@ -9,7 +9,7 @@ import pytest
 
 cube = pytest.importorskip("puzzles.cube")
 
-from cube_helpers import bfs_ball  # noqa: E402
+from cube_helpers import bfs_ball, exact_distance  # noqa: E402
 
 from heuristics.pdb_cube import Cube2PDB, KorfCubePDB  # noqa: E402
 from solvers import _ida_cube as ida  # noqa: E402
@@ -66,6 +66,26 @@ def test_cube3_lengths_equal_breadth_first_distances(metric):
         assert out["status"] == "solved" and len(out["actions"]) == dist[i]
         assert puzzle.check_solution(states[i], out["actions"])
         assert out["nodes_generated"] >= len(out["actions"]) and out["nodes_expanded"] >= 1
+
+
+@pytest.mark.parametrize("metric, depth", [("qtm", 7), ("htm", 6)])
+def test_cube3_lengths_within_7_quarter_or_6_half_turns_equal_exact_distances(metric, depth):
+    """Random walks of 7 quarter / 6 half turns; exact distances by meeting in the middle."""
+    puzzle = cube.Cube3(metric)
+    spec = KorfCubePDB(puzzle, progress=False, **SMALL).ida_spec()
+    ball_radius = 4 if metric == "qtm" else 3
+    ball_states, ball_dist = bfs_ball(puzzle, ball_radius)
+    goal_ball = {s.tobytes(): int(d) for s, d in zip(ball_states, ball_dist, strict=True)}
+    states, _ = puzzle.scramble(6, depth, np.random.default_rng(13))
+    lengths = []
+    for s in states:
+        exact = exact_distance(puzzle, s, goal_ball, depth - ball_radius, ball_radius)
+        assert exact is not None  # a walk of ``depth`` moves is within ``depth`` of the goal
+        out = ida.search(puzzle, spec, s, None, None)
+        assert out["status"] == "solved" and len(out["actions"]) == exact
+        assert puzzle.check_solution(s, out["actions"])
+        lengths.append(exact)
+    assert max(lengths) == depth  # the sample reaches the deepest distance asked for
 
 
 def test_cube3_deeper_scrambles_are_solved_and_verified():
