@@ -72,6 +72,11 @@ def main(argv: list[str] | None = None) -> Any:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
+    except click.UsageError as exc:  # bad option values, unknown options, missing arguments
+        where = exc.ctx.command_path if exc.ctx is not None else "bench"
+        message = " ".join(exc.format_message().split()).rstrip(".")
+        click.echo(f"error: {message} (see '{where} --help')", err=True)
+        sys.exit(2)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
