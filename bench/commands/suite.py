@@ -90,7 +90,8 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
     click.echo(report.text_table(report.terminal_table(report.display_table(report.summarize(df)))))
     if df["config"].nunique() > 1:
         comp = report.compare(df)
-        click.echo(f"\non the {int(comp["n"].max())} instances solved by every configuration (that solved any):")
+        n_common = int(comp["n"].max())
+        click.echo(f"\non the {n_common} instances solved by every configuration (that solved any):")
         click.echo(report.text_table(report.terminal_table(report.display_table(comp))))
     written = []
     if make_figures:
