@@ -352,7 +352,11 @@ def _unvisited_siblings(path: np.ndarray, fval: np.ndarray, length: int) -> int:
 
 
 def warmup(puzzle: Puzzle, spec: IdaSpec) -> None:
-    """Compile the kernel by solving a state two moves from the goal."""
+    """Compile the kernel by solving a state two moves from the goal, and map every page of
+    the (memory-mapped) tables, so that the next search pays neither."""
+    from solvers.memory import touch_pages
+
+    touch_pages(spec.arrays)
     goal = puzzle.goal()
     near = puzzle.apply(puzzle.apply(goal[None, :], np.array([0])), np.array([puzzle.num_actions - 1]))
     search(puzzle, spec, near[0], 10_000, time.monotonic() + 600.0)

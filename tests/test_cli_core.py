@@ -73,3 +73,13 @@ def test_a_heuristic_whose_module_fails_to_import_is_one_line_exit_2(argv):
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.count("\n") == 1 and "davi: cannot be loaded" in res.stderr
     assert "torch" in res.stderr
+
+
+def test_version_works_from_a_checkout_and_an_install(capsys):
+    try:
+        code = main(["--version"])
+    except SystemExit as exc:
+        code = exc.code
+    assert code in (0, None)
+    out = capsys.readouterr().out
+    assert out.startswith("bench ") and out.count("\n") == 1 and "unknown" not in out

@@ -66,6 +66,15 @@ def test_ida_counts_page_touching_as_loading_not_search():
     assert 0.0 <= r.extra["pages_s"] <= r.load_s
 
 
+def test_best_first_maps_heuristic_table_pages_as_loading():
+    p = ToyLights(3)
+    h = ToyLightsOn(p)
+    h.tables = (np.zeros(3 * mmap.PAGESIZE, dtype=np.uint8),)  # as the PDB heuristics hold them
+    r = BatchBestFirst(**ASTAR).solve(p, h, _random_lights(p, np.random.default_rng(4)))
+    assert r.status == "solved"
+    assert 0.0 <= r.extra["pages_s"] <= r.load_s
+
+
 # --------------------------------------------------------------------------- lights IDA*
 def _naive_lights_ida(n: int, start: np.ndarray) -> dict:
     """Plain-Python IDA* with the same pruning (increasing presses, dead ends) and counters."""
