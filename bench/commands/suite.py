@@ -177,7 +177,9 @@ def import_cmd(path: Path, puzzle: str | None, out: Path | None) -> None:
 @click.command("report")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--figures", "figs", multiple=True, help="only these figures")
-def report_cmd(run_dir: Path, figs: tuple[str, ...]) -> None:
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="where a training run's figure goes (default: RUN_DIR)")
+def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None) -> None:
     """Tables and figures of RUN_DIR: a suite run (rows.jsonl) or a training run (log.csv)."""
     from bench import runner
 
@@ -195,12 +197,14 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...]) -> None:
         log = pd.read_csv(run_dir / "log.csv")
         depth = pd.read_csv(run_dir / "depth_log.csv") if (run_dir / "depth_log.csv").is_file() else None
         fig, _ = plots.fig_training(log, depth)
-        fig.savefig(run_dir / "training.png", dpi=130)
+        dest = out or run_dir
+        dest.mkdir(parents=True, exist_ok=True)
+        fig.savefig(dest / "training.png", dpi=130)
         plt.close(fig)
         last = log.tail(1).to_dict("records")[0]
         click.echo("last step: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                              for k, v in last.items()))
-        click.echo(f"figure: {run_dir / 'training.png'}")
+        click.echo(f"figure: {dest / 'training.png'}")
         return
     raise InputError(f"RUN_DIR: {run_dir} holds neither a suite run ({runner.ROWS}) nor a training log (log.csv)")
 
