@@ -13,7 +13,8 @@ batch). Presets, as in the registry:
 
 Goal test. ``goal_test="generate"`` (DeepCubeA's choice, the default of ``bwas`` and ``greedy``)
 tests children as soon as a batch is generated and stops at the first goal child (children
-count as generated in parent-then-action order up to that child, the rule IDA* counts by). ``goal_test="expand"`` tests nodes when they are popped
+count as generated in parent-then-action order up to that child, the rule IDA* counts by, and
+the batch's parents count as expanded up to that child's parent). ``goal_test="expand"`` tests nodes when they are popped
 for expansion, which A* needs to be optimal (a goal generated early may be reached by a cheaper
 path later). The start state itself is tested before the search (solved with length 0).
 
@@ -369,6 +370,8 @@ class BatchBestFirst(Solver):
                 if goals.any():
                     j = int(np.argmax(goals))
                     counters["generated"] += j + 1  # children in order up to the goal child
+                    # and expanded: the batch's parents up to the goal child's parent
+                    counters["expanded"] -= k - (int(pi[j]) + 1)
                     return finish("solved", store.path_to(int(kid_parent[j])) + [int(ai[j])])
             counters["generated"] += m
             if deadline is not None and time.perf_counter() >= deadline:

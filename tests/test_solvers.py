@@ -465,6 +465,18 @@ def test_generated_counts_stop_at_the_goal_child():
     assert (r.actions, r.nodes_generated, r.nodes_expanded, r.iterations) == ([4], 9, 1, 2)
 
 
+@pytest.mark.parametrize("presses", [[0, 8], [1, 7], [2, 6], [3, 5]])
+def test_batch_counts_expanded_parents_up_to_the_goal_childs_parent(presses):
+    """One big batch: the root's 9 children, then 8 per parent (its own press is dropped)."""
+    p = ToyLights(3)
+    s = p.apply_path(p.goal(), presses)
+    r = BatchBestFirst(weight=0.6, batch=10_000).solve(p, ToyLightsOn(p), s)
+    assert r.status == "solved" and r.length == 2 and r.iterations == 2
+    q, rest = divmod(r.nodes_generated - 9 - 1, 8)  # q parents before the goal child's parent
+    assert 0 <= rest < 8
+    assert r.nodes_expanded == 1 + q + 1
+
+
 def test_ida_reports_compile_time_once_and_heuristic_load_time():
     p = ToyLights(3)
     h = ToyLightsOn(p)
