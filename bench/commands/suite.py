@@ -72,15 +72,26 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
 
 def _write_report(run_dir: Path, figures: list[str] | None, title: str,
                   make_figures: bool = True) -> None:
+    import json
+
     from bench import report, runner
 
     df = runner.derive_tables(run_dir)
     md = report.report_markdown(df, title=title)
+    meta_path = run_dir / runner.RUN_JSON
+    if meta_path.is_file():
+        sessions = json.loads(meta_path.read_text()).get("sessions", [])
+        lines = [f"- `bench {' '.join(s_.get('argv', [])[1:])}` ({s_.get('date')}, {s_.get('cpu')}, "
+                 f"{s_.get('cores')} cores, git {s_.get('git_rev')})" for s_ in sessions if s_.get("argv")]
+        if lines:
+            head, _, rest = md.partition("\n\n")
+            md = head + "\n\nMade by:\n\n" + "\n".join(lines) + "\n\n" + rest
     (run_dir / "summary.md").write_text(md)
     click.echo(report.text_table(report.terminal_table(report.display_table(report.summarize(df)))))
     if df["config"].nunique() > 1:
         comp = report.compare(df)
-        click.echo(f"\non the {int(comp['n'].iloc[0])} instances every configuration solved:")
+        n_common = int(comp["n"].max())
+        click.echo(f"\non the {n_common} instances solved by every configuration (that solved any):")
         click.echo(report.text_table(report.terminal_table(report.display_table(comp))))
     written = []
     if make_figures:
