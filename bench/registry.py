@@ -163,6 +163,8 @@ def get_heuristic(name: str, puzzle: Any, **kwargs: Any):
         raise InputError(
             f"--heuristic: {name} does not apply to {puzzle.name}; choose one of {', '.join(ok)}"
         )
+    if kwargs.get("model") is not None and not entry.props.get("needs_model"):
+        raise InputError(f"--model: {name} takes no model (only learned heuristics do)")
     return entry.load()(puzzle, **{**entry.kwargs, **kwargs})
 
 

@@ -15,8 +15,11 @@ Each family (``spec.family``: ``"tiles"``, ``"cube"``, ``"lights"``) has a modul
     search(puzzle, spec, start, max_nodes, deadline_s) -> dict(
         status="solved" | "timeout" | "node-limit" | "unsolvable",
         actions=list[int] | None,      # the solution from ``start``, None unless solved
-        nodes_generated=int,           # children after move pruning, all iterations,
-                                       # up to the first solution (as ref_ida15.c counts)
+        nodes_generated=int,           # children after move pruning (those the bound then
+                                       # cuts off included, the root not), all iterations,
+                                       # up to the first solution (as ref_ida15.c counts); a
+                                       # kernel that generates siblings in one batch subtracts
+                                       # those after the solution's move on its path
         nodes_expanded=int,            # nodes whose children were generated
         iterations=int,                # cost bounds tried (the last one included)
     )

@@ -83,3 +83,15 @@ def test_version_works_from_a_checkout_and_an_install(capsys):
     assert code in (0, None)
     out = capsys.readouterr().out
     assert out.startswith("bench ") and out.count("\n") == 1 and "unknown" not in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["h", "cube3-htm", "pdb-korf", "--model", "x", "--scramble", "R"],
+    ["h", "puzzle8", "manhattan", "--model", "x", "--scramble", "U"],
+    ["solve", "puzzle8", "--scramble", "U", "--heuristic", "manhattan", "--model", "x"],
+])
+def test_model_for_a_heuristic_that_takes_none_is_one_line_exit_2(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "takes no model" in err
