@@ -56,8 +56,33 @@ class LazyGroup(click.Group):
             formatter.write_dl(rows)
 
 
+def _version() -> str:
+    """The installed distribution's version, or the checkout's ``pyproject.toml`` version."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("heuristic-bench")
+    except metadata.PackageNotFoundError:
+        import tomllib
+        from pathlib import Path
+
+        pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+        try:
+            version = tomllib.loads(pyproject.read_text())["project"]["version"]
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            return "unknown (not installed)"
+        return f"{version} (checkout, not installed)"
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"bench {_version()}")
+        ctx.exit()
+
+
 @click.group(cls=LazyGroup)
-@click.version_option(package_name="heuristic-bench")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_print_version, help="Show the version and exit.")
 def cli() -> None:
     """heuristic-bench: pattern databases against learned heuristics, under interchangeable solvers."""
 
@@ -72,6 +97,11 @@ def main(argv: list[str] | None = None) -> Any:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
+    except click.UsageError as exc:  # bad option values, unknown options, missing arguments
+        where = exc.ctx.command_path if exc.ctx is not None else "bench"
+        message = " ".join(exc.format_message().split()).rstrip(".")
+        click.echo(f"error: {message} (see '{where} --help')", err=True)
+        sys.exit(2)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)

@@ -39,6 +39,8 @@ FELNER_LABELS = {"555": ("5-5-5", "no"), "555-reflect": ("5-5-5", "yes"), "663":
 
 #: (puzzle, heuristic, extra args) rows of the memory and speed tables
 TABLE_HEURISTICS = [
+    ("cube2", "pdb-cube2"), ("cube2", "davi"),
+    ("puzzle8", "pdb-full"), ("puzzle8", "manhattan"), ("puzzle8", "davi"),
     ("cube3", "pdb-korf"), ("cube3", "davi"),
     ("puzzle15", "pdb-555"), ("puzzle15", "pdb-663"), ("puzzle15", "pdb-78"), ("puzzle15", "davi"),
     ("puzzle24", "pdb-6666"), ("puzzle24", "davi"),
@@ -140,24 +142,21 @@ def _load(puzzle: str, heuristic: str, build: bool) -> tuple[Any, Any, float] | 
         h(p.goal()[None, :])
         return p, h, time.perf_counter() - t0
     except InputError as exc:
-        return f"unavailable: {exc}"
+        return f"unavailable: {str(exc).split(';')[0]}"
     except (ImportError, AttributeError, FileNotFoundError, NotImplementedError) as exc:
         return f"unavailable: {type(exc).__name__}: {exc}"
 
 
 def _pdb_cached(heuristic: str, puzzle: Any) -> bool:
-    """Whether a PDB heuristic's files are already in the cache (asks the heuristic if it can)."""
-    from bench import registry
-
-    cls = registry.heuristic_entry(heuristic).load()
-    probe = getattr(cls, "is_cached", None)
-    if probe is None:
-        return True
-    entry = registry.heuristic_entry(heuristic)
+    """Whether every table a PDB heuristic needs is already in the cache (the PDB catalog)."""
     try:
-        return bool(probe(puzzle, **entry.kwargs))
-    except TypeError:
-        return True
+        from pdb_builders import catalog
+    except ImportError:
+        return False
+    entry = catalog.find(puzzle.name, heuristic)
+    if entry is None:
+        return False
+    return all(t.exists() for t in entry.tables(puzzle.name))
 
 
 def deepcubea_tables(which: str, build: bool, out: Path, command: str,

@@ -26,8 +26,15 @@ class Entry:
     props: dict[str, Any] = field(default_factory=dict)
 
     def load(self) -> Callable[..., Any]:
+        """Import the entry point; a module that fails to import is a one-line ``InputError``."""
         module, _, attr = self.target.partition(":")
-        obj: Any = importlib.import_module(module)
+        try:
+            obj: Any = importlib.import_module(module)
+        except ImportError as exc:  # e.g. an optional dependency (torch) missing or broken
+            raise InputError(
+                f"{self.name}: cannot be loaded: importing {module} failed "
+                f"({type(exc).__name__}: {' '.join(str(exc).split())})"
+            ) from None
         for part in attr.split("."):
             obj = getattr(obj, part)
         return obj
@@ -156,6 +163,8 @@ def get_heuristic(name: str, puzzle: Any, **kwargs: Any):
         raise InputError(
             f"--heuristic: {name} does not apply to {puzzle.name}; choose one of {', '.join(ok)}"
         )
+    if kwargs.get("model") is not None and not entry.props.get("needs_model"):
+        raise InputError(f"--model: {name} takes no model (only learned heuristics do)")
     return entry.load()(puzzle, **{**entry.kwargs, **kwargs})
 
 

@@ -126,9 +126,12 @@ def compare(df: pd.DataFrame, configs: Sequence[str] | None = None, by: str = "c
     """``summarize`` restricted to the commonly solved instances of ``configs``.
 
     The ``failures`` column still counts every failure of each configuration over all instances.
+    Configurations that solved no instance are listed (n = 0) but do not empty the common set.
     """
     configs = list(configs) if configs is not None else list(df[by].unique())
-    common = common_solved(df, configs, by)
+    # a configuration that solved nothing would empty the common set: compare the others
+    active = [c for c in configs if ((df[by] == c) & (df["status"] == "solved")).any()]
+    common = common_solved(df, active or configs, by)
     rows = []
     all_rows = df[df[by].isin(configs)]
     for name in configs:
@@ -231,8 +234,8 @@ def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
     parts += ["## All instances", "", markdown_table(display_table(summ)), ""]
     if df["config"].nunique() > 1:
         comp = compare(df, seed=seed)
-        n_common = int(comp["n"].iloc[0]) if len(comp) else 0
-        parts += [f"## On the {n_common} instances every configuration solved", "",
+        n_common = int(comp["n"].max()) if len(comp) else 0
+        parts += [f"## On the {n_common} instances solved by every configuration (that solved any)", "",
                   markdown_table(display_table(comp)), ""]
     fails = df[df["status"] != "solved"]
     if len(fails):

@@ -403,7 +403,10 @@ def table_spec(puzzle: str, pattern: Pattern | str) -> Any:
         key=f"{puzzle}-{safe}",
         attrs=table_attrs(puzzle, pattern),
         builder="pdb_builders.korf_cube:build_table",
-        build_kwargs={"metric": _metric_of(puzzle), "pattern": pattern.name},
+        # jobs=0: every Numba thread. The catalog passes its own jobs=1 by default (and
+        # ``bench pdb build --jobs`` counts processes, one per table), which would otherwise
+        # cap the parallel breadth-first scans to one thread.
+        build_kwargs={"metric": _metric_of(puzzle), "pattern": pattern.name, "jobs": 0},
         entries=int(pattern.size),
         summary=f"{puzzle} {what}, {pattern.size:,} entries",
     )

@@ -126,8 +126,21 @@ class Puzzle(ABC):
         return self.format(state)
 
     def from_moves(self, actions: Sequence[int]) -> np.ndarray:
-        """The state reached from the goal by ``actions``."""
-        return self.apply_path(self.goal(), actions)
+        """The state reached from the goal by ``actions`` (user input: ``--scramble``).
+
+        An action that is illegal where it is applied (a tile move off the board) is an
+        ``InputError`` naming the move and its position in the sequence.
+        """
+        state = self.goal()
+        for i, a in enumerate(actions):
+            try:
+                state = self.apply_path(state, [a])
+            except ValueError as exc:
+                name = (self.action_names[int(a)] if 0 <= int(a) < self.num_actions
+                        else str(a))
+                raise InputError(f"MOVES: move {i + 1} ({name}) cannot be made from the state "
+                                 f"the earlier moves reach ({exc})") from None
+        return state
 
     # ------------------------------------------------------------------ network input
     def encode(self, states: np.ndarray) -> np.ndarray:

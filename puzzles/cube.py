@@ -405,8 +405,12 @@ class _CubeBase(Puzzle):
 
     def _check_letters(self, text: str, what: str) -> np.ndarray:
         if len(text) != self.state_dim:
+            hint = ""
+            if 0 < len(text) < self.state_dim and all(ch in FACES for ch in text):
+                # "D" or "RU" is a move sequence, not a facelet string
+                hint = f"; for the moves {text!r} from solved use --scramble {text!r}"
             raise InputError(
-                f"{what}: expected {self.state_dim} facelet letters (URFDLB), got {len(text)}"
+                f"{what}: expected {self.state_dim} facelet letters (URFDLB), got {len(text)}{hint}"
             )
         for i, ch in enumerate(text):
             if ch not in FACES:

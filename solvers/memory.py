@@ -24,9 +24,12 @@ also reports the bytes of its own arrays (``extra["engine_bytes"]``).
 
 from __future__ import annotations
 
+import mmap
 import threading
+from collections.abc import Iterable
 from types import TracebackType
 
+import numpy as np
 import psutil
 
 _PROCESS = psutil.Process()
@@ -35,6 +38,28 @@ _PROCESS = psutil.Process()
 def rss_bytes() -> int:
     """Resident set size of this process in bytes."""
     return int(_PROCESS.memory_info().rss)
+
+
+def touch_pages(arrays: Iterable[np.ndarray]) -> int:
+    """Read one byte of every memory page of each C-contiguous array; return the pages read.
+
+    Pattern databases are memory-mapped (``numpy.memmap``): the first read of each page is a
+    page fault (from the page cache, or from disk after a cold start). Touching every page
+    before a timed search moves that cost into loading, so the first search of a process is
+    not several times slower than the next ones on the same tables. Once the pages are mapped
+    this costs well under a millisecond for the 130 MB of Korf's cube tables. Arrays of any
+    shape and dtype are accepted; non-contiguous ones are skipped.
+    """
+    step = mmap.PAGESIZE
+    pages = 0
+    for a in arrays:
+        if not isinstance(a, np.ndarray) or a.size == 0 or not a.flags.c_contiguous:
+            continue
+        flat = a.reshape(-1).view(np.uint8)
+        sample = flat[::step]
+        int(np.add.reduce(sample, dtype=np.uint64))
+        pages += int(sample.shape[0])
+    return pages
 
 
 class PeakMemory:

@@ -1,9 +1,10 @@
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
-from bench.cli import cli
+from bench.cli import cli, main
 from bench.registry import HEURISTICS, PUZZLES, SOLVERS
 
 
@@ -40,3 +41,57 @@ def test_registry_names_are_unique_and_described():
     for table in (PUZZLES, HEURISTICS, SOLVERS):
         for name, entry in table.items():
             assert entry.name == name and entry.summary and ":" in entry.target
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["scramble", "cube3", "--depth", "-1"], "'--depth'"),
+    (["scramble", "cube3", "--depth", "abc"], "'--depth'"),
+    (["scramble", "cube3", "--depth", "3", "--seed", "-1"], "'--seed'"),
+    (["solve", "cube3", "--bogus"], "'--bogus'"),
+    (["nosuch"], "'nosuch'"),
+    (["show"], "'PUZZLE'"),
+    (["pdb", "build"], "'PUZZLE'"),
+])
+def test_click_usage_errors_are_one_line_exit_2(capsys, argv, needle):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and needle in err
+    assert "--help" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["solve", "cube2", "--scramble", "R U", "--heuristic", "davi", "--model", "cube2",
+     "--solver", "bwas"],
+    ["h", "cube2", "davi", "--model", "cube2", "--scramble", "R U"],
+])
+def test_a_heuristic_whose_module_fails_to_import_is_one_line_exit_2(argv):
+    code = ("import sys; sys.modules['torch'] = None  # torch missing or broken\n"
+            f"from bench.cli import main; main({argv!r})\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.count("\n") == 1 and "davi: cannot be loaded" in res.stderr
+    assert "torch" in res.stderr
+
+
+def test_version_works_from_a_checkout_and_an_install(capsys):
+    try:
+        code = main(["--version"])
+    except SystemExit as exc:
+        code = exc.code
+    assert code in (0, None)
+    out = capsys.readouterr().out
+    assert out.startswith("bench ") and out.count("\n") == 1 and "unknown" not in out
+
+
+@pytest.mark.parametrize("argv", [
+    ["h", "cube3-htm", "pdb-korf", "--model", "x", "--scramble", "R"],
+    ["h", "puzzle8", "manhattan", "--model", "x", "--scramble", "U"],
+    ["solve", "puzzle8", "--scramble", "U", "--heuristic", "manhattan", "--model", "x"],
+])
+def test_model_for_a_heuristic_that_takes_none_is_one_line_exit_2(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "takes no model" in err

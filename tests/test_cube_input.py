@@ -165,3 +165,24 @@ def test_cube2_validate_wants_the_dbl_frame():
     with pytest.raises(InputError, match="DBL corner is not in place"):
         c.validate(moved[0])
     assert np.array_equal(c.parse(c.format(moved[0])), c.goal())
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("puzzle, text", [(Cube3(), "D"), (Cube3(), "RUF"), (Cube2(), "R")])
+def test_bare_face_letters_hint_at_scramble(puzzle, text):
+    with pytest.raises(InputError) as err:
+        puzzle.parse(text)
+    msg = str(err.value)
+    assert f"got {len(text)}; for the moves {text!r} from solved use --scramble {text!r}" in msg
+    assert "\n" not in msg
+    # the same letters given as moves are the state the hint points to
+    moves = puzzle.parse_moves(text)
+    assert len(moves) == len(text)
+    undo = [puzzle.inverse_action(a) for a in reversed(moves)]
+    assert puzzle.check_solution(puzzle.from_moves(moves), undo)
+
+
+def test_cli_bare_move_as_state_hints_at_scramble(capsys):
+    code, _, err = _cli(capsys, "show", "cube3", "D")
+    assert code == 2 and err.count("\n") == 1
+    assert "use --scramble 'D'" in err

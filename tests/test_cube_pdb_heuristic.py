@@ -145,6 +145,19 @@ def test_truncated_and_flipped_files_are_detected(tmp_path, monkeypatch):
         store.load_packed(truncated, spec.attrs)
 
 
+def test_catalog_builds_use_every_numba_thread(tmp_path, monkeypatch):
+    """``bench pdb build`` calls ``TableSpec.build`` (the catalog's default ``jobs=1``)."""
+    import numba
+
+    monkeypatch.setenv("BENCH_CACHE", str(tmp_path))
+    caps = []
+    real = numba.set_num_threads
+    monkeypatch.setattr(numba, "set_num_threads", lambda n: (caps.append(n), real(n)))
+    spec = kc.table_spec("cube3-htm", "edges:5,6")
+    spec.build(progress=False)
+    assert spec.path.is_file() and 1 not in caps  # never capped to one thread
+
+
 def test_catalog_lists_the_cube_databases():
     from pdb_builders import catalog
 

@@ -137,3 +137,32 @@ def test_import_deepcubea_command(tmp_path):
     assert res.returncode == 0, res.stderr
     ck = load_checkpoint(out)
     assert ck["input_adapter"] == "deepcubea-tiles" and ck["model_config"]["h1"] == 24
+
+
+def _shipped():
+    from heuristics.davi.heuristic import SHIPPED_DIR
+
+    return sorted(d.name for d in SHIPPED_DIR.iterdir() if (d / "model.pt").is_file())
+
+
+@pytest.mark.parametrize("name", _shipped())
+def test_shipped_model_loads_and_solves_short_scrambles(name):
+    import numpy as np
+
+    from bench.registry import get_puzzle, get_solver
+    from heuristics.davi.heuristic import SHIPPED_DIR, LearnedHeuristic
+    from solvers.base import Limits
+
+    folder = SHIPPED_DIR / name
+    for f in ("model.pt", "config.json", "log.csv", "depth_log.csv", "README.md"):
+        assert (folder / f).is_file(), f
+    assert (folder / "model.pt").stat().st_size <= 20 * 2**20
+    p = get_puzzle(name)
+    h = LearnedHeuristic(p)  # the default: the shipped model named like the puzzle
+    assert h.model_path == folder / "model.pt" and h.nbytes <= 20 * 2**20
+    assert h(p.goal())[0] == 0.0
+    bwas = get_solver("bwas", weight=0.6, batch=100)
+    starts = p.scramble(5, 4, np.random.default_rng(7))[0]
+    results = [bwas.solve(p, h, s, Limits(time_s=60)) for s in starts]
+    assert [r.status for r in results] == ["solved"] * 5
+    assert all(r.length <= 4 for r in results)

@@ -9,7 +9,7 @@ import pytest
 
 cube = pytest.importorskip("puzzles.cube")
 
-from cube_helpers import bfs_ball  # noqa: E402
+from cube_helpers import bfs_ball, exact_distance  # noqa: E402
 
 from heuristics.pdb_cube import Cube2PDB, KorfCubePDB  # noqa: E402
 from solvers import _ida_cube as ida  # noqa: E402
@@ -66,6 +66,26 @@ def test_cube3_lengths_equal_breadth_first_distances(metric):
         assert out["status"] == "solved" and len(out["actions"]) == dist[i]
         assert puzzle.check_solution(states[i], out["actions"])
         assert out["nodes_generated"] >= len(out["actions"]) and out["nodes_expanded"] >= 1
+
+
+@pytest.mark.parametrize("metric, depth", [("qtm", 7), ("htm", 6)])
+def test_cube3_lengths_within_7_quarter_or_6_half_turns_equal_exact_distances(metric, depth):
+    """Random walks of 7 quarter / 6 half turns; exact distances by meeting in the middle."""
+    puzzle = cube.Cube3(metric)
+    spec = KorfCubePDB(puzzle, progress=False, **SMALL).ida_spec()
+    ball_radius = 4 if metric == "qtm" else 3
+    ball_states, ball_dist = bfs_ball(puzzle, ball_radius)
+    goal_ball = {s.tobytes(): int(d) for s, d in zip(ball_states, ball_dist, strict=True)}
+    states, _ = puzzle.scramble(6, depth, np.random.default_rng(13))
+    lengths = []
+    for s in states:
+        exact = exact_distance(puzzle, s, goal_ball, depth - ball_radius, ball_radius)
+        assert exact is not None  # a walk of ``depth`` moves is within ``depth`` of the goal
+        out = ida.search(puzzle, spec, s, None, None)
+        assert out["status"] == "solved" and len(out["actions"]) == exact
+        assert puzzle.check_solution(s, out["actions"])
+        lengths.append(exact)
+    assert max(lengths) == depth  # the sample reaches the deepest distance asked for
 
 
 def test_cube3_deeper_scrambles_are_solved_and_verified():
@@ -131,3 +151,71 @@ def test_through_the_solver_registry():
     for s, d in zip(states, exact, strict=True):
         res = ida_mod.IDAStar().solve(puzzle, h, s, Limits(time_s=30))
         assert res.status == "solved" and res.length == d
+
+
+def _naive_ida(puzzle, h, start, face, cw, qtm):
+    """Child-by-child IDA* in plain Python with the kernel's move pruning; counts as ref_ida15.c."""
+    num = puzzle.num_actions
+    counts = dict(gen=0, exp=0)
+
+    def allowed(a, path):
+        if not path:
+            return True
+        f, lf = face[a], face[path[-1]]
+        if f == lf:
+            return (qtm and cw[a] and cw[path[-1]]
+                    and not (len(path) >= 2 and face[path[-2]] == f))
+        return f + 3 != lf
+
+    def dfs(s, g, bound, path, nextb):
+        for a in range(num):
+            if not allowed(a, path):
+                continue
+            counts["gen"] += 1
+            child = puzzle.apply(s[None, :], np.array([a]))[0]
+            f = g + 1 + h(child)
+            if f > bound:
+                nextb[0] = min(nextb[0], f)
+                continue
+            path.append(a)
+            if puzzle.is_goal(child[None, :])[0]:
+                return True
+            counts["exp"] += 1
+            if dfs(child, g + 1, bound, path, nextb):
+                return True
+            path.pop()
+        return False
+
+    parity = ida._permutation_parity(np.asarray(puzzle.to_cubies(start[None, :])[0][0]))
+    bound, iterations = h(start), 0
+    while True:
+        if qtm and (bound - parity) % 2:
+            bound += 1
+        iterations += 1
+        counts["exp"] += 1
+        path, nextb = [], [10**9]
+        if dfs(start, 0, bound, path, nextb):
+            return path, counts["gen"], counts["exp"], iterations
+        bound = nextb[0]
+
+
+@pytest.mark.parametrize("metric", ["qtm", "htm"])
+def test_cube_counts_equal_a_child_by_child_search(metric):
+    """nodes_generated / expanded / iterations as a one-child-at-a-time IDA* (ref_ida15.c) counts them."""
+    puzzle = cube.Cube2(metric)
+    heur = Cube2PDB(puzzle, progress=False)
+    full = heur.ida_spec()
+    # halve every packed 4-bit value: an admissible table that needs several iterations
+    half = ((full.arrays[3] >> 1) & 0x77).astype(np.uint8)
+    spec = type(full)(full.family, full.kind, (*full.arrays[:3], half, *full.arrays[4:]),
+                      full.params)
+    face = [int(x) for x in full.params["faces"]]
+    cw = [bool(x) for x in full.params["clockwise"]]
+    states, _ = puzzle.scramble(5, 7, np.random.default_rng(21))
+    for s in states:
+        path, gen, exp, iterations = _naive_ida(
+            puzzle, lambda x: int(heur(x[None, :])[0]) // 2, s, face, cw, metric == "qtm")
+        out = ida.search(puzzle, spec, s, None, None)
+        assert out["status"] == "solved" and out["actions"] == path
+        assert (out["nodes_generated"], out["nodes_expanded"], out["iterations"]) == (
+            gen, exp, iterations)

@@ -78,3 +78,17 @@ def test_scramble_uniform_and_goal():
     states = np.array([p.parse(line) for line in res.stdout.strip().splitlines()])
     assert states.shape == (5, 16)
     assert not solvable(states, 4, "blank-last").any()
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("goal, moves, bad", [("blank-last", "U U U", 3), ("blank-first", "U", 1),
+                                              ("blank-first", "D R R R", 4)])
+def test_scramble_moving_the_blank_off_the_board_is_input_error(goal, moves, bad):
+    from puzzles.base import InputError
+
+    p = NPuzzle(3, goal=goal)
+    with pytest.raises(InputError, match=rf"MOVES: move {bad} \(\w\) cannot be made"):
+        p.from_moves(p.parse_moves(moves))
+    res = bench("show", "puzzle8", "--scramble", moves, "--goal", goal)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.count("\n") == 1 and f"move {bad}" in res.stderr

@@ -101,7 +101,7 @@ def test_bootstrap_interval_brackets_the_mean_and_shrinks_with_n():
 
 def test_markdown_report_names_failures():
     md = report.report_markdown(_frame(), title="t")
-    assert "## On the 4 instances every configuration solved" in md
+    assert "## On the 4 instances solved by every configuration (that solved any)" in md
     assert "- greedy: node-limit (6): s/0, s/2, s/4, s/6, s/8, s/10" in md
 
 
@@ -127,3 +127,11 @@ def test_a_run_where_nothing_was_solved():
 
     for fig in plots.run_figures(df).values():
         plt.close(fig)
+
+
+def test_a_configuration_that_solved_nothing_does_not_empty_the_comparison():
+    df = _frame()
+    dead = df[df.config == "greedy"].assign(config="broken", status="error", length=None)
+    comp = report.compare(pd.concat([df, dead])).set_index("config")
+    assert comp.loc["broken", "n"] == 0 and comp.loc["broken", "failures"] == "error 12"
+    assert comp.loc["pdb-ida", "n"] == 4

@@ -97,3 +97,24 @@ def test_subprocess_exit_status_and_no_traceback():
                          capture_output=True, text=True)
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert res.stderr.strip() == "error: --batch: must be >= 1, got 0"
+
+
+@pytest.mark.parametrize("puzzle, scramble, heuristic, extra", [
+    ("cube2-htm", "R U2 F' R' U", "pdb-cube2", []),
+    ("cube2", "L D B'", "pdb-cube2", []),  # turns of L, D, B are re-oriented to the DBL frame
+    ("puzzle8", "D R D L", "manhattan", ["--goal", "blank-first"]),
+])
+def test_json_actions_are_move_names_that_solve_the_state(capsys, puzzle, scramble, heuristic,
+                                                          extra):
+    from bench import registry
+
+    code, out, err = run(capsys, "solve", puzzle, "--scramble", scramble, "--heuristic",
+                         heuristic, "--solver", "ida", "--json", *extra)
+    assert code == 0, err
+    rec = json.loads(out)
+    assert KEYS <= set(rec) and rec["status"] == "solved"
+    p = registry.get_puzzle(puzzle, goal=extra[1] if extra else None)
+    start = p.parse(rec["state"])
+    assert rec["moves"] == " ".join(rec["actions"])
+    assert p.check_solution(start, p.parse_moves(rec["moves"]))
+    assert rec["length"] == len(rec["actions"]) <= len(p.parse_moves(scramble))

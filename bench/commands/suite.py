@@ -72,15 +72,26 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
 
 def _write_report(run_dir: Path, figures: list[str] | None, title: str,
                   make_figures: bool = True) -> None:
+    import json
+
     from bench import report, runner
 
     df = runner.derive_tables(run_dir)
     md = report.report_markdown(df, title=title)
+    meta_path = run_dir / runner.RUN_JSON
+    if meta_path.is_file():
+        sessions = json.loads(meta_path.read_text()).get("sessions", [])
+        lines = [f"- `bench {' '.join(s_.get('argv', [])[1:])}` ({s_.get('date')}, {s_.get('cpu')}, "
+                 f"{s_.get('cores')} cores, git {s_.get('git_rev')})" for s_ in sessions if s_.get("argv")]
+        if lines:
+            head, _, rest = md.partition("\n\n")
+            md = head + "\n\nMade by:\n\n" + "\n".join(lines) + "\n\n" + rest
     (run_dir / "summary.md").write_text(md)
     click.echo(report.text_table(report.terminal_table(report.display_table(report.summarize(df)))))
     if df["config"].nunique() > 1:
         comp = report.compare(df)
-        click.echo(f"\non the {int(comp['n'].iloc[0])} instances every configuration solved:")
+        n_common = int(comp["n"].max())
+        click.echo(f"\non the {n_common} instances solved by every configuration (that solved any):")
         click.echo(report.text_table(report.terminal_table(report.display_table(comp))))
     written = []
     if make_figures:
@@ -177,7 +188,9 @@ def import_cmd(path: Path, puzzle: str | None, out: Path | None) -> None:
 @click.command("report")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--figures", "figs", multiple=True, help="only these figures")
-def report_cmd(run_dir: Path, figs: tuple[str, ...]) -> None:
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="where a training run's figure goes (default: RUN_DIR)")
+def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None) -> None:
     """Tables and figures of RUN_DIR: a suite run (rows.jsonl) or a training run (log.csv)."""
     from bench import runner
 
@@ -195,12 +208,14 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...]) -> None:
         log = pd.read_csv(run_dir / "log.csv")
         depth = pd.read_csv(run_dir / "depth_log.csv") if (run_dir / "depth_log.csv").is_file() else None
         fig, _ = plots.fig_training(log, depth)
-        fig.savefig(run_dir / "training.png", dpi=130)
+        dest = out or run_dir
+        dest.mkdir(parents=True, exist_ok=True)
+        fig.savefig(dest / "training.png", dpi=130)
         plt.close(fig)
         last = log.tail(1).to_dict("records")[0]
         click.echo("last step: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                              for k, v in last.items()))
-        click.echo(f"figure: {run_dir / 'training.png'}")
+        click.echo(f"figure: {dest / 'training.png'}")
         return
     raise InputError(f"RUN_DIR: {run_dir} holds neither a suite run ({runner.ROWS}) nor a training log (log.csv)")
 

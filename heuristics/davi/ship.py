@@ -117,6 +117,7 @@ def write_index(dest_root: Path = SHIPPED_DIR) -> Path:
         ev = "; ".join(
             f"{e.get('set')} ({e.get('states')}), {e.get('solver')}"
             + (f" weight {e['weight']} batch {e['batch']}" if e.get("weight") is not None else "")
+            + (f", {e['time_limit']:g} s limit" if e.get("time_limit") is not None else "")
             + f": {e['solved']:.0%} solved"
             + (f", {e['optimal']:.0%} optimal" if e.get("optimal") is not None else "")
             + (f", mean length {e['mean_length']:.1f}" if e.get("mean_length") is not None else "")

@@ -6,7 +6,7 @@
 grew by more than the allowed factor over ``tests/benchmarks/baseline.json``.
 
 The calibration (``calibrate()``) is a fixed pure-Python loop and a fixed numpy sort; it is
-measured at the start and at the end of the session (the smaller of the two is kept, so a
+measured before the first benchmark and at the end of the session (the smaller of the two is kept, so a
 machine that was busy for a moment does not shift every ratio) and written into the JSON.
 """
 
@@ -51,21 +51,24 @@ def calibrate() -> dict[str, float]:
     return {"python_loop_s": py, "numpy_sort_s": npy, "calibration_s": float(np.sqrt(py * npy))}
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    if session.config.getoption("benchmark_skip", default=False):
-        return
-    _CAL.update(calibrate())
+def _skipping(config: pytest.Config) -> bool:
+    """True when benchmarks are skipped (the default ``--benchmark-skip`` of plain test runs)."""
+    if config.getoption("benchmark_only", default=False):
+        return False
+    return bool(config.getoption("benchmark_skip", default=False))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def calibration(request: pytest.FixtureRequest) -> dict[str, float]:
+    """The calibration, measured before the first benchmark of the session (seconds)."""
+    if not _CAL and not _skipping(request.config):
+        _CAL.update(calibrate())
+    return dict(_CAL)
 
 
 def pytest_benchmark_update_json(config: Any, benchmarks: Any, output_json: dict[str, Any]) -> None:
-    """Add the calibration (min of session start and end) to pytest-benchmark's JSON."""
+    """Add the calibration (the smaller of the start and end measurements) to the JSON."""
     if not _CAL:
         return
     end = calibrate()
     output_json["calibration"] = {k: min(v, end[k]) for k, v in _CAL.items()}
-
-
-@pytest.fixture(scope="session")
-def calibration() -> dict[str, float]:
-    """The calibration measured at session start (seconds)."""
-    return dict(_CAL) if _CAL else calibrate()

@@ -64,7 +64,7 @@ def test_ida_korf_three_instances(benchmark, korf_easy):
 
 
 def test_bwas_with_network_cube2(benchmark):
-    """BWAS (lambda 0.6, N 1,000) with the learned heuristic on five 2x2x2 scrambles."""
+    """BWAS (lambda 0.6, N 1,000) with the learned heuristic on three 2x2x2 scrambles of 8 moves."""
     _need("heuristics.davi.heuristic")
     from solvers.base import Limits, verified
 
@@ -74,7 +74,7 @@ def test_bwas_with_network_cube2(benchmark):
     except Exception as exc:  # noqa: BLE001 - no shipped model for this puzzle
         pytest.skip(f"no learned heuristic for cube2: {exc}")
     bwas = registry.get_solver("bwas", weight=0.6, batch=1000)
-    states, _ = p.scramble(5, 12, np.random.default_rng(0))
+    states, _ = p.scramble(3, 8, np.random.default_rng(0))
     limits = Limits(nodes=2_000_000)
 
     def run():
