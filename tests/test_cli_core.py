@@ -95,3 +95,13 @@ def test_model_for_a_heuristic_that_takes_none_is_one_line_exit_2(capsys, argv):
         main(argv)
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1 and "takes no model" in err
+
+
+def test_negative_seeds_are_one_line_usage_errors():
+    for args in (["quality", "puzzle8", "manhattan", "--seed", "-1"],
+                 ["run", "suite", "puzzle8", "--seed", "-1"],
+                 ["train", "davi", "puzzle8", "--seed", "-1"]):
+        res = subprocess.run([sys.executable, "-m", "bench", *args], capture_output=True, text=True)
+        assert res.returncode == 2, args
+        assert "--seed" in res.stderr and res.stderr.strip().count("\n") == 0
+        assert "Traceback" not in res.stderr

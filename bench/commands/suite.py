@@ -28,7 +28,7 @@ def run_group() -> None:
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None,
               help="run folder (default: runs/SUITE-PROFILE-TIMESTAMP)")
 @click.option("--resume", is_flag=True, help="continue the run in --out (or the latest), skipping finished rows")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--no-figures", is_flag=True, help="skip the figures")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[str, ...],
@@ -226,7 +226,7 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None) -> None:
 @click.argument("heuristics", nargs=-1, required=True)
 @click.option("--sample", type=click.IntRange(min=1), default=None,
               help="evaluate on this many states of the enumeration (default: every state)")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="folder for table and figure")
 def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, seed: int,
                 out: Path | None) -> None:

@@ -34,7 +34,7 @@ def _train_options(f: Any) -> Any:
         click.option("--h1", type=int, default=None, help="first hidden layer width (overrides preset)"),
         click.option("--res-dim", type=int, default=None, help="residual width (overrides preset)"),
         click.option("--num-blocks", type=int, default=None, help="residual blocks (overrides preset)"),
-        click.option("--seed", type=int, default=None, help="random seed [0]"),
+        click.option("--seed", type=click.IntRange(min=0), default=None, help="random seed [0]"),
         click.option("--lr", type=float, default=None, help="Adam learning rate [1e-3]"),
         click.option("--lr-decay", type=float, default=None, help="learning-rate factor per iteration [0.9999993]"),
         click.option("--k-max", type=int, default=None, help="largest scramble length K [per puzzle]"),
@@ -218,7 +218,7 @@ def models_cmd(as_json: bool) -> None:
 @click.option("--set", "state_set", default="deepcubea", show_default=True,
               help="start states: deepcubea, uniform or scramble:DEPTH")
 @click.option("--count", type=click.IntRange(min=1), default=50, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--solver", default="bwas", show_default=True)
 @click.option("--weight", type=float, default=None, help="lambda, the weight on g")
 @click.option("--batch", type=int, default=None, help="N, nodes expanded per iteration")
