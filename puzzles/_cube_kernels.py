@@ -8,39 +8,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-
-@njit(cache=True)
-def rank_perm(p: np.ndarray) -> int:
-    """Lexicographic rank of a permutation ``p (n,)`` of ``0..n-1`` (Lehmer code), in ``0..n!-1``."""
-    n = p.shape[0]
-    r = 0
-    for i in range(n):
-        c = 0
-        for j in range(i + 1, n):
-            if p[j] < p[i]:
-                c += 1
-        r = r * (n - i) + c
-    return r
-
-
-@njit(cache=True)
-def unrank_perm(r: int, n: int, out: np.ndarray) -> None:
-    """Write the permutation of ``0..n-1`` with lexicographic rank ``r`` into ``out (n,)``."""
-    digits = np.empty(n, dtype=np.int64)
-    for i in range(n - 1, -1, -1):
-        base = n - i
-        digits[i] = r % base
-        r //= base
-    used = np.zeros(n, dtype=np.bool_)
-    for i in range(n):
-        k = digits[i]
-        for v in range(n):
-            if not used[v]:
-                if k == 0:
-                    out[i] = v
-                    used[v] = True
-                    break
-                k -= 1
+# one Lehmer-code ranking serves the tiles and the cubes
+from puzzles._tiles_kernels import perm_rank as rank_perm
+from puzzles._tiles_kernels import perm_unrank as unrank_perm
 
 
 @njit(cache=True)
