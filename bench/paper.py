@@ -80,7 +80,7 @@ def felner2004(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
     df = load_table(run_dir)
     summ = report.summarize(df).set_index("config")
     comp = report.compare(df).set_index("config") if df["config"].nunique() > 1 else summ
-    rows = []
+    rows: list[dict[str, Any]] = []
     for cfg in FELNER_LABELS:
         label, refl = FELNER_LABELS[cfg]
         pub = FELNER2004.get(cfg)
@@ -161,7 +161,7 @@ def _pdb_cached(heuristic: str, puzzle: Any) -> bool:
 
 def deepcubea_tables(which: str, build: bool, out: Path, command: str,
                      batch: int = 10_000) -> tuple[str, pd.DataFrame]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     rng = np.random.default_rng(0)
     for puzzle, heuristic in TABLE_HEURISTICS:
         loaded = _load(puzzle, heuristic, build)

@@ -132,11 +132,11 @@ def compare(df: pd.DataFrame, configs: Sequence[str] | None = None, by: str = "c
     # a configuration that solved nothing would empty the common set: compare the others
     active = [c for c in configs if ((df[by] == c) & (df["status"] == "solved")).any()]
     common = common_solved(df, active or configs, by)
-    rows = []
+    rows: list[dict[str, Any]] = []
     all_rows = df[df[by].isin(configs)]
     for name in configs:
         g = common[common[by] == name]
-        stats = _stats(g, ci, seed) if len(g) else {"n": 0}
+        stats: dict[str, Any] = _stats(g, ci, seed) if len(g) else {"n": 0}
         full = all_rows[all_rows[by] == name]
         fails = full.loc[full["status"] != "solved", "status"].value_counts()
         stats["failures"] = ", ".join(f"{k} {v}" for k, v in fails.items()) or "-"

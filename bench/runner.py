@@ -182,7 +182,7 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
 # --------------------------------------------------------------------------- the record
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """Rows of a ``rows.jsonl``; a torn last line (killed mid-write) is ignored."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     if not path.is_file():
         return rows
     with path.open("rb") as f:

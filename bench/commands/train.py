@@ -88,8 +88,8 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
             raise InputError(f"--resume: {out} is a {trainer.cfg.target} run on {trainer.cfg.puzzle}, "
                              f"not {target} on {puzzle}")
     else:
-        given = {k: v for k, v in opts.items() if v is not None}
-        cfg = TrainConfig(puzzle=puzzle, target=target, device=device or "auto", **given)
+        settings = {k: v for k, v in opts.items() if v is not None}
+        cfg = TrainConfig(puzzle=puzzle, target=target, device=device or "auto", **settings)
         if cfg.seed is None:
             cfg.seed = 0
         folder = Path(out) if out else user_models_dir() / f"{target}-{puzzle}-s{cfg.seed}"
@@ -160,7 +160,7 @@ def models_cmd(as_json: bool) -> None:
     from heuristics.davi.heuristic import SHIPPED_DIR, known_models
     from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, path in known_models().items():
         try:
             ck = load_checkpoint(path)

@@ -55,12 +55,10 @@ def _layout_converter(ckpt: dict[str, Any], puzzle: Puzzle) -> Callable[[np.ndar
     ours = puzzle.goal().astype(np.int64)
     if goal.shape == ours.shape and np.array_equal(goal, ours):
         return None
-    try:
-        from puzzles.npuzzle import convert_layout
-    except ImportError:
-        convert_layout = None
+    from puzzles.npuzzle import convert_layout
+
     width = int(round(puzzle.state_dim ** 0.5))
-    if convert_layout is not None and width * width == puzzle.state_dim and ckpt["puzzle"].startswith("puzzle"):
+    if width * width == puzzle.state_dim and ckpt["puzzle"].startswith("puzzle"):
         converted = convert_layout(puzzle.goal()[None, :], width)[0].astype(np.int64)
         if np.array_equal(converted, goal):
             return lambda s: convert_layout(np.atleast_2d(s), width)

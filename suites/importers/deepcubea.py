@@ -147,7 +147,7 @@ _RESULT_RE = re.compile(
 )
 
 
-def load_results(path: str | Path) -> list[dict[str, float]]:
+def load_results(path: str | Path) -> list[dict[str, Any]]:
     """Parse DeepCubeA's ``deepcubea_results_output.txt`` (one line per solved state)."""
     rows = []
     for line in Path(path).read_text().splitlines():
