@@ -83,3 +83,17 @@ def puzzle8_distances(layout: str = "blank-last") -> np.ndarray:
     Unreachable permutations (the other parity class) hold -1.
     """
     return tile_distances(3, layout)
+
+
+def table_distances(puzzle: object, states: np.ndarray) -> np.ndarray | None:
+    """Exact distances ``(n,)`` int64 of ``states`` from a complete distance table, or None.
+
+    Tables exist for puzzles that expose ``distance_table()`` and ``index()`` (the 2x2x2 cube)
+    and for the 8-puzzle (:func:`puzzle8_distances`, either goal layout).
+    """
+    if hasattr(puzzle, "distance_table") and hasattr(puzzle, "index"):
+        return np.asarray(puzzle.distance_table())[puzzle.index(states)].astype(np.int64)
+    if getattr(puzzle, "name", None) == "puzzle8":
+        table = np.asarray(puzzle8_distances(getattr(puzzle, "layout", "blank-last")))
+        return table[perm_ranks(states)].astype(np.int64)
+    return None

@@ -636,15 +636,11 @@ def set_optimal(puzzle: Puzzle, spec: InstanceSetSpec, instances: list[Instance]
         return
     rule = spec.optimal
     if rule == "table":
-        states = np.stack([i.state for i in instances])
-        if hasattr(puzzle, "distance_table") and hasattr(puzzle, "index"):
-            dist = np.asarray(puzzle.distance_table())[puzzle.index(states)]
-        elif puzzle.name == "puzzle8":
-            from puzzles.exhaustive import perm_ranks, puzzle8_distances
+        from puzzles.exhaustive import table_distances
 
-            dist = np.asarray(puzzle8_distances(getattr(puzzle, "layout", "blank-last")))[perm_ranks(states)]
-        else:  # no table: breadth-first search
-            dist = bfs_distances(puzzle, states)
+        states = np.stack([i.state for i in instances])
+        table = table_distances(puzzle, states)
+        dist = table if table is not None else bfs_distances(puzzle, states)  # no table: BFS
         for inst, d in zip(instances, dist, strict=True):
             inst.optimal = int(d) if d >= 0 else None
     elif rule == "bfs":

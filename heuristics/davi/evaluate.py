@@ -56,13 +56,11 @@ def start_states(puzzle: Puzzle, state_set: str, count: int, seed: int = 0) -> n
 def optimal_lengths(puzzle: Puzzle, states: np.ndarray, optimal_heuristic: str | None = None,
                     time_limit: float | None = 600.0) -> np.ndarray | None:
     """Optimal solution lengths ``(n,)`` (-1 where not found), or None when none can be had."""
-    if hasattr(puzzle, "distance_table") and hasattr(puzzle, "index"):
-        return np.asarray(puzzle.distance_table())[puzzle.index(states)].astype(np.int64)
-    if puzzle.name == "puzzle8" and optimal_heuristic is None:
-        from puzzles.exhaustive import perm_ranks, puzzle8_distances
+    from puzzles.exhaustive import table_distances
 
-        table = np.asarray(puzzle8_distances(getattr(puzzle, "layout", "blank-last")))
-        return table[perm_ranks(states)].astype(np.int64)
+    exact = table_distances(puzzle, states)
+    if exact is not None:
+        return exact
     if hasattr(puzzle, "optimal_lengths"):
         return np.asarray(puzzle.optimal_lengths(states), dtype=np.int64)
     if optimal_heuristic is None:
