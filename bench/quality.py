@@ -11,6 +11,7 @@ states never overestimated and 97.4% within one move).
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -94,9 +95,22 @@ def quality_stats(h: np.ndarray, d: np.ndarray) -> dict[str, float]:
 
 
 def evaluate(puzzle_name: str, heuristics: list[str], sample: int | None = None, seed: int = 0,
-             goal: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+             goal: str | None = None, models: list[str] | None = None,
+             ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(table, per_state)``: one summary row per heuristic, and up to 200,000 sampled
-    ``(heuristic, distance, h)`` rows for figures."""
+    ``(heuristic, distance, h)`` rows for figures.
+
+    ``models``: learned heuristics (``davi``) are evaluated once per model (name or run
+    folder), each row labelled ``davi[MODEL]``; without it they use the shipped model.
+    """
+    runs: list[tuple[str, str, dict[str, Any]]] = []  # (label, heuristic, kwargs)
+    for name in heuristics:
+        if models and registry.heuristic_entry(name).props.get("needs_model"):
+            runs += [(f"{name}[{Path(m).name or m}]", name, {"model": m}) for m in models]
+        else:
+            runs.append((name, name, {}))
+    if models and all(not kw for _, _, kw in runs):
+        raise InputError("--model: none of the heuristics is learned (e.g. add davi)")
     puzzle = registry.get_puzzle(puzzle_name, goal=goal)
     exact = exact_distances(puzzle)
     if exact is not None:
@@ -114,11 +128,11 @@ def evaluate(puzzle_name: str, heuristics: list[str], sample: int | None = None,
         groups = [(p, s[idx], d[idx]) for p, s, d in groups
                   for idx in [np.sort(rng.choice(len(s), size=min(sample, len(s)), replace=False))]]
     rows, per_state = [], []
-    for name in heuristics:
+    for name, heuristic, kwargs in runs:
         hs, ds = [], []
         t0 = time.perf_counter()
         for p, states, dist in groups:
-            h = registry.get_heuristic(name, p)
+            h = registry.get_heuristic(heuristic, p, **kwargs)
             hs.append(_evaluate(h, states))
             ds.append(dist)
         seconds = time.perf_counter() - t0

@@ -39,3 +39,31 @@ def test_exact_tables_cover_every_state():
     assert len(states) == 181_440 and dist.max() == 31 and (dist == 0).sum() == 1
     p = get_puzzle("puzzle8")
     assert p.is_goal(states[dist == 0])[0]
+
+
+def test_quality_evaluates_each_model_given(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    shipped = Path(__file__).resolve().parents[1] / "heuristics" / "models" / "puzzle8"
+    copy = tmp_path / "seed-copy"
+    shutil.copytree(shipped, copy)
+    table, per_state = quality.evaluate("puzzle8", ["manhattan", "davi"], sample=3000,
+                                        models=["puzzle8", str(copy)])
+    assert list(table["heuristic"]) == ["manhattan", "davi[puzzle8]", "davi[seed-copy]"]
+    by = table.set_index("heuristic")
+    # the same weights by name and by folder: identical statistics
+    for col in ("mean_error", "mean_abs_error", "never_over_pct"):
+        assert by.loc["davi[puzzle8]", col] == pytest.approx(by.loc["davi[seed-copy]", col])
+    assert by.loc["manhattan", "over_pct"] == 0.0  # admissible
+
+
+def test_quality_model_needs_a_learned_heuristic():
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "bench", "quality", "puzzle8", "manhattan",
+                          "--model", "puzzle8", "--sample", "10"], capture_output=True, text=True)
+    assert res.returncode == 2
+    assert "--model" in res.stderr and "Traceback" not in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1

@@ -228,12 +228,15 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None) -> None:
               help="evaluate on this many states of the enumeration (default: every state)")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="folder for table and figure")
+@click.option("--model", "models", multiple=True,
+              help="learned heuristics: evaluate this model (name or run folder; repeatable, one row each)")
 def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, seed: int,
-                out: Path | None) -> None:
+                out: Path | None, models: tuple[str, ...]) -> None:
     """h against the true distance on every state of PUZZLE (8-puzzle, 2x2x2 cube)."""
     from bench import quality, report
 
-    table, per_state = quality.evaluate(puzzle, list(heuristics), sample=sample, seed=seed)
+    table, per_state = quality.evaluate(puzzle, list(heuristics), sample=sample, seed=seed,
+                                        models=list(models))
     click.echo(report.text_table(quality.display(table)))
     if out is not None:
         import matplotlib.pyplot as plt
