@@ -305,3 +305,24 @@ def test_ship_writes_a_model_folder(toy, trained, tmp_path):
     card = (dest / "README.md").read_text()
     assert "| uniform (4) | bwas | weight 0.6, batch 10 | 75% | 50% | 3.00 | 2.50 | 12 |" in card
     assert "bench train davi toylights3" in card
+
+
+def test_add_evaluation_appends_and_replaces_rows(toy, trained, tmp_path):
+    from heuristics.davi.ship import add_evaluation, ship
+
+    first = {"set": "uniform", "states": 4, "solver": "bwas", "weight": 0.6, "batch": 10,
+             "solved": 0.75, "optimal": 0.5, "mean_length": 3.0, "mean_optimal_length": 2.5,
+             "mean_nodes": 12.0}
+    dest = ship(trained, "toy", [first], dest_root=tmp_path)
+    weights = (dest / "model.pt").read_bytes()
+    wider = {**first, "batch": 100, "solved": 1.0, "optimal": 1.0}
+    redo = {**first, "solved": 1.0}
+    add_evaluation("toy", [wider, redo], dest_root=tmp_path)
+    assert (dest / "model.pt").read_bytes() == weights
+    card = (dest / "README.md").read_text()
+    assert "| uniform (4) | bwas | weight 0.6, batch 100 | 100% | 100% |" in card
+    assert "| uniform (4) | bwas | weight 0.6, batch 10 | 100% | 50% |" in card
+    assert "| 75% |" not in card  # the same settings replace the old row
+    assert "batch 100" in (tmp_path / "README.md").read_text()
+    with pytest.raises(FileNotFoundError, match="no shipped model 'other'"):
+        add_evaluation("other", [first], dest_root=tmp_path)

@@ -50,6 +50,24 @@ def ship(run_dir: str | Path, name: str, evaluation: list[dict[str, Any]] | None
     return dest
 
 
+def add_evaluation(name: str, evaluation: list[dict[str, Any]], dest_root: Path = SHIPPED_DIR) -> Path:
+    """Append search summaries to shipped model ``name`` (weights untouched); rewrite its README
+    and the index. A summary with the same set, size, solver and settings replaces the old one."""
+    dest = dest_root / name
+    if not (dest / "config.json").is_file():
+        raise FileNotFoundError(f"no shipped model {name!r} in {dest_root}")
+    config = json.loads((dest / "config.json").read_text())
+    keys = ("set", "states", "solver", "weight", "batch", "node_limit", "time_limit")
+    new = {tuple(e.get(k) for k in keys) for e in evaluation}
+    config["evaluation"] = [e for e in config.get("evaluation", [])
+                            if tuple(e.get(k) for k in keys) not in new] + list(evaluation)
+    (dest / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    ck = load_checkpoint(dest / "model.pt")
+    (dest / "README.md").write_text(model_card(name, ck, config, dest))
+    write_index(dest_root)
+    return dest
+
+
 def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Path) -> str:
     mc = ck["model_config"]
     tc = ck.get("train_config", {})
