@@ -12,7 +12,8 @@ from bench.commands.common import goal_option
 from puzzles.base import InputError
 
 # options that shape a run; with --resume the run's own values are used and these must be absent
-_RUN_OPTIONS = ("batch", "preset", "seed", "lr", "lr_decay", "k_max", "epsilon", "check_every",
+# (except --epsilon: a changed target-update threshold from the resumed iteration on, recorded)
+_RUN_OPTIONS = ("batch", "preset", "seed", "lr", "lr_decay", "k_max", "check_every",
                 "polyak", "amp", "goal", "h1", "res_dim", "num_blocks", "backtrack",
                 "eval_per_depth", "eval_max_steps")
 
@@ -87,6 +88,8 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
         if trainer.cfg.puzzle != puzzle or trainer.cfg.target != target:
             raise InputError(f"--resume: {out} is a {trainer.cfg.target} run on {trainer.cfg.puzzle}, "
                              f"not {target} on {puzzle}")
+        if opts.get("epsilon") is not None:
+            trainer.change_epsilon(opts["epsilon"])
     else:
         settings = {k: v for k, v in opts.items() if v is not None}
         cfg = TrainConfig(puzzle=puzzle, target=target, device=device or "auto", **settings)

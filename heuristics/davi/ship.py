@@ -86,7 +86,9 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
         f"{ck.get('states_seen', 0):,} states, {config.get('train_seconds', '?')} s of training, "
         f"{ck.get('target_updates')} target-network updates",
         f"- options: K = {tc.get('k_max')}, epsilon = {tc.get('epsilon')}, C = {tc.get('check_every')}, "
-        f"lr = {tc.get('lr')} decayed by {tc.get('lr_decay')} per iteration, seed {tc.get('seed')}",
+        f"lr = {tc.get('lr')} decayed by {tc.get('lr_decay')} per iteration, seed {tc.get('seed')}"
+        + "".join(f"; epsilon {old} until iteration {it}, {eps} from then on (`--resume --epsilon`)"
+                  for it, old, eps in (tc.get("extra") or {}).get("epsilon_changes", [])),
         "",
         SIZE_NOTE,
         "",

@@ -474,6 +474,19 @@ class Trainer:
         }
         self.log_loss_sum, self.log_loss_n = 0.0, 0
 
+    def change_epsilon(self, epsilon: float) -> None:
+        """Use a new target-update threshold from the current iteration on (``--resume
+        --epsilon``, e.g. when the loss plateaus above it and target updates stall). Each change
+        is kept in ``cfg.extra["epsilon_changes"]`` as ``[iteration, old, new]``."""
+        if self.cfg.target != "davi" or self.cfg.polyak is not None:
+            raise InputError("--epsilon: this run does not update its target by a loss threshold")
+        if not epsilon > 0:
+            raise InputError(f"--epsilon: must be positive, got {epsilon}")
+        if epsilon != self.cfg.epsilon:
+            self.cfg.extra.setdefault("epsilon_changes", []).append(
+                [self.iteration, self.cfg.epsilon, epsilon])
+            self.cfg.epsilon = epsilon
+
     # ------------------------------------------------------------------ main loop
     def train(self, iterations: int, max_seconds: float | None = None) -> dict[str, Any]:
         """Run ``iterations`` more iterations; logs and checkpoints every C and at the end.
