@@ -73,10 +73,11 @@ def _header(title: str, command: str, notes: list[str]) -> list[str]:
 
 
 def felner2004(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
-               command: str) -> tuple[str, pd.DataFrame]:
+               command: str, profile: str | None = None) -> tuple[str, pd.DataFrame]:
     from bench.runner import load_table
 
-    run_dir = run_dir or _run_suite("felner2004", "default", limit, jobs, out.parent / "runs" / out.name)
+    run_dir = run_dir or _run_suite("felner2004", profile or "default", limit, jobs,
+                                    out.parent / "runs" / out.name)
     df = load_table(run_dir)
     rows: list[dict[str, Any]] = []
     for set_name, part in df.groupby("instance_set", sort=False):
@@ -210,13 +211,14 @@ def deepcubea_tables(which: str, build: bool, out: Path, command: str,
 
 
 def deepcubea_fig2(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
-                   command: str) -> tuple[str, pd.DataFrame]:
+                   command: str, profile: str | None = None) -> tuple[str, pd.DataFrame]:
     import matplotlib.pyplot as plt
 
     from bench import plots
     from bench.runner import load_table
 
-    run_dir = run_dir or _run_suite("cube3", "fig2", limit, jobs, out.parent / "runs" / out.name)
+    run_dir = run_dir or _run_suite("cube3", profile or "fig2", limit, jobs,
+                                    out.parent / "runs" / out.name)
     df = load_table(run_dir)
     fig, _ = plots.fig_bwas_strips(df)
     out.mkdir(parents=True, exist_ok=True)
@@ -241,8 +243,12 @@ PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
 
 
 def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs: int | None = None,
-         out: Path = Path("results"), command: str = "", build: bool = False) -> str:
-    """Make table ``name`` into ``out/name/``; returns its markdown."""
+         out: Path = Path("results"), command: str = "", build: bool = False,
+         profile: str | None = None) -> str:
+    """Make table ``name`` into ``out/name/``; returns its markdown.
+
+    ``profile``: the suite profile run by the tables made from a suite run (felner2004:
+    ``default``; deepcubea-fig2: ``fig2``)."""
     if name not in PAPERS:
         import difflib
 
@@ -251,7 +257,12 @@ def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs:
         raise InputError(f"NAME: unknown table {name!r}{hint}; known: {', '.join(PAPERS)}")
     dest = out / name
     dest.mkdir(parents=True, exist_ok=True)
-    kwargs: dict[str, Any] = {"build": build} if name.startswith("deepcubea-table") else {}
+    if name.startswith("deepcubea-table"):
+        if profile is not None:
+            raise InputError(f"--profile: {name} runs no suite")
+        kwargs: dict[str, Any] = {"build": build}
+    else:
+        kwargs = {"profile": profile}
     text, table = PAPERS[name](run_dir, limit, jobs, dest, command or f"bench paper {name}", **kwargs)
     (dest / "table.md").write_text(text)
     table.to_csv(dest / "table.csv", index=False)

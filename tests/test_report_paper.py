@@ -44,3 +44,13 @@ def test_felner2004_table_from_a_finished_run(tmp_path):
 def test_unknown_table():
     with pytest.raises(InputError, match="unknown table 'felner2005'.*did you mean 'felner2004'"):
         paper.make("felner2005")
+
+
+def test_profile_is_refused_where_no_suite_runs(tmp_path):
+    with pytest.raises(InputError, match="--profile: deepcubea-table2 runs no suite"):
+        paper.make("deepcubea-table2", out=tmp_path, profile="quick")
+
+
+def test_unknown_profile_of_a_suite_table_is_a_one_line_error(tmp_path):
+    with pytest.raises(InputError, match="--profile: suite felner2004 has no profile 'nope'"):
+        paper.make("felner2004", out=tmp_path, profile="nope")

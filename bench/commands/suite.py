@@ -271,12 +271,14 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
 @click.option("--out", type=click.Path(path_type=Path), default=Path("results"), show_default=True,
               help="tables go to OUT/NAME/, raw runs to OUT/runs/NAME/")
 @click.option("--build", is_flag=True, help="build missing PDBs for the memory and speed tables")
+@click.option("--profile", default=None,
+              help="suite profile to run (felner2004: default; deepcubea-fig2: fig2)")
 def paper_cmd(name: str, run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
-              build: bool) -> None:
+              build: bool, profile: str | None) -> None:
     """Regenerate published table NAME (felner2004, deepcubea-table2, deepcubea-table3,
     deepcubea-fig2) with the published figures beside ours."""
     from bench import paper
 
     text = paper.make(name, run_dir=run_dir, limit=limit, jobs=jobs, out=out,
-                      command="bench " + " ".join(sys.argv[1:]), build=build)
+                      command="bench " + " ".join(sys.argv[1:]), build=build, profile=profile)
     click.echo(text)
