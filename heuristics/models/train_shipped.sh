@@ -25,5 +25,9 @@ small=(--h1 256 --res-dim 128 --num-blocks 2 --batch 1000 --lr-decay 0.9998)
     --eval-per-depth 20 --eval-max-steps 100 --iterations 100000 --time-limit 22
   train cube3 --out "$runs/cube3" "${small[@]}" --k-max 30 --epsilon 0.1 --check-every 20 \
     --eval-per-depth 20 --eval-max-steps 70 --iterations 100000 --time-limit 22
+  # later sessions (the first stopped at iteration 1148): to 3280 with epsilon 0.1, then the loss
+  # sat just above 0.1 and target updates stalled (1 in 2,000 iterations), so epsilon 0.15 to 9420
+  train cube3 --out "$runs/cube3" --resume --iterations $((3280 - 1148))
+  train cube3 --out "$runs/cube3" --resume --epsilon 0.15 --iterations $((9420 - 3280))
 ) &
 wait
