@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
 
 import compare  # noqa: E402
@@ -33,3 +35,16 @@ def test_ratios_survive_a_slower_machine_and_catch_a_regression(tmp_path, capsys
     assert compare.main([str(bad), "--baseline", str(base)]) == 1
     assert "SLOWER" in capsys.readouterr().out
     assert compare.main([str(bad), "--baseline", str(base), "--factor", "4"]) == 0
+
+
+def test_several_runs_compare_by_their_median(tmp_path):
+    base = tmp_path / "baseline.json"
+    runs = [_run(tmp_path / f"r{i}.json", 0.1, {"t::bwas": m}) for i, m in enumerate((1.0, 1.6, 1.2))]
+    assert compare.main([*map(str, runs), "--baseline", str(base), "--update"]) == 0
+    assert json.loads(base.read_text())["ratios"]["t::bwas"] == pytest.approx(12.0)  # median of 10, 16, 12
+    # one noisy run of three at 3x does not fail; two of three do
+    noisy = [_run(tmp_path / f"n{i}.json", 0.1, {"t::bwas": m}) for i, m in enumerate((3.0, 1.1, 1.3))]
+    assert compare.main([*map(str, noisy), "--baseline", str(base)]) == 0
+    slow = [_run(tmp_path / f"s{i}.json", 0.1, {"t::bwas": m}) for i, m in enumerate((3.0, 3.1, 1.3))]
+    assert compare.main([*map(str, slow), "--baseline", str(base)]) == 1
+    assert compare.main([str(tmp_path / "absent.json")]) == 2

@@ -2,11 +2,13 @@
 
     python tests/benchmarks/compare.py .benchmarks/latest.json            # check (exit 1 on a slowdown)
     python tests/benchmarks/compare.py .benchmarks/latest.json --update   # refresh the baseline
+    python tests/benchmarks/compare.py run1.json run2.json run3.json ...  # median over runs
 
 For each benchmark the figure compared is ``median time / calibration_s`` of the same run (see
 ``conftest.py``), so a faster or slower machine moves both and the ratio stays put. A benchmark
 fails when its ratio exceeds the baseline's by more than ``--factor`` (default 2.0, generous for
-shared CI machines). Benchmarks missing from the baseline are reported and pass; baseline
+shared CI machines). Given several runs, each benchmark's ratio is the median over the runs
+that have it (three runs steady a noisy machine, for checks and baselines alike). Benchmarks missing from the baseline are reported and pass; baseline
 entries missing from the run are reported (skipped benchmarks) and pass.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -25,6 +28,12 @@ def ratios(run: dict) -> dict[str, float]:
     if not cal:
         raise SystemExit("error: the benchmark JSON has no calibration (run through tests/benchmarks)")
     return {b["fullname"]: b["stats"]["median"] / cal for b in run.get("benchmarks", [])}
+
+
+def median_ratios(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Per benchmark, the median of its ratios over the runs that have it."""
+    names = sorted({n for r in runs for n in r})
+    return {n: float(statistics.median(r[n] for r in runs if n in r)) for n in names}
 
 
 def compare(current: dict[str, float], baseline: dict[str, float], factor: float) -> tuple[list[str], bool]:
@@ -47,16 +56,18 @@ def compare(current: dict[str, float], baseline: dict[str, float], factor: float
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("run", type=Path, help="pytest-benchmark JSON (--benchmark-json)")
+    ap.add_argument("runs", type=Path, nargs="+", help="pytest-benchmark JSON (--benchmark-json), one or more")
     ap.add_argument("--baseline", type=Path, default=BASELINE)
     ap.add_argument("--factor", type=float, default=2.0, help="allowed slowdown factor")
     ap.add_argument("--update", action="store_true", help="write the run's ratios as the baseline")
     args = ap.parse_args(argv)
-    if not args.run.is_file():
-        print(f"error: {args.run} not found", file=sys.stderr)
+    missing = [r for r in args.runs if not r.is_file()]
+    if missing:
+        print(f"error: {missing[0]} not found", file=sys.stderr)
         return 2
-    run = json.loads(args.run.read_text())
-    current = ratios(run)
+    loaded = [json.loads(r.read_text()) for r in args.runs]
+    run = loaded[-1]
+    current = median_ratios([ratios(r) for r in loaded])
     if args.update:
         old = json.loads(args.baseline.read_text()).get("ratios", {}) if args.baseline.is_file() else {}
         merged = {**old, **current}
