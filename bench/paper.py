@@ -131,6 +131,14 @@ def felner2004(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
                    r["solved"], r["optimal_checked"], f"{r['mean_h_start']:.2f}",
                    f"{r['mean_time_s']:.3f}", f"{r['nodes_per_s']:,.0f}", f"{r['heuristic_mb']:.1f}"])
     lines += [report.markdown_table(md), ""]
+    solved = df[df["status"] == "solved"]
+    for set_name, part in solved.groupby("instance_set", sort=False):
+        lengths = part.groupby("instance")["length"].nunique()
+        lines.append(f"{set_name}: the configurations {'agree' if (lengths <= 1).all() else 'DISAGREE'} "
+                     f"on the solution length of {int((lengths <= 1).sum())} of {len(lengths)} "
+                     "instances (all are IDA* with admissible heuristics, so every length is optimal "
+                     "and they must agree).")
+    lines.append("")
     return "\n".join(lines), table
 
 

@@ -36,6 +36,7 @@ def test_felner2004_table_from_a_finished_run(tmp_path):
     assert "| korf100 | 7-8 | yes | 36,710 | 40,000 [" in text
     # solved and optimal counts per set: lengths checked only where the instance file has optima
     assert "| 2/2 | 2/2 |" in text and "| 2/2 | n/a |" in text
+    assert "random1000: the configurations agree on the solution length of 2 of 2 instances" in text
     table = pd.read_csv(tmp_path / "results" / "felner2004" / "table.csv")
     row = table.set_index(["instances", "partition", "reflection"]).loc[("random1000", "6-6-3", "no")]
     assert row["ratio_ours_to_published"] == pytest.approx(650_000 / 617_555)
