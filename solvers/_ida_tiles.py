@@ -40,7 +40,7 @@ MAX_DEPTH = 1000
 K_MANHATTAN, K_LINEAR, K_PDB = 0, 1, 2
 _KINDS = {"manhattan": K_MANHATTAN, "linear-conflict": K_LINEAR, "additive-pdb": K_PDB}
 
-# status codes of _run
+# status codes of the search kernels (_run_md, _run_lc, _run_pdb)
 PAUSED, ITER_DONE, SOLVED = 0, 1, 2
 
 
@@ -150,7 +150,8 @@ def _run_lc(w: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
 def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.ndarray,
             st: np.ndarray, next_a: np.ndarray, path: np.ndarray, hs: np.ndarray,
             md: np.ndarray) -> int:
-    """:func:`_run` specialised to Manhattan distance (the hot loop of the node-rate benchmark).
+    """The search kernel for Manhattan distance (the hot loop of the node-rate benchmark); its
+    state and return codes are those of :func:`_run_lc`.
 
     ``moves`` is ``(n * 4,)`` (blank cell, action) -> cell or -1, ``md`` is ``(n * n,)``
     (tile, cell) -> distance. Children beyond the bound are counted without being applied.
@@ -227,7 +228,8 @@ def _run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.nda
              undo_n: np.ndarray, ent_tiles: np.ndarray, ent_k: np.ndarray, ent_flag: np.ndarray,
              ent_tab: np.ndarray, transpose: np.ndarray, dep: np.ndarray, tables,
              packed: np.ndarray) -> int:
-    """:func:`_run` specialised to additive PDBs, without copying the terms per depth.
+    """The search kernel for additive PDBs (state and return codes as in :func:`_run_lc`),
+    without copying the terms per depth.
 
     ``vals`` (``(E,)``) holds the current node's terms; a move re-reads the terms of the moved
     tile (plain and reflected; and the blank's, for ``pdb-full``) and logs the old values in
@@ -445,7 +447,7 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
     undo_e = np.zeros((depth_cap, 4), dtype=np.int64)
     undo_v = np.zeros((depth_cap, 4), dtype=np.int64)
     undo_n = np.zeros(depth_cap, dtype=np.int64)
-    st = np.zeros(6, dtype=np.int64)
+    st = np.zeros(5, dtype=np.int64)  # depth, blank, generated, expanded, next bound
     st[1] = int(pos[0])
     bound = h0
     iterations = 0
