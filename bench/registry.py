@@ -173,17 +173,22 @@ SOLVERS: dict[str, Entry] = {
     e.name: e
     for e in [
         Entry("ida", "solvers.ida:IDAStar", "iterative-deepening A* (optimal; Numba per-state kernels)",
-              {}, {"optimal": True, "needs_kernel": True}),
+              {}, {"optimal": True, "needs_kernel": True, "options": ()}),
         Entry("bwas", "solvers.best_first:BatchBestFirst",
               "batch weighted A* (DeepCubeA): f = weight*g + h, expand the N best per iteration",
-              {"weight": 0.6, "batch": 10000}, {"optimal": False}),
+              {"weight": 0.6, "batch": 10000}, {"optimal": False, "options": ("weight", "batch")}),
         Entry("astar", "solvers.best_first:BatchBestFirst", "A* (weight 1, batch 1)",
-              {"weight": 1.0, "batch": 1, "preset": "astar"}, {"optimal": True}),
+              {"weight": 1.0, "batch": 1, "preset": "astar"},
+              {"optimal": True, "options": ("weight", "batch")}),
         Entry("greedy", "solvers.best_first:BatchBestFirst", "greedy best-first on h alone",
-              {"weight": 0.0, "batch": 1, "preset": "greedy"}, {"optimal": False}),
+              {"weight": 0.0, "batch": 1, "preset": "greedy"},
+              {"optimal": False, "options": ("weight", "batch")}),
+        Entry("beam", "solvers.beam:BeamSearch",
+              "beam search: per depth the W distinct children of lowest h (one batch per layer)",
+              {}, {"optimal": False, "options": ("width", "max_depth")}),
         Entry("gf2", "solvers.gf2:GF2Solver",
               "exact Lights Out solver: Gaussian elimination over GF(2) (ignores the heuristic)",
-              {}, {"optimal": True, "puzzles": "lightsout*"}),
+              {}, {"optimal": True, "puzzles": "lightsout*", "options": ()}),
     ]
 }
 
@@ -198,4 +203,11 @@ def get_solver(name: str, **kwargs: Any):
     """Instantiate a solver; keyword arguments with value ``None`` keep the preset's default."""
     entry = solver_entry(name)
     given = {k: v for k, v in kwargs.items() if v is not None}
+    options = entry.props.get("options")
+    if options is not None:
+        for k in given:
+            if k not in options:
+                users = [n for n, e in SOLVERS.items() if k in e.props.get("options", ())]
+                raise InputError(f"--{k.replace('_', '-')}: applies to {'/'.join(users)}, "
+                                 f"not to {name}")
     return entry.load()(**{**entry.kwargs, **given})

@@ -27,7 +27,8 @@ from suites.loaders import ConfigSpec, InstanceSet, LimitSpec, Suite, load_insta
 
 ROWS = "rows.jsonl"
 RUN_JSON = "run.json"
-FAILURE_STATUSES = ("timeout", "node-limit", "out-of-memory", "unsolvable", "crash", "error",
+FAILURE_STATUSES = ("timeout", "node-limit", "out-of-memory", "unsolvable", "beam-empty",
+                    "depth-limit", "crash", "error",
                     "invalid")
 
 

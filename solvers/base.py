@@ -11,8 +11,12 @@ import numpy as np
 from heuristics.base import Heuristic
 from puzzles.base import InputError, Puzzle
 
-Status = Literal["solved", "timeout", "node-limit", "out-of-memory", "unsolvable"]
-STATUSES: tuple[str, ...] = ("solved", "timeout", "node-limit", "out-of-memory", "unsolvable")
+#: ``beam-empty`` and ``depth-limit`` end an incomplete search (beam) without a proof that the
+#: state is unsolvable, which ``unsolvable`` claims.
+Status = Literal["solved", "timeout", "node-limit", "out-of-memory", "unsolvable", "beam-empty",
+                 "depth-limit"]
+STATUSES: tuple[str, ...] = ("solved", "timeout", "node-limit", "out-of-memory", "unsolvable",
+                             "beam-empty", "depth-limit")
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,9 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
 @click.option("--solver", "solver_name", metavar="S", default="ida", show_default=True,
               help="solver name (bench list solvers)")
 @click.option("--weight", metavar="L", help="weight on g for bwas, in [0, 1] (astar fixes 1, greedy 0)")
-@click.option("--batch", metavar="N", help="nodes expanded per iteration (bwas/astar/greedy), >= 1")
+@click.option("--batch", metavar="N", help="nodes expanded per iteration (bwas), >= 1")
+@click.option("--width", metavar="W", help="beam width (beam), >= 1 [per puzzle]")
+@click.option("--max-depth", metavar="D", help="layers before a beam gives up (beam), >= 1 [1000]")
 @click.option("--time-limit", metavar="SEC", help="search time limit in seconds (> 0)")
 @click.option("--node-limit", metavar="N", help="limit on nodes generated (> 0)")
 @click.option("--memory-limit", metavar="MB", help="limit on the search's memory in MiB (> 0; "
@@ -80,7 +82,8 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None,
               heuristic_name: str | None, model: str | None, solver_name: str,
-              weight: str | None, batch: str | None, time_limit: str | None,
+              weight: str | None, batch: str | None, width: str | None, max_depth: str | None,
+              time_limit: str | None,
               node_limit: str | None, memory_limit: str | None, as_json: bool) -> None:
     """Solve STATE (or the state MOVES make from the goal) of PUZZLE.
 
@@ -94,7 +97,9 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     t = _number("--time-limit", time_limit, float, 0.0, False)
     n = _number("--node-limit", node_limit, int, 0, False)
     mb = _number("--memory-limit", memory_limit, float, 0.0, False)
-    solver = registry.get_solver(solver_name, weight=w, batch=b)
+    wd = _number("--width", width, int, 1, True)
+    md = _number("--max-depth", max_depth, int, 1, True)
+    solver = registry.get_solver(solver_name, weight=w, batch=b, width=wd, max_depth=md)
     p = registry.get_puzzle(puzzle, goal=goal)
     s = read_state(p, state, moves)
     entry = registry.heuristic_entry(heuristic_name)

@@ -15,7 +15,7 @@ from puzzles.base import InputError
 # (except --epsilon: a changed target-update threshold from the resumed iteration on, recorded)
 _RUN_OPTIONS = ("batch", "preset", "seed", "lr", "lr_decay", "k_max", "check_every",
                 "polyak", "amp", "goal", "h1", "res_dim", "num_blocks", "backtrack",
-                "eval_per_depth", "eval_max_steps")
+                "eval_per_depth", "eval_max_steps", "diffusion_warmup", "data")
 
 
 def _train_options(f: Any) -> Any:
@@ -30,11 +30,16 @@ def _train_options(f: Any) -> Any:
         click.option("--out", type=click.Path(file_okay=False), default=None,
                      help="run folder [$BENCH_CACHE/models/TARGET-PUZZLE-sSEED]"),
         click.option("--resume", is_flag=True, help="continue the run in --out exactly where it stopped"),
-        click.option("--preset", type=click.Choice(["tiny", "small", "medium", "deepcubea"]),
-                     default=None, help="network size [small]"),
-        click.option("--h1", type=int, default=None, help="first hidden layer width (overrides preset)"),
+        click.option("--preset", type=click.Choice(["tiny", "small", "medium", "deepcubea",
+                                                    "mlp-tiny", "mlp", "mlp-wide"]),
+                     default=None, help="network: residual sizes, or a plain MLP (mlp*) [small]"),
+        click.option("--h1", type=int, default=None,
+                     help="first hidden layer width; an MLP's width (overrides preset)"),
         click.option("--res-dim", type=int, default=None, help="residual width (overrides preset)"),
-        click.option("--num-blocks", type=int, default=None, help="residual blocks (overrides preset)"),
+        click.option("--num-blocks", type=int, default=None,
+                     help="residual blocks; an MLP's hidden layers (overrides preset)"),
+        click.option("--data", type=click.Choice(["tensor", "numpy"]), default=None,
+                     help="make batches as tensor operations on the device, or with numpy [tensor]"),
         click.option("--seed", type=click.IntRange(min=0), default=None, help="random seed [0]"),
         click.option("--lr", type=float, default=None, help="Adam learning rate [1e-3]"),
         click.option("--lr-decay", type=float, default=None, help="learning-rate factor per iteration [0.9999993]"),
@@ -122,6 +127,8 @@ def train_group() -> None:
               help="loss below which the target network is updated [per puzzle]")
 @click.option("--polyak", type=float, default=None,
               help="Polyak averaging factor per iteration instead of epsilon-triggered updates")
+@click.option("--diffusion-warmup", type=click.IntRange(min=0), default=None,
+              help="first regress this many iterations on walk lengths, then switch to DAVI [0]")
 @_train_options
 def davi_cmd(puzzle: str, **opts: Any) -> None:
     """Train a cost-to-go network on PUZZLE by deep approximate value iteration (DeepCubeA).

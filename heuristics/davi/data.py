@@ -1,7 +1,8 @@
 """Training data: batched random walks from the goal and the children of their end states.
 
 Everything here works on whole batches through the puzzle's own batch ``expand``; a
-``BatchProducer`` thread prepares the next batches while the network trains on the current one.
+``BatchProducer`` thread prepares the next batches while the network trains on the current one
+(the batches of this module, or those of any ``make(iteration)`` function it is given).
 Batch ``i`` is drawn from ``numpy.random.default_rng([seed, i])`` alone, so a resumed run sees
 exactly the batches an uninterrupted run would.
 """
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -97,10 +100,12 @@ class BatchProducer:
     """
 
     def __init__(self, puzzle: Puzzle, start: int, seed: int, batch: int, k_max: int,
-                 with_children: bool, backtrack: bool = False, ahead: int = 2) -> None:
-        self._queue: queue.Queue[Batch | BaseException] = queue.Queue(maxsize=ahead)
+                 with_children: bool, backtrack: bool = False, ahead: int = 2,
+                 make: Callable[[int], Any] | None = None) -> None:
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=ahead)
         self._stop = threading.Event()
         self._args = (puzzle, seed, batch, k_max, with_children, backtrack)
+        self._make = make
         self._next = start
         self._thread = threading.Thread(target=self._run, args=(start,), daemon=True,
                                         name="davi-batches")
@@ -111,7 +116,8 @@ class BatchProducer:
         i = start
         try:
             while not self._stop.is_set():
-                b = make_batch(puzzle, i, seed, batch, k_max, with_children, backtrack)
+                b = (self._make(i) if self._make is not None
+                     else make_batch(puzzle, i, seed, batch, k_max, with_children, backtrack))
                 while not self._stop.is_set():
                     try:
                         self._queue.put(b, timeout=0.1)
@@ -122,7 +128,7 @@ class BatchProducer:
         except BaseException as exc:  # handed to the trainer, raised there
             self._queue.put(exc)
 
-    def get(self) -> Batch:
+    def get(self) -> Any:
         item = self._queue.get()
         if isinstance(item, BaseException):
             raise item

@@ -4,9 +4,12 @@
 folder (its ``model.pt``), or a model name (a folder under ``heuristics/models/`` shipped with
 the package, or under ``$BENCH_CACHE/models/``). Without ``model`` it loads the shipped model
 named like the puzzle. The values are float32 and not admissible; the goal always gets 0 and
-negative outputs are clipped to 0. Evaluation runs in eval mode under ``torch.inference_mode``,
-in float32, one forward pass per batch (chunked above ``chunk`` states to bound memory); the
-number of torch threads is the caller's to set (``torch.set_num_threads``).
+negative outputs are clipped to 0. Evaluation uses the network's inference form
+(``FastForward``: batch norm folded, embedding-bag input) in passes of ``chunk`` states (default
+4,096 on the CPU, where activations then stay in the cache, and 65,536 on a GPU), in float32 or,
+with ``precision="bfloat16"``, with bfloat16 hidden layers (about 3x the float32 rate on CPUs
+with AMX; the output layer stays float32). ``device``: ``cpu``, ``cuda`` or ``auto`` (CUDA when
+present). The number of torch threads is the caller's to set (``torch.set_num_threads``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,13 @@ import torch
 from heuristics.base import Heuristic, IdaSpec
 from heuristics.davi.adapters import make_input_fn
 from heuristics.davi.checkpoint import check_puzzle, load_checkpoint
-from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters, parameter_bytes
+from heuristics.davi.model import (
+    FastForward,
+    ModelConfig,
+    ResnetFC,
+    num_parameters,
+    parameter_bytes,
+)
 from puzzles.base import InputError, Puzzle
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -88,7 +97,7 @@ class LearnedHeuristic(Heuristic):
     consistent = False
 
     def __init__(self, puzzle: Puzzle, model: str | Path | None = None, device: str = "cpu",
-                 chunk: int = 65536) -> None:
+                 chunk: int | None = None, precision: str = "float32") -> None:
         super().__init__(puzzle)
         t0 = time.perf_counter()
         self.model_path = resolve_model(puzzle.name, model)
@@ -100,8 +109,19 @@ class LearnedHeuristic(Heuristic):
             k: ckpt.get(k) for k in ("target", "iteration", "target_updates", "states_seen",
                                      "metrics", "input_adapter")
         }
+        if device not in ("auto", "cpu", "cuda"):
+            raise InputError(f"--device: expected auto, cpu or cuda, got {device!r}")
+        if device == "cuda" and not torch.cuda.is_available():
+            raise InputError("--device: cuda requested but torch sees no CUDA device")
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        if precision not in ("float32", "bfloat16"):
+            raise InputError(f"--precision: expected float32 or bfloat16, got {precision!r}")
         self.device = torch.device(device)
-        self.chunk = int(chunk)
+        self.precision = precision
+        if chunk is not None and (isinstance(chunk, bool) or int(chunk) < 1):
+            raise InputError(f"chunk: must be a positive integer, got {chunk!r}")
+        self.chunk = int(chunk) if chunk is not None else (65536 if device == "cuda" else 4096)
         self.net = ResnetFC(ModelConfig.from_dict(ckpt["model_config"]))
         try:
             self.net.load_state_dict(ckpt["model"])
@@ -109,6 +129,7 @@ class LearnedHeuristic(Heuristic):
             raise InputError(f"--model: {self.model_path}: weights do not fit the recorded network "
                              f"sizes ({str(exc).splitlines()[0]})") from None
         self.net.to(self.device).float().eval()
+        self.fast = FastForward(self.net, torch.bfloat16 if precision == "bfloat16" else torch.float32)
         self._input = make_input_fn(ckpt, puzzle)
         self.load_seconds = time.perf_counter() - t0
 
@@ -135,7 +156,7 @@ class LearnedHeuristic(Heuristic):
         with torch.inference_mode():
             for i in range(0, n, self.chunk):
                 x = codes[i:i + self.chunk].to(self.device)
-                out[i:i + self.chunk] = self.net(x).float().cpu().numpy()
+                out[i:i + self.chunk] = self.fast(x).cpu().numpy()
         np.maximum(out, 0.0, out=out)
         out[self.puzzle.is_goal(states)] = 0.0
         return out

@@ -8,8 +8,20 @@ its last ReLU. DeepCubeA's published networks use ``h1=5000, res_dim=1000, num_b
 (about 14.7 M parameters on the cube); the smaller presets are for training and searching on a
 CPU.
 
-The network takes integer codes ``(B, state_dim)`` (``Puzzle.encode``) and does the one-hot
-expansion itself, so a batch travels to the device as bytes, not as floats.
+A second architecture, ``mlp`` (``arch="mlp"``), is a plain stack of ``layers`` hidden layers of
+``h1`` units with batch norm and ReLU: the network CayleyPy trains on diffusion distance
+(three 512-unit layers, about 0.7 M parameters on the cube, preset ``mlp``).
+
+The networks take integer codes ``(B, state_dim)`` (``Puzzle.encode``). The first layer is a
+linear map of the one-hot input, computed without building the one-hot matrix: its output is the
+sum of one weight column per position (``embedding_bag``), which is the same linear map at a
+fraction of the cost (54 columns instead of a 324-wide product on the cube). A batch therefore
+travels to the device as bytes, not as floats. Training keeps the explicit one-hot product: the
+embedding-bag backward pass into the transposed weight is several times slower on the CPU.
+
+``FastForward(net)`` is the inference form of a trained network: batch norm folded into the
+linear layers, optionally in bfloat16 (which CPUs with AMX or AVX-512 BF16 and every recent GPU
+run at about twice the float32 rate). DAVI's target network and the learned heuristic use it.
 """
 
 from __future__ import annotations
@@ -30,6 +42,13 @@ PRESETS: dict[str, tuple[int, int, int]] = {
     "medium": (1000, 500, 3),  # about 2 M parameters
     "deepcubea": (5000, 1000, 4),  # the published size
 }
+#: named plain MLPs: (width, hidden layers)
+MLP_PRESETS: dict[str, tuple[int, int]] = {
+    "mlp-tiny": (32, 2),  # tests
+    "mlp": (512, 3),  # CayleyPy's cube network, about 0.7 M parameters on the cube
+    "mlp-wide": (1024, 3),  # about 2.4 M parameters
+}
+ARCHS = ("resnet", "mlp")
 
 
 @dataclass(frozen=True)
@@ -43,6 +62,9 @@ class ModelConfig:
     res_dim: int = 256
     num_blocks: int = 2
     batch_norm: bool = True
+    arch: str = "resnet"
+    #: hidden layers of the ``mlp`` architecture (all ``h1`` wide)
+    layers: int = 3
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -53,8 +75,12 @@ class ModelConfig:
 
     @classmethod
     def preset(cls, name: str, state_dim: int, one_hot_depth: int) -> ModelConfig:
+        if name in MLP_PRESETS:
+            width, layers = MLP_PRESETS[name]
+            return cls(state_dim, one_hot_depth, width, width, 0, arch="mlp", layers=layers)
         if name not in PRESETS:
-            raise InputError(f"--preset: unknown network size {name!r}; known: {', '.join(PRESETS)}")
+            raise InputError(f"--preset: unknown network size {name!r}; known: "
+                             f"{', '.join([*PRESETS, *MLP_PRESETS])}")
         h1, res, blocks = PRESETS[name]
         return cls(state_dim, one_hot_depth, h1, res, blocks)
 
@@ -76,31 +102,102 @@ class ResidualBlock(nn.Module):
 
 
 class ResnetFC(nn.Module):
-    """Cost-to-go network: integer codes ``(B, state_dim)`` -> values ``(B,)``."""
+    """Cost-to-go network: integer codes ``(B, state_dim)`` -> values ``(B,)``.
+
+    ``arch="resnet"``: DeepCubeA's residual network; ``arch="mlp"``: ``layers`` hidden layers
+    of ``h1`` units (``hidden``/``blocks`` then hold the layers after the first)."""
 
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.config = config
         c = config
+        if c.arch not in ARCHS:
+            raise InputError(f"--arch: expected one of {', '.join(ARCHS)}, got {c.arch!r}")
         self.input = nn.Linear(c.state_dim * c.one_hot_depth, c.h1)
         self.input_bn = nn.BatchNorm1d(c.h1) if c.batch_norm else nn.Identity()
+        if c.arch == "mlp":
+            self.mlp = nn.ModuleList(nn.Linear(c.h1, c.h1) for _ in range(max(0, c.layers - 1)))
+            self.mlp_bn = nn.ModuleList((nn.BatchNorm1d(c.h1) if c.batch_norm else nn.Identity())
+                                        for _ in range(max(0, c.layers - 1)))
+            self.out = nn.Linear(c.h1, 1)
+            return
         self.hidden = nn.Linear(c.h1, c.res_dim)
         self.hidden_bn = nn.BatchNorm1d(c.res_dim) if c.batch_norm else nn.Identity()
         self.blocks = nn.ModuleList(ResidualBlock(c.res_dim, c.batch_norm) for _ in range(c.num_blocks))
         self.out = nn.Linear(c.res_dim, 1)
 
     def one_hot(self, codes: torch.Tensor) -> torch.Tensor:
-        """``(B, state_dim)`` integer codes -> ``(B, state_dim * one_hot_depth)`` float input."""
+        """``(B, state_dim)`` integer codes -> ``(B, state_dim * one_hot_depth)`` float input
+        (the explicit input the first layer reads; ``forward`` never builds it)."""
         c = self.config
         x = F.one_hot(codes.long(), c.one_hot_depth)
         return x.reshape(codes.shape[0], c.state_dim * c.one_hot_depth).to(self.input.weight.dtype)
 
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
         x = F.relu(self.input_bn(self.input(self.one_hot(codes))))
+        if self.config.arch == "mlp":
+            for lin, bn in zip(self.mlp, self.mlp_bn, strict=True):
+                x = F.relu(bn(lin(x)))
+            return self.out(x).squeeze(-1)
         x = F.relu(self.hidden_bn(self.hidden(x)))
         for block in self.blocks:
             x = block(x)
         return self.out(x).squeeze(-1)
+
+
+def _fold(lin: nn.Linear, bn: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+    """Weight and bias of ``bn(lin(x))`` as one linear layer (batch norm in eval mode)."""
+    w = lin.weight.detach()
+    b = lin.bias.detach() if lin.bias is not None else torch.zeros(w.shape[0], device=w.device)
+    if isinstance(bn, nn.BatchNorm1d):
+        assert bn.running_var is not None and bn.running_mean is not None
+        scale = bn.weight.detach() / torch.sqrt(bn.running_var + bn.eps)
+        return w * scale[:, None], (b - bn.running_mean) * scale + bn.bias.detach()
+    return w, b
+
+
+class FastForward:
+    """Inference form of a ``ResnetFC`` (eval-mode semantics): batch norm folded into the linear
+    layers, weights in ``dtype`` (float32 or bfloat16), outputs float32 ``(B,)``.
+
+    A snapshot: it copies the weights when made (``refresh()`` copies them again)."""
+
+    def __init__(self, net: ResnetFC, dtype: torch.dtype = torch.float32) -> None:
+        self.net = net
+        self.dtype = dtype
+        self.refresh()
+
+    def refresh(self) -> None:
+        net, dt = self.net, self.dtype
+        c = net.config
+        self.depth = c.one_hot_depth
+        w, b = _fold(net.input, net.input_bn)
+        self.w_in = w.t().contiguous().to(dt)
+        self.b_in = b.to(dt)
+        if c.arch == "mlp":
+            self.layers = [tuple(t.to(dt) for t in _fold(lin, bn))
+                           for lin, bn in zip(net.mlp, net.mlp_bn, strict=True)]
+            self.blocks: list[tuple[torch.Tensor, ...]] = []
+        else:
+            self.layers = [tuple(t.to(dt) for t in _fold(net.hidden, net.hidden_bn))]
+            self.blocks = [tuple(t.to(dt) for t in (*_fold(blk.fc1, blk.bn1), *_fold(blk.fc2, blk.bn2)))
+                           for blk in net.blocks]
+        # the output layer stays in float32: bfloat16's 8-bit mantissa would round values near
+        # 20 to multiples of 0.125 and create ties among states a search must rank
+        self.w_out = net.out.weight.detach().float()
+        self.b_out = net.out.bias.detach().float()
+        self.offsets = torch.arange(c.state_dim, device=self.w_in.device) * c.one_hot_depth
+
+    def __call__(self, codes: torch.Tensor) -> torch.Tensor:
+        with torch.inference_mode():
+            x = F.embedding_bag(codes.long() + self.offsets, self.w_in, mode="sum")
+            x = F.relu(x + self.b_in)
+            for w, b in self.layers:
+                x = F.relu(F.linear(x, w, b))
+            for w1, b1, w2, b2 in self.blocks:
+                y = F.relu(F.linear(x, w1, b1))
+                x = F.relu(x + F.linear(y, w2, b2))
+            return F.linear(x.float(), self.w_out, self.b_out).squeeze(-1)
 
 
 def num_parameters(model: nn.Module) -> int:

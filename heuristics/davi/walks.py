@@ -1,0 +1,243 @@
+"""Training data as tensor operations: random walks, children and goal tests on a torch device.
+
+A ``TensorDomain`` holds a puzzle's moves as small tensors, so that a whole training batch
+(random walks from the goal, every child of their end states, goal masks) is made by gathers,
+scatters and XORs on the device the network trains on; on a GPU an iteration never leaves it,
+on the CPU it replaces the numpy ``expand`` of every step (which built all ``A`` children to keep
+one) by one gather per step.
+
+- Cubes: a move is a sticker permutation, ``child = state[perm[a]]``.
+- Tile puzzles: the blank's position is tracked; a move swaps it with a neighbour (``-1`` in
+  the move table marks a move off the board).
+- Lights Out: a press XORs a mask. Walks press *distinct* cells: presses commute and undo
+  themselves, so ``k`` distinct presses are a shortest path of length ``k`` whenever the press
+  matrix is invertible (7x7 is), and the walk length is then the exact distance.
+
+Walks never undo their previous move (``backtrack=False``, the default) or choose uniformly
+among all legal moves (``backtrack=True``). Batch ``i`` of a run is drawn from a
+``torch.Generator`` seeded with ``(seed, i)`` alone, so a resumed run sees exactly the batches an
+uninterrupted one would (on the same device kind).
+
+``domain_for(puzzle)`` returns ``None`` for a puzzle without a tensor form; the trainer then uses
+the numpy path of :mod:`heuristics.davi.data`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from puzzles.base import Puzzle
+
+
+def batch_generator(seed: int, iteration: int, device: torch.device) -> torch.Generator:
+    """The random stream of batch ``iteration`` of a run with ``seed``."""
+    g = torch.Generator(device=device)
+    g.manual_seed((int(seed) * 0x9E3779B1 + int(iteration) * 0x85EBCA77 + 0x165667B1) % (2**63))
+    return g
+
+
+@dataclass
+class TensorBatch:
+    """One batch on the device: ``states (B, L)`` uint8, ``depths (B,)`` int64, ``is_goal (B,)``;
+    with children: ``children (B, A, L)``, ``valid (B, A)``, ``child_goal (B, A)``."""
+
+    iteration: int
+    states: torch.Tensor
+    depths: torch.Tensor
+    is_goal: torch.Tensor
+    children: torch.Tensor | None = None
+    valid: torch.Tensor | None = None
+    child_goal: torch.Tensor | None = None
+
+
+class TensorDomain:
+    """Moves of one puzzle as tensors on ``device`` (see the module docstring)."""
+
+    kind: str
+
+    def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu") -> None:
+        self.puzzle = puzzle
+        self.device = torch.device(device)
+        self.A = int(puzzle.num_actions)
+        self.L = int(puzzle.state_dim)
+        self.goal = torch.as_tensor(puzzle.goal(), dtype=torch.uint8, device=self.device)
+        self.inverse = torch.as_tensor(
+            [puzzle.inverse_action(a) for a in range(self.A)], dtype=torch.long, device=self.device)
+
+    # ----------------------------------------------------------------- per family
+    def _start(self, n: int) -> None:
+        """Per-walk bookkeeping before the first step (tiles: the blank's cell)."""
+
+    def _legal(self, m: int, states: torch.Tensor) -> torch.Tensor | None:
+        """``(m, A)`` legal mask of the first ``m`` walkers, or None when every move is legal."""
+        return None
+
+    def _step(self, states: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> None:
+        """Apply ``actions`` to ``states[rows]`` in place."""
+        raise NotImplementedError
+
+    def children(self, states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(B, L) -> (children (B, A, L), valid (B, A))``; invalid children copy the parent."""
+        raise NotImplementedError
+
+    def _walk_lengths(self, depths: torch.Tensor, backtrack: bool) -> torch.Tensor:
+        """The number of moves each walk of ``depths`` made (the regression label)."""
+        return depths
+
+    # ----------------------------------------------------------------- shared
+    def is_goal(self, states: torch.Tensor) -> torch.Tensor:
+        return (states == self.goal).all(dim=-1)
+
+    def walks(self, depths: torch.Tensor, gen: torch.Generator, backtrack: bool = False) -> torch.Tensor:
+        """End states ``(B, L)`` of random walks from the goal, ``depths[i]`` moves each."""
+        depths = depths.to(self.device)
+        n = int(depths.shape[0])
+        order = torch.argsort(depths, descending=True, stable=True)  # moving walkers: a prefix
+        sd = depths[order]
+        states = self.goal.expand(n, self.L).clone()
+        self._start(n)
+        prev = torch.full((n,), -1, dtype=torch.long, device=self.device)
+        max_depth = int(sd[0]) if n else 0
+        counts = (sd.unsqueeze(0) > torch.arange(max_depth, device=self.device).unsqueeze(1)).sum(1)
+        counts_l = counts.tolist()
+        for t in range(max_depth):
+            m = int(counts_l[t])
+            rows = torch.arange(m, device=self.device)
+            u = torch.rand((m, self.A), generator=gen, device=self.device)
+            legal = self._legal(m, states)
+            if legal is not None:
+                u = u.masked_fill(~legal, -1.0)
+            if not backtrack and t > 0:
+                u[rows, self.inverse[prev[:m]]] = -1.0
+            a = u.argmax(dim=1)
+            self._step(states, rows, a)
+            prev[:m] = a
+        out = torch.empty_like(states)
+        out[order] = states
+        return out
+
+    def batch(self, iteration: int, seed: int, size: int, k_max: int, with_children: bool,
+              backtrack: bool = False, k_min: int = 1) -> TensorBatch:
+        """Batch ``iteration``: ``size`` walks of ``k ~ U[k_min, k_max]`` moves (see module doc)."""
+        gen = batch_generator(seed, iteration, self.device)
+        depths = torch.randint(k_min, k_max + 1, (size,), generator=gen, device=self.device)
+        states = self.walks(depths, gen, backtrack)
+        depths = self._walk_lengths(depths, backtrack)
+        b = TensorBatch(iteration, states, depths, self.is_goal(states))
+        if with_children:
+            ch, valid = self.children(states)
+            b.children, b.valid, b.child_goal = ch, valid, self.is_goal(ch)
+        return b
+
+
+class PermutationDomain(TensorDomain):
+    """Puzzles whose moves permute positions (the cubes): ``child = state[perm[a]]``."""
+
+    kind = "permutation"
+
+    def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu") -> None:
+        super().__init__(puzzle, device)
+        self.perms = torch.as_tensor(np.array(puzzle.PERMS), dtype=torch.long,  # type: ignore[attr-defined]
+                                     device=self.device)
+
+    def _step(self, states: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> None:
+        m = rows.shape[0]
+        states[:m] = torch.gather(states[:m], 1, self.perms[actions])
+
+    def children(self, states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        ch = states[:, self.perms]  # (B, A, L)
+        return ch, torch.ones(ch.shape[:2], dtype=torch.bool, device=self.device)
+
+
+class TilesDomain(TensorDomain):
+    """Sliding-tile puzzles: ``state[pos]`` is the tile at ``pos`` (0 = blank)."""
+
+    kind = "tiles"
+
+    def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu") -> None:
+        super().__init__(puzzle, device)
+        from puzzles.npuzzle import blank_moves_table
+
+        self.moves = torch.as_tensor(np.array(blank_moves_table(puzzle.width)),  # type: ignore[attr-defined]
+                                     dtype=torch.long, device=self.device)
+        self.goal_blank = int(np.flatnonzero(puzzle.goal() == 0)[0])
+        self.blank = torch.empty(0, dtype=torch.long, device=self.device)
+
+    def _start(self, n: int) -> None:
+        self.blank = torch.full((n,), self.goal_blank, dtype=torch.long, device=self.device)
+
+    def _legal(self, m: int, states: torch.Tensor) -> torch.Tensor:
+        return self.moves[self.blank[:m]] >= 0
+
+    def _step(self, states: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> None:
+        m = rows.shape[0]
+        b = self.blank[:m]
+        t = self.moves[b, actions]
+        states[rows, b] = states[rows, t]
+        states[rows, t] = 0
+        self.blank[:m] = t
+
+    def children(self, states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        n = states.shape[0]
+        blank = (states == 0).to(torch.uint8).argmax(dim=1)
+        target = self.moves[blank]  # (B, 4)
+        valid = target >= 0
+        ch = states.unsqueeze(1).repeat(1, self.A, 1)
+        bi, ai = torch.nonzero(valid, as_tuple=True)
+        tg = target[bi, ai]
+        ch[bi, ai, blank[bi]] = states[bi, tg]
+        ch[bi, ai, tg] = 0
+        del n
+        return ch, valid
+
+
+class LightsDomain(TensorDomain):
+    """Lights Out: a press XORs its mask; walks press distinct cells (module docstring)."""
+
+    kind = "lights"
+
+    def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu") -> None:
+        super().__init__(puzzle, device)
+        self.masks = torch.as_tensor(np.array(puzzle.masks), dtype=torch.uint8,  # type: ignore[attr-defined]
+                                     device=self.device)
+
+    def walks(self, depths: torch.Tensor, gen: torch.Generator, backtrack: bool = False) -> torch.Tensor:
+        depths = depths.to(self.device)
+        n = int(depths.shape[0])
+        if backtrack:  # presses may repeat: a plain walk of independent presses
+            presses = torch.randint(0, self.A, (n, int(depths.max(initial=0) if n else 0)),
+                                    generator=gen, device=self.device)
+            take = torch.arange(presses.shape[1], device=self.device) < depths.unsqueeze(1)
+            counts = torch.zeros((n, self.A), dtype=torch.long, device=self.device)
+            counts.scatter_add_(1, presses, take.long())
+            chosen = (counts % 2).to(torch.uint8)
+        else:
+            keys = torch.rand((n, self.A), generator=gen, device=self.device)
+            rank = keys.argsort(dim=1).argsort(dim=1)
+            chosen = (rank < depths.unsqueeze(1)).to(torch.uint8)
+        return ((chosen.to(torch.int32) @ self.masks.to(torch.int32)) % 2).to(torch.uint8)
+
+    def _walk_lengths(self, depths: torch.Tensor, backtrack: bool) -> torch.Tensor:
+        return depths if backtrack else depths.clamp(max=self.A)  # at most every cell once
+
+    def children(self, states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        ch = states.unsqueeze(1) ^ self.masks.unsqueeze(0)
+        return ch, torch.ones(ch.shape[:2], dtype=torch.bool, device=self.device)
+
+
+def domain_for(puzzle: Puzzle, device: torch.device | str = "cpu") -> TensorDomain | None:
+    """The tensor form of ``puzzle``, or None when it has none."""
+    from puzzles.cube import _CubeBase
+    from puzzles.lightsout import LightsOut
+    from puzzles.npuzzle import NPuzzle
+
+    if isinstance(puzzle, _CubeBase):
+        return PermutationDomain(puzzle, device)
+    if isinstance(puzzle, NPuzzle):
+        return TilesDomain(puzzle, device)
+    if isinstance(puzzle, LightsOut):
+        return LightsDomain(puzzle, device)
+    return None

@@ -1,0 +1,195 @@
+"""Beam search: per depth, keep the W distinct states with the lowest heuristic value.
+
+Layer ``t`` holds at most ``width`` states. Its children are generated in one batch (parent
+order, then action order), tested for the goal (the search stops at the first goal child in
+that order), and filtered: a child is dropped when it repeats an earlier child of the same layer
+or a state of the current layer or of the layer before it (which removes every move that undoes
+its parent's move, and two-move cycles). The heuristic is evaluated on the remaining children in
+one call (a network sees one big batch), and the ``width`` children of lowest ``h`` form the next
+layer; ties are broken by generation order, so the search is deterministic. With ``width=1`` the
+beam is a greedy rollout that always takes the child of least ``h`` among those that do not
+return to the last two states.
+
+Duplicates are found by a 64-bit hash of the whole state (:func:`solvers._bf_kernels.hash_rows`).
+A collision can only drop a child that should have been kept; it cannot produce a wrong path, and
+every returned path is replayed.
+
+Unlike the best-first engine, a beam forgets: it is not complete. A beam that runs empty (every
+child was a repeat) ends with the status ``beam-empty``, one that reaches ``max_depth`` layers
+with ``depth-limit``; neither claims that the state is unsolvable. Limits (time, nodes, memory)
+are checked once per layer and before each heuristic call.
+
+Counts in the result: ``nodes_generated`` children generated (legal moves, up to the goal child
+in generation order in the last layer), ``nodes_expanded`` states whose children were generated
+(every state of every layer before the goal), ``iterations`` layers, ``extra.evaluations``
+states the heuristic was evaluated on, ``extra.width``, ``extra.beam_sizes`` (states per layer,
+run-length encoded as ``[size, count]`` pairs).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from heuristics.base import Heuristic
+from puzzles.base import InputError, Puzzle
+from solvers import _bf_kernels as K
+from solvers.base import Limits, Solver, SolveResult, Status, finish
+from solvers.memory import PeakMemory
+
+#: default beam width per puzzle name (prefix match on the family for unlisted sizes)
+DEFAULT_WIDTH: dict[str, int] = {
+    "cube2": 256, "cube2-htm": 256, "cube3": 4096, "cube3-htm": 4096,
+    "puzzle8": 256, "puzzle15": 1024, "puzzle24": 1024, "puzzle35": 1024, "puzzle48": 1024,
+}
+FALLBACK_WIDTH = 1024
+DEFAULT_MAX_DEPTH = 1000
+
+
+def default_width(puzzle_name: str) -> int:
+    if puzzle_name in DEFAULT_WIDTH:
+        return DEFAULT_WIDTH[puzzle_name]
+    if puzzle_name.startswith("lightsout"):
+        return 64
+    return FALLBACK_WIDTH
+
+
+def _hashes(states: np.ndarray) -> np.ndarray:
+    out = np.empty(states.shape[0], dtype=np.uint64)
+    if states.shape[0]:
+        K.hash_rows(np.ascontiguousarray(states), out)
+    return out
+
+
+def _rle(sizes: list[int]) -> list[list[int]]:
+    out: list[list[int]] = []
+    for s in sizes:
+        if out and out[-1][0] == s:
+            out[-1][1] += 1
+        else:
+            out.append([s, 1])
+    return out
+
+
+class BeamSearch(Solver):
+    """Beam search (see module docstring). ``width`` None: the puzzle's default width."""
+
+    name = "beam"
+
+    def __init__(self, width: int | None = None, max_depth: int | None = None) -> None:
+        for opt, v in (("--width", width), ("--max-depth", max_depth)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int | np.integer)
+                                  or v < 1):
+                raise InputError(f"{opt}: must be a positive integer, got {v!r}")
+        self.width = None if width is None else int(width)
+        self.max_depth = DEFAULT_MAX_DEPTH if max_depth is None else int(max_depth)
+
+    def solve(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
+              limits: Limits | None = None) -> SolveResult:
+        limits = limits or Limits()
+        width = self.width or default_width(puzzle.name)
+        start = np.asarray(start, dtype=puzzle.dtype)
+        if start.shape != (puzzle.state_dim,):
+            raise InputError(f"state: expected {puzzle.state_dim} entries, got shape {start.shape}")
+        t_load = time.perf_counter()
+        _hashes(start[None, :])  # compile (or load) the hash kernel outside the timed search
+        h_start = float(np.asarray(heuristic(start[None, :]), dtype=np.float64)[0])
+        load_s = time.perf_counter() - t_load
+        extra: dict[str, Any] = {"width": width, "max_depth": self.max_depth}
+        c = {"generated": 0, "expanded": 0, "evaluations": 0}
+        sizes: list[int] = []
+        t0 = time.perf_counter()
+        with PeakMemory() as mem:
+            status, path = self._search(puzzle, heuristic, start, width, limits, mem, t0, c, sizes)
+        extra.update(evaluations=c["evaluations"], beam_sizes=_rle(sizes), depth=len(sizes))
+        return finish(puzzle, start, self.name, heuristic.name, status=status, actions=path,
+                      generated=c["generated"], expanded=c["expanded"], iterations=len(sizes),
+                      h_start=h_start, time_s=time.perf_counter() - t0, load_s=load_s,
+                      peak_rss_bytes=mem.peak_bytes, extra=extra)
+
+    def _search(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, width: int,
+                limits: Limits, mem: PeakMemory, t0: float, c: dict[str, int],
+                sizes: list[int]) -> tuple[Status, list[int] | None]:
+        parents: list[np.ndarray] = []  # per layer t >= 1: index of each state's parent in layer t-1
+        actions: list[np.ndarray] = []
+
+        def path_to(layer: int, index: int) -> list[int]:
+            out: list[int] = []
+            for t in range(layer, 0, -1):
+                out.append(int(actions[t - 1][index]))
+                index = int(parents[t - 1][index])
+            return out[::-1]
+
+        def over_limit() -> Status | None:
+            if limits.time_s is not None and time.perf_counter() - t0 >= limits.time_s:
+                return "timeout"
+            if limits.nodes is not None and c["generated"] >= limits.nodes:
+                return "node-limit"
+            if limits.memory_bytes is not None and mem.sample() > limits.memory_bytes:
+                return "out-of-memory"
+            return None
+
+        if bool(puzzle.is_goal(start[None, :])[0]):
+            return "solved", []
+        layer = start[None, :]
+        layer_hash = _hashes(layer)
+        prev_hash = np.zeros(0, dtype=np.uint64)
+        sizes.append(1)
+        while True:
+            stop = over_limit()
+            if stop is not None:
+                return stop, None
+            if len(sizes) > self.max_depth:
+                return "depth-limit", None
+            children, valid = puzzle.expand(layer)
+            b, a, length = children.shape
+            flat_valid = valid.reshape(-1)
+            flat = children.reshape(b * a, length)
+            goal = puzzle.is_goal(flat) & flat_valid
+            if goal.any():
+                g = int(np.flatnonzero(goal)[0])
+                c["generated"] += int(flat_valid[: g + 1].sum())
+                c["expanded"] += g // a + 1
+                p, act = divmod(g, a)
+                return "solved", path_to(len(sizes) - 1, p) + [act]
+            c["generated"] += int(flat_valid.sum())
+            c["expanded"] += b
+            idx = np.flatnonzero(flat_valid)
+            kids = flat[idx]
+            hk = _hashes(kids)
+            # first occurrence of each state in generation order, minus the two layers before
+            _, first = np.unique(hk, return_index=True)
+            first.sort()
+            seen = np.concatenate([layer_hash, prev_hash])
+            seen.sort()
+            keep = first[~_member(hk[first], seen)]
+            if keep.size == 0:
+                return "beam-empty", None
+            stop = over_limit()
+            if stop is not None:
+                return stop, None
+            hv = np.asarray(heuristic(kids[keep]), dtype=np.float64)
+            c["evaluations"] += int(keep.size)
+            if keep.size > width:
+                # the width lowest h, ties in generation order (a stable sort on h)
+                order = np.argsort(hv, kind="stable")[:width]
+                order.sort()  # keep generation order inside the layer
+                keep = keep[order]
+            src = idx[keep]
+            parents.append(src // a)
+            actions.append(src % a)
+            prev_hash = layer_hash
+            layer = kids[keep]
+            layer_hash = hk[keep]
+            sizes.append(int(keep.size))
+
+
+def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """``values[i] in sorted_set`` for a sorted array."""
+    if sorted_set.size == 0:
+        return np.zeros(values.shape[0], dtype=bool)
+    pos = np.searchsorted(sorted_set, values)
+    pos[pos == sorted_set.size] = 0
+    return sorted_set[pos] == values

@@ -1,0 +1,242 @@
+"""Beam search: valid paths on every family, a naive reference, width 1 = greedy rollout."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bench import registry
+from bench.cli import main
+from puzzles.base import InputError
+from solvers.base import Limits
+from solvers.beam import BeamSearch, default_width
+from tests.toys import Pancake
+
+
+class GapHeuristic:
+    """Pancake gap heuristic (a batch callable, like every heuristic)."""
+
+    name = "gap"
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        s = np.atleast_2d(states).astype(np.int64)
+        n = s.shape[1]
+        ext = np.concatenate([s, np.full((s.shape[0], 1), n)], axis=1)
+        return (np.abs(np.diff(ext, axis=1)) > 1).sum(axis=1).astype(np.float64)
+
+
+def naive_beam(puzzle, h, start, width, max_depth=1000):
+    """Child-by-child beam with the rules of solvers.beam, dicts keyed by the state's bytes.
+
+    Returns (path or None, generated, expanded, evaluations)."""
+    if puzzle.is_goal(start[None, :])[0]:
+        return [], 0, 0, 0
+    layer = [(start.copy(), [])]
+    prev: set[bytes] = set()
+    gen = exp = evals = 0
+    for _ in range(max_depth):
+        cur = {s.tobytes() for s, _ in layer}
+        cands: list[tuple[np.ndarray, list[int]]] = []
+        seen: set[bytes] = set()
+        for s, path in layer:
+            exp += 1
+            for a in puzzle.legal_actions(s):
+                child = puzzle.apply(s[None, :], np.array([a]))[0]
+                gen += 1
+                if puzzle.is_goal(child[None, :])[0]:
+                    return path + [int(a)], gen, exp, evals
+                key = child.tobytes()
+                if key in seen or key in cur or key in prev:
+                    continue
+                seen.add(key)
+                cands.append((child, path + [int(a)]))
+        if not cands:
+            return None, gen, exp, evals
+        values = [float(h(c[None, :])[0]) for c, _ in cands]
+        evals += len(cands)
+        order = sorted(range(len(cands)), key=lambda i: (values[i], i))[:width]
+        layer = [cands[i] for i in sorted(order)]
+        prev = cur
+    return None, gen, exp, evals
+
+
+def test_matches_naive_reference_on_pancakes() -> None:
+    p, h = Pancake(7), GapHeuristic()
+    rng = np.random.default_rng(3)
+    for width in (1, 3, 20):
+        for _ in range(8):
+            start = rng.permutation(7).astype(np.uint8)
+            r = BeamSearch(width=width, max_depth=60).solve(p, h, start)
+            path, gen, exp, evals = naive_beam(p, h, start, width, max_depth=60)
+            if path is None:
+                assert r.status in ("beam-empty", "depth-limit")
+            else:
+                assert r.status == "solved" and r.actions == path
+                assert (r.nodes_generated, r.nodes_expanded) == (gen, exp)
+                assert r.extra["evaluations"] == evals
+
+
+@pytest.mark.parametrize("puzzle_name,heuristic", [("puzzle8", "manhattan"), ("cube2", "pdb-cube2")])
+def test_matches_naive_reference_on_small_puzzles(puzzle_name: str, heuristic: str) -> None:
+    p = registry.get_puzzle(puzzle_name)
+    h = registry.get_heuristic(heuristic, p)
+    rng = np.random.default_rng(0)
+    for width in (1, 8):
+        for _ in range(4):
+            start = p.random_states(1, rng)[0]
+            r = BeamSearch(width=width, max_depth=80).solve(p, h, start)
+            path, gen, exp, evals = naive_beam(p, h, start, width, max_depth=80)
+            assert r.actions == path
+            if path is not None:
+                assert (r.nodes_generated, r.nodes_expanded, r.extra["evaluations"]) == (gen, exp, evals)
+
+
+def test_width_one_is_a_greedy_rollout() -> None:
+    """Width 1 takes, at each step, the child of least h (first in action order on ties) that
+    does not return to one of the last two states."""
+    p = registry.get_puzzle("puzzle8")
+    h = registry.get_heuristic("manhattan", p)
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        start = p.random_states(1, rng)[0]
+        r = BeamSearch(width=1, max_depth=200).solve(p, h, start)
+        s, recent, path = start, [start.tobytes()], []
+        while not p.is_goal(s[None, :])[0] and len(path) < 200:
+            best = None
+            for a in p.legal_actions(s):
+                c = p.apply(s[None, :], np.array([a]))[0]
+                if p.is_goal(c[None, :])[0]:
+                    best = (-1.0, int(a), c)
+                    break
+                if c.tobytes() in recent[-2:]:
+                    continue
+                v = float(h(c[None, :])[0])
+                if best is None or v < best[0]:
+                    best = (v, int(a), c)
+            if best is None:
+                break
+            path.append(best[1])
+            s = best[2]
+            recent.append(s.tobytes())
+        if p.is_goal(s[None, :])[0]:
+            assert r.status == "solved" and r.actions == path
+        else:
+            assert r.status != "solved"
+
+
+@pytest.mark.parametrize("puzzle_name,heuristic,moves", [
+    ("cube2", "pdb-cube2", "R U F' R2 U'"),
+    ("cube3", "pdb-korf", "R U F' L D"),
+    ("puzzle8", "manhattan", None),
+    ("puzzle15", "linear-conflict", None),
+    ("puzzle24", "manhattan", None),
+    ("lightsout7", "lights-on", "r0c0 r3c3 r6c2"),
+])
+def test_valid_paths_on_every_family(puzzle_name: str, heuristic: str, moves: str | None) -> None:
+    p = registry.get_puzzle(puzzle_name)
+    h = registry.get_heuristic(heuristic, p)
+    if moves is not None:
+        start = p.from_moves(p.parse_moves(moves))
+    else:
+        start, _ = p.scramble(1, 12, np.random.default_rng(5))
+        start = start[0]
+    r = BeamSearch(width=64).solve(p, h, start)
+    assert r.status == "solved"
+    assert p.check_solution(start, r.actions)  # (finish() replays it too)
+    assert r.nodes_expanded <= r.iterations * 64
+    assert r.extra["evaluations"] <= r.nodes_generated
+
+
+def test_start_at_goal_and_statuses() -> None:
+    p = Pancake(6)
+    h = GapHeuristic()
+    r = BeamSearch(width=2).solve(p, h, p.goal())
+    assert r.status == "solved" and r.actions == [] and r.nodes_generated == 0
+    start = np.array([5, 3, 1, 4, 0, 2], dtype=np.uint8)
+    r = BeamSearch(width=1, max_depth=1).solve(p, h, start)
+    assert r.status in ("depth-limit", "solved")
+    r = BeamSearch(width=2).solve(p, h, start, Limits(nodes=1))
+    assert r.status == "node-limit"
+
+
+class Line(Pancake):
+    """States 0..n-1 on a line (one byte), goal 0, actions left/right (illegal at the ends)."""
+
+    def __init__(self, n: int = 6) -> None:
+        super().__init__(3)
+        self.n, self.name, self.num_actions, self.state_dim = n, f"line{n}", 2, 1
+        self.action_names = ("L", "R")
+
+    def goal(self) -> np.ndarray:
+        return np.zeros(1, dtype=np.uint8)
+
+    def expand(self, states):
+        s = np.atleast_2d(states).astype(np.int64)
+        kids = np.stack([s - 1, s + 1], axis=1)
+        valid = (kids[:, :, 0] >= 0) & (kids[:, :, 0] < self.n)
+        kids = np.where(valid[:, :, None], kids, s[:, None, :])
+        return kids.astype(np.uint8), valid
+
+    def apply(self, states, actions):
+        kids, valid = self.expand(states)
+        a = np.asarray(actions)
+        if not valid[np.arange(len(a)), a].all():
+            raise ValueError("off the line")
+        return kids[np.arange(len(a)), a]
+
+    def inverse_action(self, action: int) -> int:
+        return 1 - action
+
+
+def test_beam_runs_empty_on_a_dead_end() -> None:
+    """A heuristic that points away from the goal walks width 1 into the end of the line."""
+    p = Line(6)
+
+    def away(states: np.ndarray) -> np.ndarray:
+        return -np.atleast_2d(states)[:, 0].astype(np.float64)
+
+    away.name = "away"  # type: ignore[attr-defined]
+    r = BeamSearch(width=1).solve(p, away, np.array([2], dtype=np.uint8))
+    assert r.status == "beam-empty" and r.actions is None
+    assert r.iterations == 4  # layers {2}, {3}, {4}, {5}
+    r = BeamSearch(width=2).solve(p, away, np.array([2], dtype=np.uint8))
+    assert r.status == "solved" and r.actions == [0, 0]
+    r = BeamSearch(width=1, max_depth=2).solve(p, away, np.array([2], dtype=np.uint8))
+    assert r.status == "depth-limit"
+
+
+def test_bad_options_are_one_line_errors() -> None:
+    for bad in (0, -3, 1.5, True):
+        with pytest.raises(InputError, match="--width"):
+            BeamSearch(width=bad)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="--max-depth"):
+        BeamSearch(max_depth=0)
+    with pytest.raises(InputError, match="--weight: applies to"):
+        registry.get_solver("beam", weight=0.5)
+    assert default_width("cube3") == 4096 and default_width("lightsout5") == 64
+
+
+def _run(capsys, *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_beam(capsys) -> None:
+    code, out, err = _run(capsys, "solve", "puzzle8", "--scramble", "U L D R U L", "--heuristic",
+                          "manhattan", "--solver", "beam", "--width", "8", "--json")
+    assert code == 0, err
+    rec = json.loads(out)
+    assert rec["status"] == "solved" and rec["solver"] == "beam" and rec["extra"]["width"] == 8
+    code, out, err = _run(capsys, "solve", "puzzle8", "--scramble", "U L", "--heuristic",
+                          "manhattan", "--solver", "beam", "--width", "0")
+    assert code == 2 and "--width" in err and len(err.strip().splitlines()) == 1
+    code, out, err = _run(capsys, "solve", "puzzle8", "--scramble", "U L", "--heuristic",
+                          "manhattan", "--solver", "ida", "--width", "5")
+    assert code == 2 and "--width: applies to beam" in err

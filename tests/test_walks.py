@@ -1,0 +1,142 @@
+"""Tensor training data (heuristics.davi.walks) and the network's inference form (FastForward)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from bench import registry
+from heuristics.davi.model import FastForward, ModelConfig, ResnetFC, num_parameters
+from heuristics.davi.train import TrainConfig, Trainer
+from heuristics.davi.walks import batch_generator, domain_for
+
+FAMILIES = ["cube2", "cube3", "cube3-htm", "puzzle8", "puzzle15", "lightsout7"]
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_children_equal_the_puzzles_expand(name: str) -> None:
+    p = registry.get_puzzle(name)
+    d = domain_for(p)
+    assert d is not None
+    states = p.scramble(20, 9, np.random.default_rng(1))[0]
+    ch, valid = d.children(torch.as_tensor(states))
+    ref_ch, ref_valid = p.expand(states)
+    np.testing.assert_array_equal(valid.numpy(), ref_valid)
+    np.testing.assert_array_equal(ch.numpy()[ref_valid], ref_ch[ref_valid])
+    assert d.is_goal(torch.as_tensor(p.goal()[None, :])).item()
+
+
+@pytest.mark.parametrize("name", ["cube2", "puzzle8", "puzzle15", "cube3"])
+def test_walks_are_legal_non_backtracking_walks(name: str) -> None:
+    """Replaying a walk move by move: reconstruct each walk by trying every move sequence would
+    be costly, so check depth 1 (a child of the goal), depth 2 (never back at the goal), and
+    that every end state is valid for the puzzle."""
+    p = registry.get_puzzle(name)
+    d = domain_for(p)
+    g = torch.Generator().manual_seed(0)
+    one = d.walks(torch.ones(200, dtype=torch.long), g).numpy()
+    kids, valid = p.expand(p.goal()[None, :])
+    allowed = {k.tobytes() for k in kids[0][valid[0]]}
+    assert {s.tobytes() for s in one} <= allowed
+    assert len({s.tobytes() for s in one}) == len(allowed)  # every first move occurs
+    two = d.walks(torch.full((300,), 2, dtype=torch.long), g).numpy()
+    assert not p.is_goal(two).any()
+    deep = d.walks(torch.randint(0, 40, (100,), generator=g), g).numpy()
+    for s in deep[:20]:
+        p.validate(s)
+
+
+def test_tile_walk_parity_matches_depth() -> None:
+    """A tile move changes the blank's cell colour, so a walk's length has the parity of the
+    blank's Manhattan distance from its goal cell."""
+    p = registry.get_puzzle("puzzle15")
+    d = domain_for(p)
+    depths = torch.randint(1, 60, (500,), generator=torch.Generator().manual_seed(2))
+    states = d.walks(depths, torch.Generator().manual_seed(3)).numpy()
+    blank = np.argmax(states == 0, axis=1)
+    gb = int(np.flatnonzero(p.goal() == 0)[0])
+    dist = np.abs(blank // 4 - gb // 4) + np.abs(blank % 4 - gb % 4)
+    assert ((dist - depths.numpy()) % 2 == 0).all()
+
+
+def test_lights_out_walks_have_exact_lengths() -> None:
+    """Distinct presses on 7x7 (an invertible press matrix): the walk length is the distance."""
+    p = registry.get_puzzle("lightsout7")
+    d = domain_for(p)
+    b = d.batch(5, seed=1, size=300, k_max=60, with_children=False)
+    assert int(b.depths.max()) <= 49
+    np.testing.assert_array_equal(p.optimal_lengths(b.states.numpy()), b.depths.numpy())
+
+
+def test_batches_are_reproducible_and_distinct() -> None:
+    p = registry.get_puzzle("cube3")
+    d = domain_for(p)
+    a = d.batch(7, seed=3, size=64, k_max=20, with_children=True)
+    b = d.batch(7, seed=3, size=64, k_max=20, with_children=True)
+    c = d.batch(8, seed=3, size=64, k_max=20, with_children=True)
+    assert torch.equal(a.states, b.states) and torch.equal(a.depths, b.depths)
+    assert not torch.equal(a.states, c.states)
+    assert a.children is not None and a.children.shape == (64, 12, 54)
+    assert torch.equal(a.is_goal, (a.states == d.goal).all(1))
+    g1 = batch_generator(1, 2, torch.device("cpu"))
+    g2 = batch_generator(2, 1, torch.device("cpu"))
+    assert not torch.equal(torch.rand(4, generator=g1), torch.rand(4, generator=g2))
+
+
+@pytest.mark.parametrize("preset", ["tiny", "mlp-tiny", "small", "mlp"])
+def test_fast_forward_equals_the_module(preset: str) -> None:
+    torch.manual_seed(0)
+    net = ResnetFC(ModelConfig.preset(preset, 54, 6))
+    opt = torch.optim.Adam(net.parameters(), 1e-2)
+    x = torch.randint(0, 6, (512, 54), dtype=torch.uint8)
+    for _ in range(3):  # move batch-norm statistics away from their initial values
+        loss = (net(x) - x.float().mean(1)).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    net.eval()
+    with torch.no_grad():
+        ref = net(x)
+    fast = FastForward(net)(x)
+    torch.testing.assert_close(fast, ref, rtol=1e-4, atol=1e-4)
+    bf = FastForward(net, torch.bfloat16)(x)
+    assert bf.dtype == torch.float32
+    assert (bf - ref).abs().max().item() < 0.05 * max(1.0, ref.abs().max().item())
+
+
+def test_mlp_preset_size() -> None:
+    c = ModelConfig.preset("mlp", 54, 6)
+    assert c.arch == "mlp" and (c.h1, c.layers) == (512, 3)
+    assert num_parameters(ResnetFC(c)) == 324 * 512 + 512 + 2 * (512 * 512 + 512) + 513 + 3 * 1024
+
+
+def test_diffusion_warmup_switches_to_davi(tmp_path) -> None:
+    cfg = TrainConfig(puzzle="cube2", target="davi", preset="mlp-tiny", batch=64, k_max=8,
+                      check_every=4, diffusion_warmup=6, eval_per_depth=4, eval_depths=2)
+    t = Trainer(cfg, tmp_path / "run", progress=False)
+    t.train(5)
+    assert t.target is None and t.target_updates == 0
+    t.train(3)
+    assert t.target_updates >= 1 and t.target is not None  # the switch copied the network
+    t2 = Trainer.resume(tmp_path / "run", progress=False)
+    assert t2.iteration == 8 and t2.target is not None
+
+
+def test_resume_is_exact_with_tensor_data(tmp_path) -> None:
+    cfg = TrainConfig(puzzle="puzzle8", target="davi", preset="tiny", batch=32, k_max=10,
+                      check_every=3, eval_per_depth=4, eval_depths=2, seed=4)
+    a = Trainer(cfg, tmp_path / "a", progress=False)
+    a.train(6)
+    b = Trainer(cfg, tmp_path / "b", progress=False)
+    b.train(3)
+    b = Trainer.resume(tmp_path / "b", progress=False)
+    b.train(3)
+    for k, v in a.model.state_dict().items():
+        torch.testing.assert_close(v, b.model.state_dict()[k])
+
+
+def test_old_runs_keep_numpy_data() -> None:
+    cfg = TrainConfig.from_dict({"puzzle": "cube2", "target": "davi"})
+    assert cfg.data == "numpy"
+    assert TrainConfig(puzzle="cube2").data == "tensor"
