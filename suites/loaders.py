@@ -303,15 +303,30 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
             raise r.fail("heuristic", str(exc)) from None
         if not registry.heuristic_supports(hentry, puzzle):
             raise r.fail("heuristic", f"{h} does not apply to {puzzle}")
-        s = r.get("solver", str, required=True)
+        solver_name: str | None = r.get("solver", str, default=None)
+        hargs = dict(r.get("heuristic_args", dict, default={}))
+        sargs = dict(r.get("solver_args", dict, default={}))
+        if solver_name is None:  # ida for heuristics with a kernel; a learned model's recommended search
+            if hentry.props.get("needs_model"):
+                from heuristics.davi.heuristic import recommended_search
+
+                try:
+                    rec = recommended_search(puzzle, hargs.get("model"))
+                except InputError as exc:
+                    raise r.fail("heuristic_args", str(exc)) from None
+                solver_name = str(rec["solver"])
+                sargs = {**rec["solver_args"], **sargs}
+                hargs.setdefault("precision", rec["precision"])
+            else:
+                solver_name = "ida"
         try:
-            registry.solver_entry(s)
+            registry.solver_entry(solver_name)
         except InputError as exc:
             raise r.fail("solver", str(exc)) from None
         configs[cname] = ConfigSpec(
-            name=cname, heuristic=h, solver=s,
-            heuristic_args=dict(r.get("heuristic_args", dict, default={})),
-            solver_args=dict(r.get("solver_args", dict, default={})),
+            name=cname, heuristic=h, solver=solver_name,
+            heuristic_args=hargs,
+            solver_args=sargs,
             instance_sets=_names(r, "instances", list(sets), "instance set"),
             limits=_limits(r, "limits"), description=r.get("description", str, default=""),
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import time
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 import click
 import numpy as np
@@ -148,11 +149,22 @@ def info_cmd(puzzle: str, heuristic: str) -> None:
 @click.option("--model", default=None, help="model name or checkpoint (learned heuristics)")
 @click.option("--batch", type=click.IntRange(min=1), default=10000, show_default=True,
               help="states evaluated at once")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
+              help="where a network evaluates (learned heuristics) [cpu]")
+@click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default=None,
+              help="a network's hidden layers (learned heuristics) [float32]")
 def h_cmd(puzzle: str, heuristic: str, states: tuple[str, ...], moves: str | None,
-          goal: str | None, model: str | None, batch: int) -> None:
+          goal: str | None, model: str | None, batch: int, device: str | None,
+          precision: str | None) -> None:
     """Print HEURISTIC's value of each STATE, one a line ('-' reads states from stdin)."""
     p = registry.get_puzzle(puzzle, goal=goal)
-    kwargs = {"model": model} if model is not None else {}
+    learned = bool(registry.heuristic_entry(heuristic).props.get("needs_model"))
+    kwargs: dict[str, Any] = {"model": model} if model is not None else {}
+    for opt, key, val in (("--device", "device", device), ("--precision", "precision", precision)):
+        if val is not None:
+            if not learned:
+                raise InputError(f"{opt}: applies to learned heuristics, not to {heuristic}")
+            kwargs[key] = val
     it = iter(read_states(p, states, moves))
     first = list(itertools.islice(it, batch))  # parse errors surface before any loading
     h = registry.get_heuristic(heuristic, p, **kwargs)

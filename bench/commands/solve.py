@@ -69,8 +69,9 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
 @goal_option
 @click.option("--heuristic", "heuristic_name", metavar="H", help="heuristic name (bench list heuristics)")
 @click.option("--model", metavar="M", help="model of a learned heuristic (passed as model=)")
-@click.option("--solver", "solver_name", metavar="S", default="ida", show_default=True,
-              help="solver name (bench list solvers)")
+@click.option("--solver", "solver_name", metavar="S", default=None,
+              help="solver name (bench list solvers) [ida for heuristics with a per-state "
+                   "kernel; a learned model's recommended search]")
 @click.option("--weight", metavar="L", help="weight on g for bwas, in [0, 1] (astar fixes 1, greedy 0)")
 @click.option("--batch", metavar="N", help="nodes expanded per iteration (bwas), >= 1")
 @click.option("--width", metavar="W", help="beam width (beam), >= 1 [per puzzle]")
@@ -79,12 +80,17 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
 @click.option("--node-limit", metavar="N", help="limit on nodes generated (> 0)")
 @click.option("--memory-limit", metavar="MB", help="limit on the search's memory in MiB (> 0; "
               "enforced by bwas/astar/greedy; IDA* needs memory linear in depth)")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
+              help="where a network evaluates [cpu]")
+@click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default=None,
+              help="a network's hidden layers [the model's recommendation, else float32]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None,
               heuristic_name: str | None, model: str | None, solver_name: str,
               weight: str | None, batch: str | None, width: str | None, max_depth: str | None,
               time_limit: str | None,
-              node_limit: str | None, memory_limit: str | None, as_json: bool) -> None:
+              node_limit: str | None, memory_limit: str | None, device: str | None,
+              precision: str | None, as_json: bool) -> None:
     """Solve STATE (or the state MOVES make from the goal) of PUZZLE.
 
     Exits 0 whenever the search ran, whatever its status (solved, timeout, node-limit,
@@ -99,13 +105,36 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     mb = _number("--memory-limit", memory_limit, float, 0.0, False)
     wd = _number("--width", width, int, 1, True)
     md = _number("--max-depth", max_depth, int, 1, True)
-    solver = registry.get_solver(solver_name, weight=w, batch=b, width=wd, max_depth=md)
+    entry = registry.heuristic_entry(heuristic_name)
+    learned = bool(entry.props.get("needs_model"))
+    if model is not None and not learned:
+        raise InputError(f"--model: {heuristic_name} takes no model (only learned heuristics do)")
+    for opt, val in (("--device", device), ("--precision", precision)):
+        if val is not None and not learned:
+            raise InputError(f"{opt}: applies to learned heuristics, not to {heuristic_name}")
     p = registry.get_puzzle(puzzle, goal=goal)
     s = read_state(p, state, moves)
-    entry = registry.heuristic_entry(heuristic_name)
-    if model is not None and not entry.props.get("needs_model"):
-        raise InputError(f"--model: {heuristic_name} takes no model (only learned heuristics do)")
-    kwargs = {"model": model} if model is not None else {}
+    given = {"weight": w, "batch": b, "width": wd, "max_depth": md}
+    if solver_name is None:
+        if learned:
+            from heuristics.davi.heuristic import recommended_search
+
+            rec = recommended_search(p.name, model)
+            solver_name = rec["solver"]
+            given = {**rec["solver_args"], **{k: v for k, v in given.items() if v is not None}}
+            precision = precision or rec["precision"]
+            args = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in given.items() if v is not None)
+            origin = "the model's recommended search" if rec["source"] == "model" else \
+                "the default search for a learned heuristic"
+            click.echo(f"solver: {solver_name} {args} ({origin})".rstrip(), err=True)
+        else:
+            solver_name = "ida"
+    solver = registry.get_solver(solver_name, **given)
+    kwargs: dict[str, Any] = {"model": model} if model is not None else {}
+    if device is not None:
+        kwargs["device"] = device
+    if precision is not None and learned:
+        kwargs["precision"] = precision
     h = registry.get_heuristic(heuristic_name, p, **kwargs)
     limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
     result = solver.solve(p, h, s, limits)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ def _train_options(f: Any) -> Any:
                      help="training iterations to run (more, with --resume)"),
         click.option("--time-limit", type=float, default=None,
                      help="also stop (and save) after this many minutes"),
+        click.option("--cpu-limit", type=float, default=None,
+                     help="also stop (and save) after this many minutes of process CPU time"),
         click.option("--batch", type=int, default=None, help="states per iteration [10000]"),
         click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
                      help="torch device [auto: CUDA when present]"),
@@ -76,8 +79,10 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
     if iterations < 0:
         raise InputError(f"--iterations: must be >= 0, got {iterations}")
     minutes = opts.pop("time_limit")
-    if minutes is not None and minutes <= 0:
-        raise InputError(f"--time-limit: must be positive, got {minutes}")
+    cpu_minutes = opts.pop("cpu_limit")
+    for opt, v in (("--time-limit", minutes), ("--cpu-limit", cpu_minutes)):
+        if v is not None and not (0 < v < float("inf")):
+            raise InputError(f"{opt}: must be a positive number of minutes, got {v}")
     resume = opts.pop("resume")
     progress = not opts.pop("quiet")
     out = opts.pop("out")
@@ -105,7 +110,8 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
             raise InputError(f"--out: {folder} already holds a run; add --resume to continue it "
                              "or choose another folder")
         trainer = Trainer(cfg, folder, progress=progress)
-    metrics = trainer.train(iterations, max_seconds=None if minutes is None else 60 * minutes)
+    metrics = trainer.train(iterations, max_seconds=None if minutes is None else 60 * minutes,
+                            max_cpu_seconds=None if cpu_minutes is None else 60 * cpu_minutes)
     click.echo(f"{trainer.cfg.target} {trainer.puzzle.name}: iteration {trainer.iteration}, "
                f"target updates {trainer.target_updates}, loss {metrics.get('loss')}, "
                f"{metrics.get('states_per_s')} states/s")
@@ -145,6 +151,154 @@ def davi_cmd(puzzle: str, **opts: Any) -> None:
 def diffusion_cmd(puzzle: str, **opts: Any) -> None:
     """Train a network on PUZZLE by regression on the random-walk scramble length."""
     _run("diffusion", puzzle, opts)
+
+
+@train_group.command("rate")
+@click.argument("puzzle")
+@click.option("--target", type=click.Choice(["davi", "diffusion"]), default="davi", show_default=True)
+@click.option("--preset", type=click.Choice(["tiny", "small", "medium", "deepcubea", "mlp-tiny",
+                                             "mlp", "mlp-wide"]), default="small", show_default=True)
+@click.option("--batch", type=click.IntRange(min=2, max=10**7), default=10000, show_default=True)
+@click.option("--iterations", type=click.IntRange(min=1, max=10**6), default=20, show_default=True,
+              help="timed iterations (after 3 warm-up iterations)")
+@click.option("--amp", is_flag=True, help="bfloat16 autocast in training, bfloat16 target network")
+@click.option("--data", type=click.Choice(["tensor", "numpy"]), default="tensor", show_default=True)
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
+@click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
+              help="torch CPU threads [torch's default]")
+@click.option("--json", "as_json", is_flag=True, help="one JSON object")
+def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int, amp: bool,
+             data: str, device: str, threads: int | None, as_json: bool) -> None:
+    """Measure training states per second on PUZZLE (no files written).
+
+    One state is one training target: for DAVI a Bellman target with all its children
+    evaluated by a target network (set to the initial network, so every iteration pays for it).
+    Prints the rate and where an iteration spends its time (data, target, update).
+    """
+    import tempfile
+
+    import torch
+
+    from heuristics.davi.train import TrainConfig, Trainer
+
+    if threads is not None:
+        torch.set_num_threads(threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = TrainConfig(puzzle=puzzle, target=target, preset=preset, batch=batch, amp=amp,
+                          data=data, device=device)
+        t = Trainer(cfg, tmp, progress=False)
+        if target == "davi":
+            t._set_target()
+        sync = (torch.cuda.synchronize if t.device.type == "cuda" else (lambda: None))
+        parts = {"data": 0.0, "target": 0.0, "update": 0.0}
+        for i in range(3 + iterations):
+            t0 = time.perf_counter()
+            b = t.make_batch(i)
+            sync()
+            t1 = time.perf_counter()
+            y = t._targets(b)
+            sync()
+            t2 = time.perf_counter()
+            _update(t, b, y)
+            sync()
+            t3 = time.perf_counter()
+            if i >= 3:
+                parts["data"] += t1 - t0
+                parts["target"] += t2 - t1
+                parts["update"] += t3 - t2
+        total = sum(parts.values())
+        params = sum(p.numel() for p in t.model.parameters())
+    rec: dict[str, Any] = {"puzzle": puzzle, "target": target, "preset": preset, "parameters": params,
+           "batch": batch, "iterations": iterations, "amp": amp, "data": data,
+           "device": str(t.device), "threads": torch.get_num_threads(),
+           "states_per_s": round(batch * iterations / total, 1),
+           "seconds": {k: round(v / iterations, 4) for k, v in parts.items()}}
+    seconds: dict[str, float] = rec["seconds"]
+    if as_json:
+        click.echo(json.dumps(rec))
+        return
+    click.echo(f"{puzzle} {target} {preset} ({params:,} parameters), batch {batch}, "
+               f"{'bfloat16' if amp else 'float32'}, {data} data, {rec['device']}, "
+               f"{rec['threads']} threads: {rec['states_per_s']:,.0f} states/s; per iteration "
+               + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in seconds.items()))
+
+
+@train_group.command("infer-rate")
+@click.argument("puzzle")
+@click.option("--preset", "presets", multiple=True,
+              type=click.Choice(["tiny", "small", "medium", "deepcubea", "mlp-tiny", "mlp",
+                                 "mlp-wide"]), help="network sizes (repeat) [small, mlp]")
+@click.option("--precision", "precisions", multiple=True,
+              type=click.Choice(["float32", "bfloat16"]), help="(repeat) [both]")
+@click.option("--chunk", "chunks", multiple=True, type=click.IntRange(min=1, max=10**7),
+              help="states per forward pass (repeat) [4096 and 65536]")
+@click.option("--states", type=click.IntRange(min=1, max=10**7), default=120000, show_default=True,
+              help="states per timed call")
+@click.option("--threads", type=click.IntRange(min=1, max=1024), default=None)
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="cpu", show_default=True)
+def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str, ...],
+                   chunks: tuple[int, ...], states: int, threads: int | None, device: str) -> None:
+    """Heuristic evaluations per second of untrained networks of the given sizes on PUZZLE.
+
+    Times the learned heuristic's own evaluation path (``FastForward``) on random scrambles,
+    best of three calls, and the plain module (float32, one pass) beside it.
+    """
+    import numpy as np
+    import torch
+
+    from bench import registry
+    from heuristics.davi.model import FastForward, ModelConfig, ResnetFC, num_parameters
+
+    if threads is not None:
+        torch.set_num_threads(threads)
+    dev = torch.device("cuda" if device == "auto" and torch.cuda.is_available() else
+                       ("cpu" if device == "auto" else device))
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise InputError("--device: cuda requested but torch sees no CUDA device")
+    p = registry.get_puzzle(puzzle)
+    x_np = p.scramble(states, 30, np.random.default_rng(0))[0]
+    x = torch.as_tensor(p.encode(x_np)).to(dev)
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+
+    def best(f: Any) -> float:
+        f(x[:256])
+        times = []
+        for _ in range(3):
+            sync()
+            t0 = time.perf_counter()
+            f(x)
+            sync()
+            times.append(time.perf_counter() - t0)
+        return states / min(times)
+
+    click.echo(f"{'network':<10} {'params':>11} {'precision':<9} {'chunk':>7} {'states/s':>12}")
+    for preset in presets or ("small", "mlp"):
+        net = ResnetFC(ModelConfig.preset(preset, p.state_dim, p.num_symbols)).to(dev).eval()
+        n = num_parameters(net)
+        with torch.inference_mode():
+            rate = best(net)
+        click.echo(f"{preset:<10} {n:>11,} {'module':<9} {states:>7} {rate:>12,.0f}")
+        for prec in precisions or ("float32", "bfloat16"):
+            fast = FastForward(net, torch.bfloat16 if prec == "bfloat16" else torch.float32)
+            for chunk in chunks or (4096, 65536):
+                def f(c: Any, fast: Any = fast, chunk: int = chunk) -> Any:
+                    return [fast(c[i:i + chunk]) for i in range(0, c.shape[0], chunk)]
+                click.echo(f"{preset:<10} {n:>11,} {prec:<9} {chunk:>7} {best(f):>12,.0f}")
+
+
+def _update(trainer: Any, batch: Any, y: Any) -> None:
+    """One optimiser step on given targets (the update part of ``Trainer.step``)."""
+    import torch
+    from torch.nn import functional as F
+
+    x = trainer._codes(batch.states)
+    trainer.model.train()
+    with torch.autocast(trainer.device.type, dtype=torch.bfloat16, enabled=trainer.cfg.amp):
+        pred = trainer.model(x).float()
+    loss = F.mse_loss(pred, y.to(trainer.device))
+    trainer.optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    trainer.optimizer.step()
 
 
 @train_group.command("import-deepcubea")

@@ -89,6 +89,41 @@ def resolve_model(puzzle_name: str, model: str | Path | None) -> Path:
                      f"(known models: {names})")
 
 
+#: search options a model's config.json may recommend (``"search"``: solver and its options)
+SEARCH_KEYS = {"beam": ("width", "max_depth"), "bwas": ("weight", "batch"),
+               "greedy": (), "astar": ()}
+
+
+def recommended_search(puzzle_name: str, model: str | Path | None = None) -> dict[str, Any]:
+    """The search a model recommends: ``{"solver": ..., "solver_args": {...}, "precision": ...,
+    "source": "model" | "default"}``.
+
+    A model folder's ``config.json`` may hold ``"search": {"solver": "beam", "width": 16384,
+    "precision": "bfloat16"}``; without one (a user's own model) the answer is beam search at
+    the puzzle's default width (``solvers.beam.default_width``), in float32."""
+    import json
+
+    from solvers.beam import default_width
+
+    path = resolve_model(puzzle_name, model)
+    cfg_path = path.parent / "config.json"
+    rec: Any = None
+    if cfg_path.is_file():
+        try:
+            rec = json.loads(cfg_path.read_text()).get("search")
+        except (ValueError, OSError, AttributeError):
+            rec = None
+    if isinstance(rec, dict) and rec.get("solver") in SEARCH_KEYS:
+        args = {k: rec[k] for k in SEARCH_KEYS[rec["solver"]] if k in rec}
+        precision = rec.get("precision", "float32")
+        if precision not in ("float32", "bfloat16"):
+            precision = "float32"
+        return {"solver": rec["solver"], "solver_args": args, "precision": precision,
+                "source": "model"}
+    return {"solver": "beam", "solver_args": {"width": default_width(puzzle_name)},
+            "precision": "float32", "source": "default"}
+
+
 class LearnedHeuristic(Heuristic):
     """Cost-to-go network as a batch heuristic (``__call__``: ``(B, L) -> (B,)`` float32)."""
 

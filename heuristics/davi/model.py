@@ -145,7 +145,7 @@ class ResnetFC(nn.Module):
         return self.out(x).squeeze(-1)
 
 
-def _fold(lin: nn.Linear, bn: nn.Module) -> tuple[torch.Tensor, torch.Tensor]:
+def _fold(lin: Any, bn: Any) -> tuple[torch.Tensor, torch.Tensor]:
     """Weight and bias of ``bn(lin(x))`` as one linear layer (batch norm in eval mode)."""
     w = lin.weight.detach()
     b = lin.bias.detach() if lin.bias is not None else torch.zeros(w.shape[0], device=w.device)

@@ -317,6 +317,7 @@ class Trainer:
         self.log_loss_n = 0
         self.metrics: dict[str, Any] = {}
         self.elapsed = 0.0
+        self.cpu_seconds = 0.0  # process CPU time spent training (all threads), across resumes
         self._heldout: tuple[np.ndarray, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ persistence
@@ -348,6 +349,7 @@ class Trainer:
         t.loss_n, t.log_loss_n = int(t.loss_n), int(t.log_loss_n)
         t.metrics = dict(ckpt.get("metrics", {}))
         t.elapsed = float(ckpt.get("elapsed_s", 0.0))
+        t.cpu_seconds = float(ckpt.get("cpu_s", 0.0))
         torch.set_rng_state(ckpt["torch_rng"])
         t._truncate_logs()
         return t
@@ -368,6 +370,7 @@ class Trainer:
             "target_updates": self.target_updates,
             "states_seen": self.states_seen,
             "elapsed_s": self.elapsed,
+            "cpu_s": self.cpu_seconds,
             "model": {k: v.detach().cpu() for k, v in self.model.state_dict().items()},
             "target_model": ({k: v.detach().cpu() for k, v in self.target.state_dict().items()}
                              if self.target is not None else None),
@@ -390,6 +393,7 @@ class Trainer:
             "target_updates": self.target_updates,
             "states_seen": self.states_seen,
             "train_seconds": round(self.elapsed, 1),
+            "train_cpu_seconds": round(self.cpu_seconds, 1),
             "metrics": self.metrics,
             "torch": torch.__version__,
             "device": str(self.device),
@@ -593,11 +597,14 @@ class Trainer:
         return BatchProducer(self.puzzle, self.iteration, 0, 0, 0, False, make=self.make_batch)
 
     # ------------------------------------------------------------------ main loop
-    def train(self, iterations: int, max_seconds: float | None = None) -> dict[str, Any]:
+    def train(self, iterations: int, max_seconds: float | None = None,
+              max_cpu_seconds: float | None = None) -> dict[str, Any]:
         """Run ``iterations`` more iterations; logs and checkpoints every C and at the end.
 
         With ``max_seconds``, training also stops (logged and saved) at the first iteration that
         ends after that many wall-clock seconds.
+        ``max_cpu_seconds`` does the same on the process's CPU time (every thread; monitoring
+        excluded), which compares runs at equal compute on a shared machine.
 
         On ``KeyboardInterrupt`` the state after the last finished iteration is saved before the
         exception propagates, so ``--resume`` continues exactly.
@@ -615,6 +622,8 @@ class Trainer:
                    disable=not self.progress, dynamic_ncols=True)
         window_start, window_states = time.perf_counter(), 0
         t_last = t_start = time.perf_counter()
+        c_last = time.process_time()
+        cpu0 = self.cpu_seconds
         try:
             while self.iteration < end:
                 b = producer.get()
@@ -622,6 +631,9 @@ class Trainer:
                 now = time.perf_counter()
                 self.elapsed += now - t_last
                 t_last = now
+                cnow = time.process_time()
+                self.cpu_seconds += cnow - c_last
+                c_last = cnow
                 window_states += b.states.shape[0]
                 self.loss_sum += loss
                 self.loss_n += 1
@@ -635,12 +647,15 @@ class Trainer:
                     self.loss_sum, self.loss_n = 0.0, 0
                 if max_seconds is not None and now - t_start >= max_seconds:
                     end = self.iteration
+                if max_cpu_seconds is not None and self.cpu_seconds - cpu0 >= max_cpu_seconds:
+                    end = self.iteration
                 if at_check or self.iteration == end:
                     rate = window_states / max(time.perf_counter() - window_start, 1e-9)
                     self._log(rate)
                     self.save()
                     window_start, window_states = time.perf_counter(), 0
                     t_last = time.perf_counter()  # monitoring time is not training time
+                    c_last = time.process_time()
         except KeyboardInterrupt:
             self.save()
             raise

@@ -208,7 +208,7 @@ class LightsDomain(TensorDomain):
         depths = depths.to(self.device)
         n = int(depths.shape[0])
         if backtrack:  # presses may repeat: a plain walk of independent presses
-            presses = torch.randint(0, self.A, (n, int(depths.max(initial=0) if n else 0)),
+            presses = torch.randint(0, self.A, (n, int(depths.max()) if n else 0),
                                     generator=gen, device=self.device)
             take = torch.arange(presses.shape[1], device=self.device) < depths.unsqueeze(1)
             counts = torch.zeros((n, self.A), dtype=torch.long, device=self.device)
