@@ -273,6 +273,22 @@ def heldout_set(puzzle: Puzzle, cfg: TrainConfig) -> tuple[np.ndarray, np.ndarra
 
 
 # --------------------------------------------------------------------------- trainer
+def _stop_on_sigterm() -> Callable[[], None]:
+    """Make SIGTERM raise ``KeyboardInterrupt`` in the main thread (so ``train`` saves before it
+    stops: background jobs ignore SIGINT); returns the function that restores the old handler."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, handler)
+    return lambda: signal.signal(signal.SIGTERM, old)
+
+
 class _Inline:
     """Batches made on demand in the trainer's thread (GPU: the device queues the work)."""
 
@@ -319,6 +335,8 @@ class Trainer:
         self.elapsed = 0.0
         self.cpu_seconds = 0.0  # process CPU time spent training (all threads), across resumes
         self._heldout: tuple[np.ndarray, np.ndarray] | None = None
+        #: wall-clock seconds between checkpoints when checks are further apart
+        self.save_every_s = 300.0
 
     # ------------------------------------------------------------------ persistence
     @classmethod
@@ -606,8 +624,9 @@ class Trainer:
         ``max_cpu_seconds`` does the same on the process's CPU time (every thread; monitoring
         excluded), which compares runs at equal compute on a shared machine.
 
-        On ``KeyboardInterrupt`` the state after the last finished iteration is saved before the
-        exception propagates, so ``--resume`` continues exactly.
+        On ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM while training) the state after the last
+        finished iteration is saved before the exception propagates, so ``--resume`` continues
+        exactly. Between checks a checkpoint is also written every ``save_every_s`` seconds.
         """
         from tqdm import tqdm
 
@@ -621,9 +640,10 @@ class Trainer:
         bar = tqdm(total=iterations, desc=f"{cfg.target} {self.puzzle.name}", unit="it",
                    disable=not self.progress, dynamic_ncols=True)
         window_start, window_states = time.perf_counter(), 0
-        t_last = t_start = time.perf_counter()
+        t_last = t_start = last_save = time.perf_counter()
         c_last = time.process_time()
         cpu0 = self.cpu_seconds
+        restore = _stop_on_sigterm()
         try:
             while self.iteration < end:
                 b = producer.get()
@@ -654,12 +674,17 @@ class Trainer:
                     self._log(rate)
                     self.save()
                     window_start, window_states = time.perf_counter(), 0
-                    t_last = time.perf_counter()  # monitoring time is not training time
+                    t_last = last_save = time.perf_counter()  # monitoring is not training time
+                    c_last = time.process_time()
+                elif now - last_save >= self.save_every_s:
+                    self.save()  # between checks too, so a long check interval loses little
+                    t_last = last_save = time.perf_counter()
                     c_last = time.process_time()
         except KeyboardInterrupt:
             self.save()
             raise
         finally:
+            restore()
             producer.close()
             bar.close()
         if iterations == 0:

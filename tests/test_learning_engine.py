@@ -140,3 +140,55 @@ def test_old_runs_keep_numpy_data() -> None:
     cfg = TrainConfig.from_dict({"puzzle": "cube2", "target": "davi"})
     assert cfg.data == "numpy"
     assert TrainConfig(puzzle="cube2").data == "tensor"
+
+
+def test_sigterm_saves_the_run(tmp_path) -> None:
+    """A background training stopped with SIGTERM (which, unlike SIGINT, reaches background
+    jobs) saves its state first, so --resume loses nothing."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bench", "train", "davi", "cube2", "--preset", "tiny", "--batch",
+         "64", "--check-every", "1000000", "--iterations", "10000000", "--out", str(out),
+         "--quiet", "--threads", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while not (out / "config.json").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=60)
+    assert proc.returncode == 130
+    t = Trainer.resume(out, progress=False)
+    assert t.iteration > 0
+
+
+def test_cpu_limit_stops_training(tmp_path) -> None:
+    cfg = TrainConfig(puzzle="puzzle8", target="diffusion", preset="mlp-tiny", batch=64, k_max=10,
+                      check_every=100000, eval_per_depth=4, eval_depths=2)
+    t = Trainer(cfg, tmp_path / "run", progress=False)
+    t.train(10_000_000, max_cpu_seconds=1.0)
+    assert 0 < t.iteration < 10_000_000 and t.cpu_seconds >= 1.0
+    t2 = Trainer.resume(tmp_path / "run", progress=False)
+    assert t2.cpu_seconds == t.cpu_seconds
+
+
+def test_rate_commands(capsys) -> None:
+    import json
+
+    from bench.cli import main
+
+    for args in (["train", "rate", "cube2", "--preset", "tiny", "--batch", "64",
+                  "--iterations", "2", "--json"],
+                 ["train", "rate", "puzzle8", "--preset", "mlp-tiny", "--target", "diffusion",
+                  "--batch", "64", "--iterations", "2", "--json", "--amp"]):
+        main(args)
+        rec = json.loads(capsys.readouterr().out)
+        assert rec["states_per_s"] > 0 and set(rec["seconds"]) == {"data", "target", "update"}
+    main(["train", "infer-rate", "cube2", "--preset", "tiny", "--states", "500", "--chunk", "128",
+          "--precision", "float32"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 3 and "module" in lines[1] and "float32" in lines[2]
