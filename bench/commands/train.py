@@ -386,6 +386,9 @@ def models_cmd(as_json: bool) -> None:
 @click.option("--solver", default="bwas", show_default=True)
 @click.option("--weight", type=float, default=None, help="lambda, the weight on g")
 @click.option("--batch", type=int, default=None, help="N, nodes expanded per iteration")
+@click.option("--width", type=click.IntRange(min=1), default=None, help="beam width (beam)")
+@click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default="float32",
+              show_default=True, help="the network's hidden layers")
 @click.option("--node-limit", type=int, default=None)
 @click.option("--time-limit", type=float, default=None, help="seconds per start state")
 @click.option("--optimal-heuristic", default=None,
@@ -393,7 +396,8 @@ def models_cmd(as_json: bool) -> None:
 @click.option("--threads", type=int, default=None, help="torch CPU threads")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="CSV of per-state rows")
 def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, seed: int, solver: str,
-                 weight: float | None, batch: int | None, node_limit: int | None,
+                 weight: float | None, batch: int | None, width: int | None, precision: str,
+                 node_limit: int | None,
                  time_limit: float | None, optimal_heuristic: str | None, threads: int | None,
                  out: str | None) -> None:
     """Solve a fixed set of PUZZLE states with a learned heuristic; print share solved/optimal."""
@@ -405,13 +409,18 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
     if threads is not None:
         torch.set_num_threads(max(1, threads))
     p = registry.get_puzzle(puzzle)
-    h = registry.get_heuristic("davi", p, **({"model": model} if model else {}))
+    h = registry.get_heuristic("davi", p, precision=precision, **({"model": model} if model else {}))
     states = start_states(p, state_set, count, seed)
     opt = optimal_lengths(p, states, optimal_heuristic)
-    df = evaluate(p, h, states, solver, weight, batch, node_limit, time_limit, opt, progress=True)
+    df = evaluate(p, h, states, solver, weight, batch, node_limit, time_limit, opt, progress=True,
+                  width=width)
     if out:
         df.to_csv(out, index=False)
     summary = summarize(df)
     summary.update(puzzle=puzzle, model=str(h.model_path), set=state_set, solver=solver,
                    weight=weight, batch=batch, node_limit=node_limit, time_limit=time_limit)
+    if width is not None:
+        summary.update(width=width)
+    if precision != "float32":
+        summary.update(precision=precision)
     click.echo(json.dumps(summary))
