@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-#: environment every worker starts with (one thread per worker)
+#: environment every worker starts with (one thread per worker unless ``threads`` says more)
 WORKER_ENV = {
     "NUMBA_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
@@ -72,25 +72,29 @@ def _load(target: str) -> Callable[..., Any]:
     return obj
 
 
-def _limit_threads() -> None:
+def _worker_env(threads: int) -> dict[str, str]:
+    return {k: str(threads) for k in WORKER_ENV}
+
+
+def _limit_threads(threads: int = 1) -> None:
     try:
         import numba
 
-        numba.set_num_threads(1)
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
     except Exception:  # noqa: BLE001 - numba missing or already configured
         pass
     try:
         import sys
 
         if "torch" in sys.modules:
-            sys.modules["torch"].set_num_threads(1)
+            sys.modules["torch"].set_num_threads(threads)
     except Exception:  # noqa: BLE001
         pass
 
 
-def _worker_main(conn: Connection, fn_target: str) -> None:
+def _worker_main(conn: Connection, fn_target: str, threads: int = 1) -> None:
     """Worker loop: receive ``(key, payload)``, answer ``("started", key)`` then ``("done", key, row)``."""
-    os.environ.update(WORKER_ENV)
+    os.environ.update(_worker_env(threads))
     fn = _load(fn_target)
     prepare = getattr(fn, "prepare", None)
     while True:
@@ -104,7 +108,7 @@ def _worker_main(conn: Connection, fn_target: str) -> None:
         try:
             if prepare is not None:
                 prepare(payload)
-            _limit_threads()
+            _limit_threads(threads)
             conn.send(("started", key, None))
             row = fn(payload)
         except MemoryError:
@@ -122,9 +126,9 @@ def _worker_main(conn: Connection, fn_target: str) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx: Any, fn_target: str) -> None:
+    def __init__(self, ctx: Any, fn_target: str, threads: int = 1) -> None:
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, fn_target), daemon=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, fn_target, threads), daemon=True)
         self.proc.start()
         child.close()
         self.task: Task | None = None
@@ -157,14 +161,17 @@ class _Worker:
 class LocalExecutor(Executor):
     """Worker processes on this machine.
 
-    ``jobs``: number of workers (default: all cores). ``grace_s``: seconds past
+    ``jobs``: number of workers (default: all cores); ``threads``: Numba and torch threads per
+    worker (default 1: one instance per core). ``grace_s``: seconds past
     ``1.5 * time_s`` before a search is killed. ``load_timeout_s``: how long ``prepare`` may
     take. ``poll_s``: watchdog period.
     """
 
     def __init__(self, jobs: int | None = None, fn: str = "bench.runner:solve_task",
-                 grace_s: float = 10.0, load_timeout_s: float = 1800.0, poll_s: float = 0.2) -> None:
-        self.jobs = max(1, jobs or os.cpu_count() or 1)
+                 grace_s: float = 10.0, load_timeout_s: float = 1800.0, poll_s: float = 0.2,
+                 threads: int = 1) -> None:
+        self.threads = max(1, int(threads))
+        self.jobs = max(1, jobs or (os.cpu_count() or 1) // self.threads)
         self.fn = fn
         self.grace_s = grace_s
         self.load_timeout_s = load_timeout_s
@@ -172,9 +179,9 @@ class LocalExecutor(Executor):
 
     def _new_worker(self, ctx: Any) -> _Worker:
         saved = {k: os.environ.get(k) for k in WORKER_ENV}
-        os.environ.update(WORKER_ENV)
+        os.environ.update(_worker_env(self.threads))
         try:
-            return _Worker(ctx, self.fn)
+            return _Worker(ctx, self.fn, self.threads)
         finally:
             for k, v in saved.items():
                 if v is None:

@@ -99,3 +99,14 @@ if __name__ == "__main__":
     plan = make_plan(run_dir.parent, specs)
     run_plan(plan, run_dir, LocalExecutor(jobs=2, fn="runner_fakes:solve"),
              resume="--resume" in sys.argv, progress=False, prepare=False)
+
+
+def threads(payload: dict[str, Any]) -> dict[str, Any]:
+    """The worker's thread settings (torch, Numba, environment)."""
+    import os
+
+    import numba
+    import torch
+
+    return {"status": "solved", "torch": torch.get_num_threads(),
+            "numba": numba.get_num_threads(), "omp": os.environ.get("OMP_NUM_THREADS")}

@@ -120,3 +120,14 @@ def test_load_table_types(tmp_path):
     assert str(df["length"].dtype) == "Int64"
     assert df.set_index("instance").loc["1", "length"] == 3
     assert df.set_index("instance")["length"].isna().loc["2"]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_threads_per_worker(threads: int) -> None:
+    from bench.executor import Task
+
+    rows: list[dict] = []
+    LocalExecutor(jobs=1, threads=threads, fn="runner_fakes:threads").run(
+        [Task("t", {})], lambda task, row: rows.append(row))
+    assert rows[0]["torch"] == threads and rows[0]["omp"] == str(threads)
+    assert rows[0]["numba"] == threads

@@ -24,7 +24,10 @@ def run_group() -> None:
 @click.option("--config", "configs", multiple=True, help="only this configuration (repeatable)")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="at most K instances per set")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="worker processes (default: all cores)")
+              help="worker processes (default: cores / threads)")
+@click.option("--threads", type=click.IntRange(min=1, max=1024), default=1, show_default=True,
+              help="Numba and torch threads per worker (e.g. -j 1 --threads 2: one instance at a "
+                   "time on two cores)")
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None,
               help="run folder (default: runs/SUITE-PROFILE-TIMESTAMP)")
 @click.option("--resume", is_flag=True, help="continue the run in --out (or the latest), skipping finished rows")
@@ -32,8 +35,8 @@ def run_group() -> None:
 @click.option("--no-figures", is_flag=True, help="skip the figures")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[str, ...],
-                  limit: int | None, jobs: int | None, out: Path | None, resume: bool, seed: int,
-                  no_figures: bool, quiet: bool) -> None:
+                  limit: int | None, jobs: int | None, threads: int, out: Path | None,
+                  resume: bool, seed: int, no_figures: bool, quiet: bool) -> None:
     """Run suite NAME (a shipped suite or a .toml file) and print its summary table."""
     from bench import runner
     from bench.executor import LocalExecutor
@@ -58,7 +61,7 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
                f"{sum(len(s.instances) for s in plan.sets.values())} instances x "
                f"{len(plan.configs)} configurations -> {out}", err=True)
     try:
-        summary = runner.run_plan(plan, out, LocalExecutor(jobs=jobs), resume=resume,
+        summary = runner.run_plan(plan, out, LocalExecutor(jobs=jobs, threads=threads), resume=resume,
                                   progress=not quiet)
     except KeyboardInterrupt:
         click.echo(f"interrupted; finished rows are saved in {out}; "
