@@ -31,8 +31,13 @@ SIZE_NOTE = (
 
 
 def ship(run_dir: str | Path, name: str, evaluation: list[dict[str, Any]] | None = None,
-         command: str | None = None, dest_root: Path = SHIPPED_DIR) -> Path:
-    """Copy run ``run_dir`` to ``dest_root/name`` and write its README; returns the folder."""
+         command: str | None = None, dest_root: Path = SHIPPED_DIR,
+         search: dict[str, Any] | None = None, notes: list[str] | None = None) -> Path:
+    """Copy run ``run_dir`` to ``dest_root/name`` and write its README; returns the folder.
+
+    ``search``: the recommended search (``{"solver": "beam", "width": W, "precision": P}``)
+    that ``bench solve`` and suites use when no solver is given; ``notes``: paragraphs for the
+    model card (how it was trained, across which sessions)."""
     run = Path(run_dir)
     dest = dest_root / name
     dest.mkdir(parents=True, exist_ok=True)
@@ -45,6 +50,10 @@ def ship(run_dir: str | Path, name: str, evaluation: list[dict[str, Any]] | None
     config["evaluation"] = evaluation or []
     if command:
         config["command"] = command
+    if search:
+        config["search"] = search
+    if notes:
+        config["notes"] = notes
     (dest / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     (dest / "README.md").write_text(model_card(name, ck, config, dest))
     return dest
@@ -57,7 +66,8 @@ def add_evaluation(name: str, evaluation: list[dict[str, Any]], dest_root: Path 
     if not (dest / "config.json").is_file():
         raise FileNotFoundError(f"no shipped model {name!r} in {dest_root}")
     config = json.loads((dest / "config.json").read_text())
-    keys = ("set", "states", "solver", "weight", "batch", "node_limit", "time_limit")
+    keys = ("set", "states", "solver", "weight", "batch", "width", "precision", "node_limit",
+            "time_limit")
     new = {tuple(e.get(k) for k in keys) for e in evaluation}
     config["evaluation"] = [e for e in config.get("evaluation", [])
                             if tuple(e.get(k) for k in keys) not in new] + list(evaluation)
@@ -72,27 +82,43 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
     mc = ck["model_config"]
     tc = ck.get("train_config", {})
     params = config.get("parameters")
-    lines = [
-        f"# `{name}`: learned heuristic for {ck['puzzle']}",
-        "",
-        f"Trained by {'DAVI (deep approximate value iteration)' if ck['target'] == 'davi' else 'regression on the scramble depth (diffusion distance)'} "
-        f"with `bench train {ck['target']}` on one CPU core (`torch.set_num_threads(1)`, `nice -n 10`, "
-        "on a 2-core machine shared with other jobs).",
-        "",
-        f"- network: one-hot input {mc['state_dim']} x {mc['one_hot_depth']}, first layer {mc['h1']}, "
-        f"residual width {mc['res_dim']}, {mc['num_blocks']} residual blocks"
+    target = ("DAVI (deep approximate value iteration)" if ck["target"] == "davi"
+              else "regression on the random-walk length (diffusion distance)")
+    if mc.get("arch") == "mlp":
+        net = (f"one-hot input {mc['state_dim']} x {mc['one_hot_depth']}, {mc.get('layers')} "
+               f"hidden layers of {mc['h1']} (batch norm, ReLU), linear output")
+    else:
+        net = (f"one-hot input {mc['state_dim']} x {mc['one_hot_depth']}, first layer {mc['h1']}, "
+               f"residual width {mc['res_dim']}, {mc['num_blocks']} residual blocks")
+    cpu = config.get("train_cpu_seconds")
+    notes = config.get("notes") or [
+        f"Trained by {target} with `bench train {ck['target']}` on one CPU core "
+        "(`torch.set_num_threads(1)`, `nice -n 10`, on a 2-core machine shared with other jobs)."]
+    lines = [f"# `{name}`: learned heuristic for {ck['puzzle']}", ""]
+    for n in notes:
+        lines += [n, ""]
+    lines += [
+        f"- target: {target}",
+        f"- network: {net}"
         + (f", {params:,} parameters ({(folder / 'model.pt').stat().st_size / 2**20:.1f} MiB file)" if params else ""),
         f"- training: {ck.get('iteration')} iterations of batch {tc.get('batch')}, "
-        f"{ck.get('states_seen', 0):,} states, {config.get('train_seconds', '?')} s of training, "
-        f"{ck.get('target_updates')} target-network updates",
+        f"{ck.get('states_seen', 0):,} states, {config.get('train_seconds', '?')} s of training"
+        + (f" ({cpu:,.0f} s of process CPU time)" if cpu else "")
+        + (f", {ck.get('target_updates')} target-network updates" if ck["target"] == "davi" else "")
+        + (", bfloat16 autocast (`--amp`)" if tc.get("amp") else ""),
         f"- options: K = {tc.get('k_max')}, epsilon = {tc.get('epsilon')}, C = {tc.get('check_every')}, "
         f"lr = {tc.get('lr')} decayed by {tc.get('lr_decay')} per iteration, seed {tc.get('seed')}"
         + "".join(f"; epsilon {old} until iteration {it}, {eps} from then on (`--resume --epsilon`)"
                   for it, old, eps in (tc.get("extra") or {}).get("epsilon_changes", [])),
         "",
-        SIZE_NOTE,
-        "",
     ]
+    if config.get("search"):
+        s = config["search"]
+        args = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in s.items() if k != "solver")
+        lines += [f"Recommended search (used by `bench solve` and suites when no solver is given): "
+                  f"`--solver {s['solver']} {args}`.", ""]
+    if mc.get("arch", "resnet") == "resnet" and mc.get("h1", 0) <= 512:
+        lines += [SIZE_NOTE, ""]
     if config.get("command"):
         lines += ["Command:", "", "    " + config["command"], ""]
     depth = folder / "depth_log.csv"
@@ -116,7 +142,8 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
             def num(v: Any, fmt: str = ".2f") -> str:
                 return "n/a" if v is None else format(v, fmt)
 
-            settings = ", ".join(f"{k} {e[k]}" for k in ("weight", "batch", "node_limit", "time_limit")
+            settings = ", ".join(f"{k} {e[k]}" for k in ("weight", "batch", "width", "precision",
+                                                        "node_limit", "time_limit")
                                  if e.get(k) is not None)
             lines.append(f"| {e.get('set')} ({e.get('states')}) | {e.get('solver')} | {settings} | "
                          f"{pct(e.get('solved'))} | {pct(e.get('optimal'))} | {num(e.get('mean_length'))} | "
@@ -137,13 +164,16 @@ def write_index(dest_root: Path = SHIPPED_DIR) -> Path:
         ev = "; ".join(
             f"{e.get('set')} ({e.get('states')}), {e.get('solver')}"
             + (f" weight {e['weight']} batch {e['batch']}" if e.get("weight") is not None else "")
+            + (f" width {e['width']}" if e.get("width") is not None else "")
             + (f", {e['time_limit']:g} s limit" if e.get("time_limit") is not None else "")
             + f": {e['solved']:.0%} solved"
             + (f", {e['optimal']:.0%} optimal" if e.get("optimal") is not None else "")
             + (f", mean length {e['mean_length']:.1f}" if e.get("mean_length") is not None else "")
             for e in c.get("evaluation", []))
+        shape = (f"MLP {mc.get('layers')} x {mc.get('h1')}" if mc.get("arch") == "mlp" else
+                 f"{mc.get('h1')}-{mc.get('res_dim')}x{mc.get('num_blocks')}")
         rows.append(f"| [`{d.name}`]({d.name}/README.md) | {tc.get('target', 'davi')} | "
-                    f"{mc.get('h1')}-{mc.get('res_dim')}x{mc.get('num_blocks')} | "
+                    f"{shape} | "
                     f"{c.get('parameters', 0):,} | {c.get('iteration')} x {tc.get('batch')} | "
                     f"{c.get('train_seconds')} | {c.get('target_updates')} | {ev or 'n/a'} |")
     text = "\n".join([
@@ -157,7 +187,7 @@ def write_index(dest_root: Path = SHIPPED_DIR) -> Path:
         "",
         SIZE_NOTE,
         "",
-        "| model | target | network (h1-res x blocks) | parameters | iterations x batch | "
+        "| model | target | network (h1-res x blocks, or MLP) | parameters | iterations x batch | "
         "train s | target updates | search results |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
         *rows,
