@@ -28,6 +28,8 @@ def run_group() -> None:
 @click.option("--threads", type=click.IntRange(min=1, max=1024), default=1, show_default=True,
               help="Numba and torch threads per worker (e.g. -j 1 --threads 2: one instance at a "
                    "time on two cores)")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
+              help="where learned heuristics evaluate [cpu, or the suite's heuristic_args]")
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None,
               help="run folder (default: runs/SUITE-PROFILE-TIMESTAMP)")
 @click.option("--resume", is_flag=True, help="continue the run in --out (or the latest), skipping finished rows")
@@ -35,7 +37,8 @@ def run_group() -> None:
 @click.option("--no-figures", is_flag=True, help="skip the figures")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[str, ...],
-                  limit: int | None, jobs: int | None, threads: int, out: Path | None,
+                  limit: int | None, jobs: int | None, threads: int, device: str | None,
+                  out: Path | None,
                   resume: bool, seed: int, no_figures: bool, quiet: bool) -> None:
     """Run suite NAME (a shipped suite or a .toml file) and print its summary table."""
     from bench import runner
@@ -57,6 +60,13 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
     elif resume and not (out / runner.ROWS).is_file():
         raise InputError(f"--resume: {out} holds no run ({runner.ROWS} missing)")
     plan = runner.plan_run(suite, prof, configs, limit, seed)
+    if device is not None:
+        from bench import registry
+
+        for task in plan.tasks:
+            p = task.payload
+            if registry.heuristic_entry(p["heuristic"]).props.get("needs_model"):
+                p["heuristic_args"] = {**p["heuristic_args"], "device": device}
     click.echo(f"{suite.name} ({prof}): {len(plan.tasks)} runs = "
                f"{sum(len(s.instances) for s in plan.sets.values())} instances x "
                f"{len(plan.configs)} configurations -> {out}", err=True)
