@@ -14,6 +14,13 @@ Duplicates are found by a 64-bit hash of the whole state (:func:`solvers._bf_ker
 A collision can only drop a child that should have been kept; it cannot produce a wrong path, and
 every returned path is replayed.
 
+Goal table (``goal_depth`` D > 0, "meet in the middle"): every state within D moves of the goal
+is enumerated once per process by breadth-first search (:mod:`solvers.goal_table`); when a
+layer's children include such states, the search ends with the child closest to the goal (first
+in generation order on ties) followed by a shortest path from it, so the last D moves of a
+solution are optimal and the beam needs D fewer layers. Building the table counts as load time.
+On the quarter-turn cube, D = 6 holds 983,926 states (8.4 MiB) and builds in about half a second.
+
 Unlike the best-first engine, a beam forgets: it is not complete. A beam that runs empty (every
 child was a repeat) ends with the status ``beam-empty``, one that reaches ``max_depth`` layers
 with ``depth-limit``; neither claims that the state is unsolvable. Limits (time, nodes, memory)
@@ -37,6 +44,7 @@ from heuristics.base import Heuristic
 from puzzles.base import InputError, Puzzle
 from solvers import _bf_kernels as K
 from solvers.base import Limits, Solver, SolveResult, Status, finish
+from solvers.goal_table import GoalTable, goal_table
 from solvers.memory import PeakMemory
 
 #: default beam width per puzzle name (prefix match on the family for unlisted sizes)
@@ -78,7 +86,13 @@ class BeamSearch(Solver):
 
     name = "beam"
 
-    def __init__(self, width: int | None = None, max_depth: int | None = None) -> None:
+    def __init__(self, width: int | None = None, max_depth: int | None = None,
+                 goal_depth: int | None = None) -> None:
+        if goal_depth is not None and (isinstance(goal_depth, bool) or
+                                       not isinstance(goal_depth, int | np.integer) or goal_depth < 0):
+            raise InputError(f"--goal-depth: must be an integer >= 0, got {goal_depth!r}")
+        self.goal_depth = int(goal_depth or 0)
+        self._table: GoalTable | None = None
         for opt, v in (("--width", width), ("--max-depth", max_depth)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int | np.integer)
                                   or v < 1):
@@ -95,9 +109,12 @@ class BeamSearch(Solver):
             raise InputError(f"state: expected {puzzle.state_dim} entries, got shape {start.shape}")
         t_load = time.perf_counter()
         _hashes(start[None, :])  # compile (or load) the hash kernel outside the timed search
+        self._table = goal_table(puzzle, self.goal_depth) if self.goal_depth else None
         h_start = float(np.asarray(heuristic(start[None, :]), dtype=np.float64)[0])
         load_s = time.perf_counter() - t_load
         extra: dict[str, Any] = {"width": width, "max_depth": self.max_depth}
+        if self.goal_depth:
+            extra["goal_depth"] = self.goal_depth
         c = {"generated": 0, "expanded": 0, "evaluations": 0}
         sizes: list[int] = []
         t0 = time.perf_counter()
@@ -133,6 +150,11 @@ class BeamSearch(Solver):
 
         if bool(puzzle.is_goal(start[None, :])[0]):
             return "solved", []
+        table = self._table
+        if table is not None:
+            near = table.tail(start)
+            if near is not None:
+                return "solved", near
         layer = start[None, :]
         layer_hash = _hashes(layer)
         prev_hash = np.zeros(0, dtype=np.uint64)
@@ -159,6 +181,13 @@ class BeamSearch(Solver):
             idx = np.flatnonzero(flat_valid)
             kids = flat[idx]
             hk = _hashes(kids)
+            if table is not None:
+                td = table.lookup(hk)
+                for i in np.flatnonzero(td >= 0)[np.argsort(td[td >= 0], kind="stable")]:
+                    tail = table.tail(kids[i])
+                    if tail is not None:
+                        p, act = divmod(int(idx[i]), a)
+                        return "solved", path_to(len(sizes) - 1, p) + [act] + tail
             # first occurrence of each state in generation order, minus the two layers before
             _, first = np.unique(hk, return_index=True)
             first.sort()

@@ -240,3 +240,34 @@ def test_cli_beam(capsys) -> None:
     code, out, err = _run(capsys, "solve", "puzzle8", "--scramble", "U L", "--heuristic",
                           "manhattan", "--solver", "ida", "--width", "5")
     assert code == 2 and "--width: applies to beam" in err
+
+
+def test_goal_table_matches_exact_distances() -> None:
+    """The breadth-first table against the exhaustive 8-puzzle and 2x2x2 tables."""
+    from puzzles.exhaustive import table_distances
+    from solvers.goal_table import GoalTable, state_hashes
+
+    for name, depth in (("puzzle8", 12), ("cube2", 6)):
+        p = registry.get_puzzle(name)
+        t = GoalTable(p, depth)
+        states = p.random_states(3000, np.random.default_rng(1))
+        exact = table_distances(p, states)
+        got = t.lookup(state_hashes(states))
+        np.testing.assert_array_equal(got, np.where(exact <= depth, exact, -1))
+        for s in states[exact <= depth][:30]:
+            tail = t.tail(s)
+            assert tail is not None and len(tail) == exact[(states == s).all(1)][0]
+            assert p.check_solution(s, tail)
+    assert len(GoalTable(registry.get_puzzle("cube3"), 5)) == 1 + 12 + 114 + 1068 + 10011 + 93840
+
+
+def test_goal_depth_finishes_optimally_near_the_goal() -> None:
+    p = registry.get_puzzle("cube2")
+    h = registry.get_heuristic("pdb-cube2", p)
+    rng = np.random.default_rng(4)
+    for s in p.random_states(5, rng):
+        r = BeamSearch(width=4, goal_depth=14).solve(p, h, s)  # the whole 2x2x2 is in the table
+        assert r.status == "solved" and r.length == int(h(s[None, :])[0]) and r.iterations == 0
+        assert r.extra["goal_depth"] == 14
+    with pytest.raises(InputError, match="--goal-depth"):
+        BeamSearch(goal_depth=-1)

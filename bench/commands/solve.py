@@ -76,6 +76,8 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
 @click.option("--batch", metavar="N", help="nodes expanded per iteration (bwas), >= 1")
 @click.option("--width", metavar="W", help="beam width (beam), >= 1 [per puzzle]")
 @click.option("--max-depth", metavar="D", help="layers before a beam gives up (beam), >= 1 [1000]")
+@click.option("--goal-depth", metavar="D", help="finish from any state within D moves of the goal "
+              "by a breadth-first table (beam), >= 0 [0]")
 @click.option("--time-limit", metavar="SEC", help="search time limit in seconds (> 0)")
 @click.option("--node-limit", metavar="N", help="limit on nodes generated (> 0)")
 @click.option("--memory-limit", metavar="MB", help="limit on the search's memory in MiB (> 0; "
@@ -88,6 +90,7 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
 def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None,
               heuristic_name: str | None, model: str | None, solver_name: str,
               weight: str | None, batch: str | None, width: str | None, max_depth: str | None,
+              goal_depth: str | None,
               time_limit: str | None,
               node_limit: str | None, memory_limit: str | None, device: str | None,
               precision: str | None, as_json: bool) -> None:
@@ -105,6 +108,7 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     mb = _number("--memory-limit", memory_limit, float, 0.0, False)
     wd = _number("--width", width, int, 1, True)
     md = _number("--max-depth", max_depth, int, 1, True)
+    gd = _number("--goal-depth", goal_depth, int, 0, True, 30)
     entry = registry.heuristic_entry(heuristic_name)
     learned = bool(entry.props.get("needs_model"))
     if model is not None and not learned:
@@ -114,7 +118,7 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
             raise InputError(f"{opt}: applies to learned heuristics, not to {heuristic_name}")
     p = registry.get_puzzle(puzzle, goal=goal)
     s = read_state(p, state, moves)
-    given = {"weight": w, "batch": b, "width": wd, "max_depth": md}
+    given = {"weight": w, "batch": b, "width": wd, "max_depth": md, "goal_depth": gd}
     if solver_name is None:
         if learned:
             from heuristics.davi.heuristic import recommended_search
