@@ -2,6 +2,9 @@
 
 ``make(name, ...)`` runs (or reads) what a table needs and writes ``OUT/NAME/`` with
 ``table.md`` (the table, the command that made it, provenance), ``table.csv`` and figures.
+``OUT`` is ``runs/paper`` unless given: the committed tables under ``results/`` change only
+when asked for (``--out results``). A finished run given with ``--run`` must be a run of the
+table's suite.
 Published figures we do not have on record are shown as ``not recorded``, never invented.
 
 ``felner2004``        IDA* nodes per 15-puzzle partition (Felner, Korf & Hanan 2004, JAIR 22):
@@ -28,6 +31,11 @@ import pandas as pd
 from bench import report
 from bench.provenance import provenance
 from puzzles.base import InputError
+
+DEFAULT_OUT = Path("runs") / "paper"
+
+#: the suite whose runs a table reads
+PAPER_SUITES = {"felner2004": "felner2004", "deepcubea-fig2": "cube3"}
 
 FELNER2004 = {  # config name in suites/felner2004.toml -> published mean nodes generated
     "555": 3_090_405,
@@ -63,6 +71,24 @@ def _run_suite(suite_name: str, profile: str, limit: int | None, jobs: int | Non
     return run_dir
 
 
+def check_run(run_dir: Path, suite_name: str) -> None:
+    """Refuse a finished run that is not a run of ``suite_name`` (one-line error)."""
+    from bench.runner import ROWS, read_rows, read_run_json
+
+    if not Path(run_dir).is_dir():
+        raise InputError(f"--run: {run_dir} is not a folder")
+    rows = read_rows(Path(run_dir) / ROWS)
+    if not rows:
+        raise InputError(f"--run: {run_dir} has no result rows ({ROWS})")
+    meta = read_run_json(run_dir) or {}
+    suites = {str(r.get("suite")) for r in rows}
+    if meta.get("suite") is not None:
+        suites.add(str(meta["suite"]))
+    if suites != {suite_name}:
+        found = ", ".join(sorted(s for s in suites if s != "None")) or "no suite on record"
+        raise InputError(f"--run: {run_dir} is not a run of suite {suite_name} ({found})")
+
+
 def _header(title: str, command: str, notes: list[str]) -> list[str]:
     prov = provenance()
     return [f"# {title}", "", f"Command: `{command}`", "",
@@ -76,6 +102,8 @@ def felner2004(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
                command: str, profile: str | None = None) -> tuple[str, pd.DataFrame]:
     from bench.runner import load_table
 
+    if run_dir is not None:
+        check_run(run_dir, "felner2004")
     run_dir = run_dir or _run_suite("felner2004", profile or "default", limit, jobs,
                                     out.parent / "runs" / out.name)
     df = load_table(run_dir)
@@ -225,6 +253,8 @@ def deepcubea_fig2(run_dir: Path | None, limit: int | None, jobs: int | None, ou
     from bench import plots
     from bench.runner import load_table
 
+    if run_dir is not None:
+        check_run(run_dir, "cube3")
     run_dir = run_dir or _run_suite("cube3", profile or "fig2", limit, jobs,
                                     out.parent / "runs" / out.name)
     df = load_table(run_dir)
@@ -256,7 +286,7 @@ PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
 
 
 def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs: int | None = None,
-         out: Path = Path("results"), command: str = "", build: bool = False,
+         out: Path = DEFAULT_OUT, command: str = "", build: bool = False,
          profile: str | None = None) -> str:
     """Make table ``name`` into ``out/name/``; returns its markdown.
 
@@ -269,13 +299,20 @@ def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise InputError(f"NAME: unknown table {name!r}{hint}; known: {', '.join(PAPERS)}")
     dest = out / name
-    dest.mkdir(parents=True, exist_ok=True)
     if name.startswith("deepcubea-table"):
         if profile is not None:
             raise InputError(f"--profile: {name} runs no suite")
+        if run_dir is not None:
+            raise InputError(f"--run: {name} reads no run")
         kwargs: dict[str, Any] = {"build": build}
     else:
         kwargs = {"profile": profile}
+        if run_dir is not None:
+            check_run(run_dir, PAPER_SUITES[name])
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out: cannot create {dest}: {exc.strerror or exc}") from None
     text, table = PAPERS[name](run_dir, limit, jobs, dest, command or f"bench paper {name}", **kwargs)
     (dest / "table.md").write_text(text)
     table.to_csv(dest / "table.csv", index=False)

@@ -161,10 +161,13 @@ FIGURES = {
 
 def run_figures(df: pd.DataFrame, names: list[str] | tuple[str, ...] | None = None) -> dict[str, Any]:
     """``{name: fig}`` for the named standard figures of a suite run (all by default)."""
+    unknown = [n for n in names or () if n not in FIGURES]
+    if unknown:
+        from puzzles.base import InputError
+
+        raise InputError(f"--figures: unknown figure {unknown[0]!r}; known: {', '.join(FIGURES)}")
     out = {}
     for name in names or FIGURES:
-        if name not in FIGURES:
-            continue
         fig, _ = FIGURES[name](df)
         out[name] = fig
     return out

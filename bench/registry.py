@@ -124,12 +124,14 @@ HEURISTICS: dict[str, Entry] = {
               "max of Korf's corner PDB and two disjoint 6-edge PDBs", {},
               {"puzzles": ("cube3", "cube3-htm"), "admissible": True, "needs_pdb": True}),
         Entry("pdb-cube2", "heuristics.pdb_cube:Cube2PDB", "the full 2x2x2 distance table (exact)", {},
-              {"puzzles": ("cube2", "cube2-htm"), "admissible": True, "needs_pdb": True}),
+              {"puzzles": ("cube2", "cube2-htm"), "admissible": True, "exact": True,
+               "needs_pdb": True}),
         *[
             Entry(name + suffix, "heuristics.pdb_tiles:AdditiveTilePDB",
                   summary + (", max with the diagonal reflection" if suffix else ""),
                   {"partition": name[4:], "reflect": bool(suffix)},
-                  {"puzzles": (puzzle,), "admissible": True, "needs_pdb": True})
+                  {"puzzles": (puzzle,), "admissible": True, "needs_pdb": True,
+                   "exact": name == "pdb-full"})
             for name, (puzzle, summary) in _TILE_PDBS.items()
             for suffix in ("", "-reflect")
         ],

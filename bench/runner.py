@@ -4,16 +4,22 @@ The record of a run is ``RUN_DIR/rows.jsonl``: append-only, one JSON object per 
 (instance, configuration), each flushed and fsynced as it finishes, so an interrupted run loses
 no finished row and ``resume`` skips them. ``results.parquet`` and ``results.csv`` are derived
 from it (``derive_tables``); ``run.json`` records the suite, profile and provenance.
+
+Each row carries the fingerprint of its task (instance, configuration, limits, seed), so a resume
+after the suite file changed refuses, rather than mixes, rows made under other settings; a lock
+file keeps two runs out of one folder.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import json
 import os
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +33,7 @@ from suites.loaders import ConfigSpec, InstanceSet, LimitSpec, Suite, load_insta
 
 ROWS = "rows.jsonl"
 RUN_JSON = "run.json"
+LOCK = ".lock"
 FAILURE_STATUSES = ("timeout", "node-limit", "out-of-memory", "unsolvable", "beam-empty",
                     "depth-limit", "crash", "error",
                     "invalid")
@@ -180,19 +187,96 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
     return Plan(suite, profile, sets, chosen, tasks)
 
 
+def task_fingerprint(payload: dict[str, Any]) -> str:
+    """A digest of everything that decides a task's result (state, configuration, limits, seed);
+    where a network evaluates (``heuristic_args.device``, ``bench run suite --device``) is left
+    out, so a run may be resumed on another device."""
+    hargs = {k: v for k, v in (payload.get("heuristic_args") or {}).items() if k != "device"}
+    text = json.dumps({**payload, "heuristic_args": hargs}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def plan_fingerprint(plan: Plan) -> str:
+    """A digest of the resolved plan: every task key with its fingerprint."""
+    h = hashlib.sha256()
+    for t in sorted(plan.tasks, key=lambda t: t.key):
+        h.update(f"{t.key}={task_fingerprint(t.payload)}\n".encode())
+    return h.hexdigest()[:16]
+
+
 # --------------------------------------------------------------------------- the record
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    """Rows of a ``rows.jsonl``; a torn last line (killed mid-write) is ignored."""
+    """Rows of a ``rows.jsonl``; a torn last line (killed mid-write) and lines that are not
+    row objects (no ``key``) are ignored."""
     rows: list[dict[str, Any]] = []
     if not path.is_file():
         return rows
-    with path.open("rb") as f:
-        for line in f:
-            try:
-                rows.append(json.loads(line))
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                continue
+    try:
+        with path.open("rb") as f:
+            for line in f:
+                try:
+                    row = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+                    continue
+                if isinstance(row, dict) and isinstance(row.get("key"), str):
+                    rows.append(row)
+    except OSError as exc:
+        raise InputError(f"RUN_DIR: cannot read {path}: {exc.strerror or exc}") from None
     return rows
+
+
+def read_run_json(run_dir: Path) -> dict[str, Any] | None:
+    """``run.json`` of a run: ``{}`` when absent, ``None`` when damaged (not a JSON object)."""
+    path = Path(run_dir) / RUN_JSON
+    if not path.is_file():
+        return {}
+    try:
+        meta = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename: never half a file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+@contextmanager
+def run_lock(run_dir: Path) -> Iterator[None]:
+    """Hold the run folder's lock: a second run (or resume) of the same folder is refused."""
+    import fcntl
+
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        f = (run_dir / LOCK).open("a+")
+    except OSError as exc:
+        raise InputError(f"--out: cannot write to {run_dir}: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            who = f.read().strip()
+            raise InputError(f"--out: {run_dir} is in use by another run"
+                             + (f" (pid {who})" if who.isdigit() else "")
+                             + "; wait for it to finish or use another --out") from None
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+        yield
+    finally:
+        f.close()
 
 
 class RowWriter:
@@ -231,6 +315,7 @@ def _finish_row(task: Task, result: dict[str, Any], prov: dict[str, Any]) -> dic
     row = dict(task.meta)
     row.update({k: v for k, v in result.items() if k not in ("heuristic", "solver")})
     row["key"] = task.key
+    row["fingerprint"] = task_fingerprint(task.payload)
     row.setdefault("length", None)
     status = row.get("status")
     opt = row.get("optimal")
@@ -268,17 +353,51 @@ class RunSummary:
 
 
 def run_plan(plan: Plan, run_dir: Path, executor: Executor | None = None, resume: bool = False,
-             progress: bool = True, prepare: bool = True) -> RunSummary:
-    """Execute ``plan`` into ``run_dir``; with ``resume`` skip rows already recorded there."""
+             progress: bool = True, prepare: bool = True, rerun_changed: bool = False) -> RunSummary:
+    """Execute ``plan`` into ``run_dir``; with ``resume`` skip rows already recorded there.
+
+    A resume refuses a folder of another suite, and rows whose task changed since they were
+    made (other instances, solver arguments, limits or seed), unless ``rerun_changed``: then
+    those rows are run again (the newer row of a key wins in the tables)."""
+    with run_lock(run_dir):
+        return _run_plan_locked(plan, run_dir, executor, resume, progress, prepare, rerun_changed)
+
+
+def _check_resume(plan: Plan, run_dir: Path, rows: list[dict[str, Any]],
+                  meta: dict[str, Any] | None, rerun_changed: bool) -> set[str]:
+    """The keys of rows to skip; refuses a folder of another suite or changed rows."""
+    suites = {r.get("suite") for r in rows if r.get("suite") is not None}
+    if meta and meta.get("suite") is not None:
+        suites.add(meta.get("suite"))
+    other = sorted(str(s) for s in suites if s != plan.suite.name)
+    if other:
+        raise InputError(f"--resume: {run_dir} holds a run of suite {', '.join(other)}, "
+                         f"not {plan.suite.name}; use another --out")
+    fps = {t.key: task_fingerprint(t.payload) for t in plan.tasks}
+    last = {r["key"]: r for r in rows}  # the last record of a key wins, as in the tables
+    changed = {k for k, r in last.items()
+               if k in fps and r.get("fingerprint") is not None and r["fingerprint"] != fps[k]}
+    done = set(last) - changed
+    if changed and not rerun_changed:
+        raise InputError(f"--resume: {len(changed)} finished rows of {run_dir} were made with other "
+                         "instances, configurations, limits or seed than the suite has now; "
+                         "use --rerun-changed to run them again, or another --out")
+    return done
+
+
+def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resume: bool,
+                     progress: bool, prepare: bool, rerun_changed: bool) -> RunSummary:
     rows_path = run_dir / ROWS
     if rows_path.exists() and not resume:
         raise InputError(f"--out: {run_dir} already holds a run; use --resume or another --out")
-    done = {r.get("key") for r in read_rows(rows_path)} if resume else set()
+    meta = read_run_json(run_dir)
+    done = _check_resume(plan, run_dir, read_rows(rows_path), meta, rerun_changed) \
+        if resume else set()
     todo = [t for t in plan.tasks if t.key not in done]
     prov = provenance()
-    run_dir.mkdir(parents=True, exist_ok=True)
-    meta_path = run_dir / RUN_JSON
-    meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+    if meta is None:  # damaged: the rows are the record, run.json is rebuilt
+        (run_dir / RUN_JSON).replace(run_dir / f"{RUN_JSON}.damaged")
+        meta = {}
     meta.update({
         "suite": plan.suite.name, "suite_file": str(plan.suite.path), "profile": plan.profile,
         "configs": [c.name for c in plan.configs],
@@ -286,13 +405,20 @@ def run_plan(plan: Plan, run_dir: Path, executor: Executor | None = None, resume
                               "citation": s.spec.citation}
                           for k, s in plan.sets.items()},
         "planned": len(plan.tasks),
+        "fingerprint": plan_fingerprint(plan),
     })
     import sys
 
-    meta.setdefault("sessions", []).append({**prov, "resumed": resume, "todo": len(todo),
-                                            "argv": sys.argv})
-    meta_path.write_text(json.dumps(meta, indent=2, default=str))
-    (run_dir / "suite.toml").write_text(plan.suite.path.read_text())
+    sessions = meta.get("sessions")
+    if not isinstance(sessions, list):
+        sessions = meta["sessions"] = []
+    sessions.append({**prov, "resumed": resume, "todo": len(todo), "profile": plan.profile,
+                     "fingerprint": meta["fingerprint"], "argv": sys.argv})
+    try:
+        write_atomic(run_dir / RUN_JSON, json.dumps(meta, indent=2, default=str))
+        write_atomic(run_dir / "suite.toml", plan.suite.path.read_text())
+    except OSError as exc:
+        raise InputError(f"--out: cannot write to {run_dir}: {exc.strerror or exc}") from None
 
     statuses: Counter[str] = Counter()
     executor = executor or LocalExecutor()
@@ -350,7 +476,7 @@ def _prepare_configs(tasks: Sequence[Task], run_dir: Path, progress: bool) -> di
         print(f"preparing {len(prep)} heuristic(s): "
               + ", ".join(sorted({t.meta['heuristic'] for t in prep})), flush=True)
     LocalExecutor(jobs=1, fn="bench.runner:prepare_task").run(prep, on_result)
-    (run_dir / "prepare.json").write_text(json.dumps(info, indent=2, default=str))
+    write_atomic(run_dir / "prepare.json", json.dumps(info, indent=2, default=str))
     if progress:
         for msg in failed.values():
             print(f"warning: {msg}", flush=True)

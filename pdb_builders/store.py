@@ -23,10 +23,12 @@ builders of one database so the second one finds the first one's file instead of
 Verification: the loader refuses a file whose attributes differ from the expected ones, whose
 size cannot hold the table (truncated), or whose checksum differs (a flipped byte). Hashing runs
 at about 1 GB/s, so a 260 MB table costs ~0.3 s. It is done on the first load of a file in
-each process and then remembered per (path, size, mtime); across processes a stamp file
-``<file>.verified`` records the size, mtime and checksum of the last successful verification,
-and a later process whose file still has the same size and mtime skips the hash
-(``verify="auto"``, the default). ``verify="always"`` hashes every time, ``"never"`` skips it.
+each process and then remembered per (path, size, mtime, inode, ctime); across processes a stamp
+file ``<file>.verified`` records the size, mtime, inode, inode change time and checksum of the
+last successful verification, and a later process whose file still has all of them skips the
+hash (``verify="auto"``, the default). The inode change time is set by the kernel on every write
+and no user call can set it back, so a table changed in place with its mtime restored is hashed
+again. ``verify="always"`` hashes every time, ``"never"`` skips it.
 """
 
 from __future__ import annotations
@@ -61,8 +63,8 @@ Verify = Literal["auto", "always", "never"]
 
 #: chunk size (bytes) for hashing and histograms of large tables
 _CHUNK = 1 << 26
-#: (realpath, size, mtime_ns) of files verified in this process
-_VERIFIED: set[tuple[str, int, int]] = set()
+#: (realpath, size, mtime_ns, inode, ctime_ns) of files verified in this process
+_VERIFIED: set[tuple[str, int, int, int, int]] = set()
 
 
 class DatabaseError(InputError):
@@ -278,21 +280,38 @@ def _stamp_path(path: Path) -> Path:
     return path.with_name(path.name + ".verified")
 
 
-def _stamp_ok(path: Path, key: tuple[str, int, int], digest: str) -> bool:
+def _stamp(key: tuple[str, int, int, int, int], digest: str) -> dict[str, Any]:
+    return {"size": key[1], "mtime_ns": key[2], "inode": key[3], "ctime_ns": key[4],
+            "checksum": digest}
+
+
+def _stamp_ok(path: Path, key: tuple[str, int, int, int, int], digest: str) -> bool:
     try:
         stamp = json.loads(_stamp_path(path).read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
-    return stamp == {"size": key[1], "mtime_ns": key[2], "checksum": digest}
+    return bool(stamp == _stamp(key, digest))
 
 
-def _write_stamp(path: Path, key: tuple[str, int, int], digest: str) -> None:
+def _write_stamp(path: Path, key: tuple[str, int, int, int, int], digest: str) -> None:
     stamp = _stamp_path(path)
     with contextlib.suppress(OSError):
         fd, tmp = tempfile.mkstemp(prefix=stamp.name + ".", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "w") as fh:
-            json.dump({"size": key[1], "mtime_ns": key[2], "checksum": digest}, fh)
+            json.dump(_stamp(key, digest), fh)
         os.replace(tmp, stamp)
+
+
+def check_meta(path: Path, stored: Mapping[str, Any], expected_attrs: Mapping[str, Any]) -> None:
+    """Raise :class:`DatabaseError` unless the stored attributes hold ``expected_attrs``."""
+    want = json.loads(_meta(expected_attrs))
+    for k, v in want.items():
+        if k not in stored:
+            raise DatabaseError(f"database file {path} lacks {k!r} (expected {v!r}); rebuild it")
+        if stored[k] != v:
+            raise DatabaseError(
+                f"database file {path} was built for {k}={stored[k]!r}, expected {v!r}; rebuild it"
+            )
 
 
 def load_packed(
@@ -311,16 +330,16 @@ def load_packed(
     for k in ("meta_json", "length", "packing", "checksum"):
         if k not in attrs:
             raise DatabaseError(f"database file {path} lacks the attribute {k!r}; rebuild it")
-    if expected_attrs:
+    try:
         stored = json.loads(attrs["meta_json"])
-        want = json.loads(_meta(expected_attrs))
-        for k, v in want.items():
-            if k not in stored:
-                raise DatabaseError(f"database file {path} lacks {k!r} (expected {v!r}); rebuild it")
-            if stored[k] != v:
-                raise DatabaseError(
-                    f"database file {path} was built for {k}={stored[k]!r}, expected {v!r}; rebuild it"
-                )
+        length = int(attrs["length"])
+    except (TypeError, ValueError, RecursionError):
+        stored, length = None, -1
+    if not isinstance(stored, dict) or length < 0:
+        raise DatabaseError(f"database file {path} has damaged attributes (meta_json, length); "
+                            "rebuild it")
+    if expected_attrs:
+        check_meta(path, stored, expected_attrs)
     import h5py
 
     try:
@@ -332,7 +351,6 @@ def load_packed(
                 raise DatabaseError(f"database file {path}: table is not a contiguous uint8 dataset")
     except (OSError, KeyError) as exc:
         raise DatabaseError(f"database file {path} is damaged ({exc})") from None
-    length = int(attrs["length"])
     packing = str(attrs["packing"])
     need = (length + 1) // 2 if packing == "nibble" else length
     if nbytes != need:
@@ -345,7 +363,7 @@ def load_packed(
         data = np.memmap(path, dtype=np.uint8, mode="r", offset=offset, shape=(nbytes,))
     else:
         data = np.zeros(0, np.uint8)
-    key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    key = (os.path.realpath(path), st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
     digest = str(attrs["checksum"])
     needs_hash = verify == "always" or (
         verify == "auto" and key not in _VERIFIED and not _stamp_ok(path, key, digest)
@@ -357,7 +375,13 @@ def load_packed(
         _VERIFIED.add(key)
         if verify == "auto":
             _write_stamp(path, key, digest)
-    shape = tuple(int(x) for x in attrs.get("shape", [length]))
+    try:
+        shape = tuple(int(x) for x in attrs.get("shape", [length]))
+    except (TypeError, ValueError):
+        raise DatabaseError(f"database file {path} has a damaged attribute 'shape'; rebuild it") from None
+    if int(np.prod(shape, dtype=object)) != length:
+        raise DatabaseError(f"database file {path}: shape {shape} does not hold {length} values; "
+                            "rebuild it")
     return PackedTable(data, packing, length, shape, attrs)
 
 

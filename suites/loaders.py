@@ -24,6 +24,7 @@ or ``none``. A scramble's depth is only an upper bound and is never used as the 
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -43,6 +44,8 @@ INSTANCES_DIR = SUITES_DIR / "instances"
 SOURCES = ("file", "scramble", "uniform", "deepcubea")
 FORMATS = ("tiles", "maneuver", "vcube", "states")
 OPTIMAL = ("file", "table", "bfs", "gf2", "none")
+#: the figures a suite may name (``bench.plots.FIGURES``, which imports matplotlib)
+FIGURE_NAMES = ("bwas-strips", "excess", "nodes-vs-length")
 
 
 # --------------------------------------------------------------------------- specs
@@ -158,7 +161,7 @@ class _Reader:
         self.path, self.table, self.where = path, table, where
 
     def fail(self, key: str, msg: str) -> InputError:
-        name = f"{self.where}.{key}" if self.where else key
+        name = f"{self.where}.{key}" if self.where and key else (self.where or key)
         return InputError(f"{self.path.name}: {name}: {msg}")
 
     def get(self, key: str, types: type | tuple[type, ...], default: Any = None,
@@ -196,9 +199,13 @@ def _limits(r: _Reader, key: str) -> LimitSpec | None:
     t = sub.get("time_s", (int, float))
     n = sub.get("nodes", int)
     m = sub.get("memory_mb", int)
-    for k, v in (("time_s", t), ("nodes", n), ("memory_mb", m)):
+    for k, v, high in (("time_s", t, 1e9), ("nodes", n, 2**62), ("memory_mb", m, 2**40)):
+        if v is not None and not math.isfinite(v):
+            raise sub.fail(k, f"must be a finite number, got {v}")
         if v is not None and v <= 0:
             raise sub.fail(k, f"must be positive, got {v}")
+        if v is not None and v > high:
+            raise sub.fail(k, f"must be at most {high:g}, got {v}")
     return LimitSpec(float(t) if t is not None else None, n, m)
 
 
@@ -226,14 +233,14 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         pentry = registry.puzzle_entry(puzzle)
     except InputError as exc:
         raise head.fail("puzzle", str(exc)) from None
-    figures = tuple(head.get("figures", list, default=[]))
+    figures = tuple(_names(head, "figures", FIGURE_NAMES, "figure") or ())
     limits = _limits(top, "limits") or LimitSpec()
 
     sets: dict[str, InstanceSetSpec] = {}
     for i, table in enumerate(top.get("instances", list, required=True)):
         r = _Reader(path, table, f"instances[{i}]")
         if not isinstance(table, dict):
-            raise r.fail("", "expected a table")
+            raise r.fail("", f"expected a table, got {table!r}")
         r.check_keys(["name", "source", "goal", "path", "format", "depth", "count", "seed",
                       "optimal", "fallback", "citation", "description"])
         sname = r.get("name", str, required=True)
@@ -264,6 +271,10 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         count = r.get("count", int)
         if count is not None and count < 1:
             raise r.fail("count", f"must be at least 1, got {count}")
+        if count is not None and count > 10**7:
+            raise r.fail("count", f"must be at most 10000000, got {count}")
+        if any(d > 10**6 for d in depth):
+            raise r.fail("depth", f"must be at most 1000000, got {max(depth)}")
         if source in ("scramble", "uniform") and count is None:
             raise r.fail("count", f"missing (required for source = {source!r})")
         if source == "scramble" and not depth:
@@ -274,12 +285,22 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
                                     f"got {optimal!r}")
         if optimal.startswith("exact:"):
             try:
-                registry.heuristic_entry(optimal[6:])
+                oentry = registry.heuristic_entry(optimal[6:])
             except InputError as exc:
                 raise r.fail("optimal", str(exc)) from None
+            if not oentry.props.get("exact"):
+                exact = [n for n, e in registry.HEURISTICS.items() if e.props.get("exact")]
+                raise r.fail("optimal", f"{optimal[6:]} is not an exact distance (an admissible "
+                                        "estimate is a lower bound, not the optimum); exact: "
+                                        + ", ".join(exact))
+            if not registry.heuristic_supports(oentry, puzzle):
+                raise r.fail("optimal", f"{optimal[6:]} does not apply to {puzzle}")
+        seed = r.get("seed", int, default=0)
+        if not 0 <= seed < 2**63:
+            raise r.fail("seed", f"must be in [0, 2**63), got {seed}")
         sets[sname] = InstanceSetSpec(
             name=sname, source=source, goal=goal, path=spath, format=fmt, depth=depth,
-            count=count, seed=r.get("seed", int, default=0), optimal=optimal,
+            count=count, seed=seed, optimal=optimal,
             fallback=r.get("fallback", str), citation=r.get("citation", str, default=""),
             description=r.get("description", str, default=""),
         )
@@ -291,6 +312,8 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
     configs: dict[str, ConfigSpec] = {}
     for i, table in enumerate(top.get("configs", list, required=True)):
         r = _Reader(path, table, f"configs[{i}]")
+        if not isinstance(table, dict):
+            raise r.fail("", f"expected a table, got {table!r}")
         r.check_keys(["name", "heuristic", "solver", "heuristic_args", "solver_args",
                       "instances", "limits", "description"])
         cname = r.get("name", str, required=True)
@@ -320,9 +343,15 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
             else:
                 solver_name = "ida"
         try:
-            registry.solver_entry(solver_name)
+            sentry = registry.solver_entry(solver_name)
         except InputError as exc:
             raise r.fail("solver", str(exc)) from None
+        options = sentry.props.get("options")
+        if options is not None:
+            for k in sargs:
+                if k not in options:
+                    raise r.fail("solver_args", f"{k!r} does not apply to {solver_name} (its "
+                                                f"options: {', '.join(options) or 'none'})")
         configs[cname] = ConfigSpec(
             name=cname, heuristic=h, solver=solver_name,
             heuristic_args=hargs,
@@ -341,6 +370,8 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         limit = r.get("limit", int)
         if limit is not None and limit < 1:
             raise r.fail("limit", f"must be at least 1, got {limit}")
+        if limit is not None and limit > 10**9:
+            raise r.fail("limit", f"must be at most 1000000000, got {limit}")
         profiles[pname] = Profile(
             name=pname, instance_sets=_names(r, "instances", list(sets), "instance set"),
             configs=_names(r, "configs", list(configs), "configuration"), limit=limit,
@@ -374,9 +405,13 @@ def load_suite(name_or_path: str | Path) -> Suite:
     if not path.is_file():
         raise InputError(f"SUITE: no such suite file {str(path)!r}")
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path.name}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise InputError(f"SUITE: cannot read {str(path)!r}: {exc.strerror or exc}") from None
     return parse_suite(path, data)
 
 

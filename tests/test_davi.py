@@ -326,3 +326,55 @@ def test_add_evaluation_appends_and_replaces_rows(toy, trained, tmp_path):
     assert "batch 100" in (tmp_path / "README.md").read_text()
     with pytest.raises(FileNotFoundError, match="no shipped model 'other'"):
         add_evaluation("other", [first], dest_root=tmp_path)
+
+
+# --------------------------------------------------------------------------- non-finite networks
+def test_non_finite_weights_are_refused(toy, trained, tmp_path):
+    from heuristics.davi.checkpoint import save_checkpoint
+
+    ck = torch.load(trained / "model.pt", weights_only=True)
+    ck = {k: v for k, v in ck.items() if k not in ("format", "version", "weights_sha256")}
+    ck["model"]["input.weight"][0, 0] = float("nan")
+    save_checkpoint(tmp_path / "nan.pt", ck)  # a valid digest over NaN weights
+    with pytest.raises(CheckpointError, match="not finite .*input.weight"):
+        load_checkpoint(tmp_path / "nan.pt")
+    with pytest.raises(CheckpointError, match="not finite"):
+        LearnedHeuristic(toy, model=tmp_path / "nan.pt")
+    ck["model"] = {"input.weight": "not a tensor"}
+    torch.save({**ck, "format": "heuristic-bench/learned-heuristic", "version": 1},
+               tmp_path / "odd.pt")
+    with pytest.raises(CheckpointError, match="not a dict of named tensors"):
+        load_checkpoint(tmp_path / "odd.pt")
+
+
+def test_non_finite_outputs_are_refused(toy, toy_dist, trained):
+    h = LearnedHeuristic(toy, model=trained / "model.pt")
+    states, _ = toy_dist
+    h.fast = lambda x: torch.full((x.shape[0],), float("inf"))
+    with pytest.raises(InputError, match="non-finite values .* for 3 of 3 states"):
+        h(states[:3])
+
+
+@pytest.mark.parametrize("kw,word", [
+    ({"lr": math.inf}, "--lr: expected a finite number"),
+    ({"lr_decay": math.nan}, "--lr-decay: expected a finite number"),
+    ({"epsilon": math.nan}, "--epsilon: expected a finite number"),
+    ({"polyak": math.inf}, "--polyak: expected a finite number"),
+    ({"h1": -5}, "--h1: must be in"),
+    ({"res_dim": 0}, "--res-dim: must be in"),
+    ({"num_blocks": -1}, "--num-blocks: must be in"),
+    ({"eval_per_depth": 0}, "--eval-per-depth: must be in"),
+    ({"eval_max_steps": 0}, "--eval-max-steps: must be in"),
+    ({"batch": 10**20}, "--batch: must be in"),
+    ({"k_max": 1.5}, "--k-max: expected an integer"),
+])
+def test_training_options_are_validated(toy, tmp_path, kw, word):
+    with pytest.raises(InputError, match=word):
+        Trainer(_cfg(toy, **kw), tmp_path / "x", puzzle=toy, progress=False)
+
+
+def test_resume_refuses_a_non_finite_epsilon(toy, trained, tmp_path):
+    shutil.copytree(trained, tmp_path / "run")
+    t = Trainer.resume(tmp_path / "run", puzzle=toy, progress=False)
+    with pytest.raises(InputError, match="--epsilon: expected a finite number"):
+        t.change_epsilon(math.inf)

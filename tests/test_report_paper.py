@@ -16,7 +16,8 @@ def _fake_run(run_dir, nodes_by_config, instance_set="random1000", optimal=None)
     with (run_dir / "rows.jsonl").open("a") as f:
         for cfg, nodes in nodes_by_config.items():
             for i, n in enumerate(nodes):
-                f.write(json.dumps({"key": f"{instance_set}/{i}/{cfg}", "config": cfg,
+                f.write(json.dumps({"key": f"{instance_set}/{i}/{cfg}", "suite": "felner2004",
+                                    "config": cfg,
                                     "instance_set": instance_set, "instance": str(i),
                                     "status": "solved", "length": 50, "optimal": optimal,
                                     "nodes_generated": n, "time_s": 0.5,

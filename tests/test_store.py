@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -136,3 +137,52 @@ def test_concurrent_writers_leave_a_whole_file(tmp_path: Path) -> None:
     assert [p.wait() for p in procs] == [0, 0]
     got = load_table(path, {"puzzle": "p"}, verify="always")
     assert got.shape == (200_000,) and len(set(got.tolist())) == 1 and int(got[0]) in (3, 9)
+
+
+def test_table_changed_in_place_with_its_mtime_restored_is_hashed_again(tmp_path: Path) -> None:
+    table = np.random.default_rng(2).integers(0, 16, 100_000).astype(np.uint8)
+    path = save_table(tmp_path / "t.h5", table, ATTRS)
+    offset = load_packed(path, ATTRS).data.offset
+    load_table(path, ATTRS)  # verified, a stamp is written
+    assert "ctime_ns" in json.loads(path.with_name("t.h5.verified").read_text())
+    st = path.stat()
+    with path.open("r+b") as f:  # same size, same inode, mtime set back: only ctime tells
+        f.seek(offset + 777)
+        byte = f.read(1)[0]
+        f.seek(offset + 777)
+        f.write(bytes([byte ^ 0x01]))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_mtime_ns == st.st_mtime_ns and path.stat().st_size == st.st_size
+    store._VERIFIED.clear()  # a new process
+    with pytest.raises(DatabaseError, match="checksum"):
+        load_table(path, ATTRS)
+
+
+def _patch_attr(path: Path, name: str, value: object) -> None:
+    import h5py
+
+    with h5py.File(path, "r+") as f:
+        f.attrs[name] = value
+
+
+@pytest.mark.parametrize("name,value", [("meta_json", "{not json"), ("meta_json", "[1, 2]"),
+                                        ("length", "abc"), ("length", -3), ("shape", "x")])
+def test_damaged_attributes_are_a_database_error(tmp_path: Path, name: str, value: object) -> None:
+    path = save_table(tmp_path / "t.h5", np.arange(100, dtype=np.uint8).reshape(10, 10), ATTRS)
+    _patch_attr(path, name, value)
+    with pytest.raises(DatabaseError, match="rebuild it"):
+        load_table(path, ATTRS)
+    with pytest.raises(DatabaseError, match="rebuild it"):
+        load_table(path)
+
+
+def test_damaged_attributes_are_rebuilt_by_the_catalog(tmp_path: Path, monkeypatch, capsys) -> None:
+    from pdb_builders import catalog
+
+    monkeypatch.setenv("BENCH_CACHE", str(tmp_path))
+    spec = catalog.find("puzzle8", "pdb-44").tables("puzzle8")[0]
+    spec.ensure(progress=False)
+    _patch_attr(spec.path, "length", "abc")
+    packed = spec.ensure(progress=False)
+    assert packed.length == spec.entries
+    assert "damaged attributes" in capsys.readouterr().err

@@ -112,3 +112,57 @@ def test_maneuver_notations_agree():
     assert maneuver_text(a, "htm") == "R U' F2 B'"
     with pytest.raises(InputError, match="maneuver"):
         maneuver_quarter_turns("R X2")
+
+
+@pytest.mark.parametrize("old,new,match", [
+    ("count = 3", 'count = 3\noptimal = "exact:manhattan"',
+     r"instances\[0\].optimal: manhattan is not an exact distance .*exact: .*pdb-full"),
+    ("count = 3", 'count = 3\noptimal = "exact:pdb-cube2"',
+     r"instances\[0\].optimal: pdb-cube2 does not apply to puzzle8"),
+    ('name = "c"', 'name = "c"\nlimits = { time_s = nan }',
+     r"configs\[0\].limits.time_s: must be a finite number, got nan"),
+    ('name = "c"', 'name = "c"\nlimits = { time_s = inf }', r"limits.time_s: must be a finite number"),
+    ('name = "c"', 'name = "c"\nlimits = { memory_mb = 100000000000000000 }',
+     r"limits.memory_mb: must be at most"),
+    ('name = "t"', 'name = "t"\nfigures = ["nodes-vs-lenght"]',
+     r"suite.figures\[0\]: unknown figure 'nodes-vs-lenght'; known: bwas-strips"),
+    ('name = "t"', 'name = "t"\nfigures = [1]', r"suite.figures\[0\]: expected a string"),
+    ("count = 3", "count = 3\nseed = -1", r"instances\[0\].seed: must be in"),
+    ("count = 3", "count = 100000000000", r"instances\[0\].count: must be at most"),
+    ("depth = [5]", "depth = [100000000000]", r"instances\[0\].depth: must be at most"),
+    ('solver = "astar"', 'solver = "astar"\nsolver_args = { width = 5 }',
+     r"configs\[0\].solver_args: 'width' does not apply to astar"),
+])
+def test_suite_values_that_would_mislead_are_refused(tmp_path, old, new, match):
+    with pytest.raises(InputError, match=match):
+        _parse(tmp_path, BASE.replace(old, new, 1))
+
+
+def test_configs_that_are_not_tables_are_refused(tmp_path):
+    text = "configs = [1]\n" + BASE[:BASE.index("[[configs]]")]
+    with pytest.raises(InputError, match=r"bad.toml: configs\[0\]: expected a table, got 1"):
+        _parse(tmp_path, text)
+
+
+def test_gf2_solver_args_are_refused(tmp_path):
+    text = BASE.replace('puzzle = "puzzle8"', 'puzzle = "lightsout7"').replace(
+        'heuristic = "manhattan"', 'heuristic = "lights-on"').replace(
+        'solver = "astar"', 'solver = "gf2"\nsolver_args = { weight = 0.5 }')
+    with pytest.raises(InputError, match=r"solver_args: 'weight' does not apply to gf2 \(its options: none\)"):
+        _parse(tmp_path, text)
+
+
+def test_non_utf8_suite_file_is_one_line(tmp_path):
+    path = tmp_path / "x.toml"
+    path.write_bytes(BASE.encode().replace(b'"t"', b'"\xff\xfe"'))
+    with pytest.raises(InputError, match="x.toml: not UTF-8 text"):
+        load_suite(path)
+
+
+def test_figure_names_match_the_plots():
+    from bench import plots
+    from suites.loaders import FIGURE_NAMES
+
+    assert set(FIGURE_NAMES) == set(plots.FIGURES)
+    with pytest.raises(InputError, match="--figures: unknown figure 'nope'"):
+        plots.run_figures(None, ["nope"])

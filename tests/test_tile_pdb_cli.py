@@ -77,3 +77,15 @@ def test_cli_error_has_no_traceback() -> None:
     res = subprocess.run([sys.executable, "-m", "bench", "h", "puzzle15", "pdb-555", "1,2"],
                          capture_output=True, text=True)
     assert res.returncode == 2 and "Traceback" not in res.stderr and "STATE" in res.stderr
+
+
+def test_pdb_info_warns_of_a_table_built_for_something_else(capsys, monkeypatch, tmp_path) -> None:
+    from pdb_builders.store import save_table
+
+    monkeypatch.setenv("BENCH_CACHE", str(tmp_path))
+    spec = catalog.find("puzzle8", "pdb-44").tables("puzzle8")[0]
+    spec.path.parent.mkdir(parents=True, exist_ok=True)
+    save_table(spec.path, np.zeros(spec.entries, np.uint8), {**spec.attrs, "puzzle": "puzzle15"})
+    code, out, _ = run_cli(["pdb", "info", "puzzle8", "pdb-44"], capsys)
+    assert code == 0
+    assert "warning: database file" in out and "was built for puzzle='puzzle15'" in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -10,6 +11,26 @@ import click
 import numpy as np
 
 from puzzles.base import InputError, Puzzle
+
+class FiniteFloat(click.ParamType):
+    """A float option that refuses NaN and infinities (ranges are checked where the value is
+    used, so their messages stay those of the code that uses it)."""
+
+    name = "float"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, float) and math.isfinite(value):
+            return value
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"expected a finite number, got {value!r}", param, ctx)
+        return number
+
+
+FINITE_FLOAT = FiniteFloat()
 
 goal_option: Callable[[Any], Any] = click.option(
     "--goal", default=None, metavar="blank-first|blank-last",

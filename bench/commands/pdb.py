@@ -117,7 +117,9 @@ def list_cmd() -> None:
 @click.argument("heuristic")
 def info_cmd(puzzle: str, heuristic: str) -> None:
     """Attributes and value histograms of the tables HEURISTIC uses on PUZZLE."""
-    from pdb_builders.store import read_attrs
+    import json
+
+    from pdb_builders.store import DatabaseError, check_meta, read_attrs
 
     entry = _entry(puzzle, heuristic)
     for spec in entry.tables(puzzle):
@@ -127,8 +129,18 @@ def info_cmd(puzzle: str, heuristic: str) -> None:
             continue
         attrs = read_attrs(spec.path)
         hist = attrs.pop("histogram", [])
-        attrs.pop("meta_json", None)
         click.echo(f"   path: {spec.path} ({_size(spec.path)})")
+        try:
+            stored = json.loads(attrs.pop("meta_json", "{}"))
+            if not isinstance(stored, dict):
+                raise ValueError("meta_json is not an object")
+            check_meta(spec.path, stored, spec.attrs)
+        except (ValueError, TypeError, DatabaseError) as exc:
+            msg = str(exc) if isinstance(exc, DatabaseError) else \
+                f"database file {spec.path} has damaged attributes ({exc}); rebuild it"
+            click.echo(f"   warning: {msg} (bench pdb build {puzzle} {heuristic} --force)")
+        if not isinstance(hist, list) or not all(isinstance(c, int) for c in hist):
+            hist = []
         for k in sorted(attrs):
             click.echo(f"   {k}: {attrs[k]}")
         total = sum(hist) or 1

@@ -33,13 +33,16 @@ def run_group() -> None:
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None,
               help="run folder (default: runs/SUITE-PROFILE-TIMESTAMP)")
 @click.option("--resume", is_flag=True, help="continue the run in --out (or the latest), skipping finished rows")
+@click.option("--rerun-changed", is_flag=True,
+              help="with --resume: run again the rows whose instance, configuration, limits or "
+                   "seed changed since they were made (default: refuse)")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--no-figures", is_flag=True, help="skip the figures")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[str, ...],
                   limit: int | None, jobs: int | None, threads: int, device: str | None,
-                  out: Path | None,
-                  resume: bool, seed: int, no_figures: bool, quiet: bool) -> None:
+                  out: Path | None, resume: bool, rerun_changed: bool, seed: int,
+                  no_figures: bool, quiet: bool) -> None:
     """Run suite NAME (a shipped suite or a .toml file) and print its summary table."""
     from bench import runner
     from bench.executor import LocalExecutor
@@ -47,8 +50,14 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
 
     if quick and profile not in (None, "quick"):
         raise InputError("--quick: cannot be combined with --profile")
-    prof = "quick" if quick else (profile or "default")
+    if rerun_changed and not resume:
+        raise InputError("--rerun-changed: only with --resume")
     suite = load_suite(name)
+    if resume and out is not None and not quick and profile is None:
+        meta = runner.read_run_json(out)  # resume the profile the run was made with
+        if meta and isinstance(meta.get("profile"), str):
+            profile = meta["profile"]
+    prof = "quick" if quick else (profile or "default")
     suite.profile(prof)
     if out is None:
         if resume:
@@ -71,11 +80,12 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
                f"{sum(len(s.instances) for s in plan.sets.values())} instances x "
                f"{len(plan.configs)} configurations -> {out}", err=True)
     try:
-        summary = runner.run_plan(plan, out, LocalExecutor(jobs=jobs, threads=threads), resume=resume,
-                                  progress=not quiet)
+        summary = runner.run_plan(plan, out, LocalExecutor(jobs=jobs, threads=threads),
+                                  resume=resume, progress=not quiet, rerun_changed=rerun_changed)
     except KeyboardInterrupt:
-        click.echo(f"interrupted; finished rows are saved in {out}; "
-                   f"continue with: bench run suite {name} --out {out} --resume", err=True)
+        click.echo(f"interrupted; finished rows are saved in {out}; continue with: "
+                   + resume_command(name, out, prof, configs, limit, seed, jobs, threads, device),
+                   err=True)
         sys.exit(130)
     if summary.skipped:
         click.echo(f"resumed: {summary.skipped} rows were already done", err=True)
@@ -83,19 +93,45 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
                   make_figures=not no_figures)
 
 
+def resume_command(name: str, out: Path, profile: str, configs: tuple[str, ...],
+                   limit: int | None, seed: int, jobs: int | None, threads: int = 1,
+                   device: str | None = None) -> str:
+    """The command that continues an interrupted run with the same plan."""
+    import shlex
+
+    parts = ["bench", "run", "suite", name]
+    parts += ["--quick"] if profile == "quick" else (["--profile", profile] if profile != "default" else [])
+    for c in configs:
+        parts += ["--config", c]
+    if limit is not None:
+        parts += ["--limit", str(limit)]
+    if seed:
+        parts += ["--seed", str(seed)]
+    if jobs is not None:
+        parts += ["--jobs", str(jobs)]
+    if threads != 1:
+        parts += ["--threads", str(threads)]
+    if device is not None:
+        parts += ["--device", device]
+    parts += ["--out", str(out), "--resume"]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
 def _write_report(run_dir: Path, figures: list[str] | None, title: str,
                   make_figures: bool = True) -> None:
-    import json
-
     from bench import report, runner
 
     df = runner.derive_tables(run_dir)
     md = report.report_markdown(df, title=title)
-    meta_path = run_dir / runner.RUN_JSON
-    if meta_path.is_file():
-        sessions = json.loads(meta_path.read_text()).get("sessions", [])
-        lines = [f"- `bench {' '.join(s_.get('argv', [])[1:])}` ({s_.get('date')}, {s_.get('cpu')}, "
-                 f"{s_.get('cores')} cores, git {s_.get('git_rev')})" for s_ in sessions if s_.get("argv")]
+    meta = runner.read_run_json(run_dir)
+    if meta is None:
+        click.echo(f"warning: {run_dir / runner.RUN_JSON} is damaged; the report omits its "
+                   "provenance", err=True)
+    sessions = (meta or {}).get("sessions")
+    if isinstance(sessions, list):
+        lines = [f"- `bench {' '.join(str(a) for a in s_['argv'][1:])}` ({s_.get('date')}, "
+                 f"{s_.get('cpu')}, {s_.get('cores')} cores, git {s_.get('git_rev')})"
+                 for s_ in sessions if isinstance(s_, dict) and isinstance(s_.get("argv"), list)]
         if lines:
             head, _, rest = md.partition("\n\n")
             md = head + "\n\nMade by:\n\n" + "\n".join(lines) + "\n\n" + rest
@@ -281,17 +317,18 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
               help="use this finished run instead of running")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="at most K instances")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None)
-@click.option("--out", type=click.Path(path_type=Path), default=Path("results"), show_default=True,
-              help="tables go to OUT/NAME/, raw runs to OUT/runs/NAME/")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="tables go to OUT/NAME/, raw runs to OUT/runs/NAME/ (default: runs/paper; "
+                   "give --out results to regenerate the committed tables)")
 @click.option("--build", is_flag=True, help="build missing PDBs for the memory and speed tables")
 @click.option("--profile", default=None,
               help="suite profile to run (felner2004: default; deepcubea-fig2: fig2)")
-def paper_cmd(name: str, run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
-              build: bool, profile: str | None) -> None:
+def paper_cmd(name: str, run_dir: Path | None, limit: int | None, jobs: int | None,
+              out: Path | None, build: bool, profile: str | None) -> None:
     """Regenerate published table NAME (felner2004, deepcubea-table2, deepcubea-table3,
     deepcubea-fig2) with the published figures beside ours."""
     from bench import paper
 
-    text = paper.make(name, run_dir=run_dir, limit=limit, jobs=jobs, out=out,
+    text = paper.make(name, run_dir=run_dir, limit=limit, jobs=jobs, out=out or paper.DEFAULT_OUT,
                       command="bench " + " ".join(sys.argv[1:]), build=build, profile=profile)
     click.echo(text)

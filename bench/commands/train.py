@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from bench.commands.common import goal_option
+from bench.commands.common import FINITE_FLOAT, goal_option
+from heuristics.davi.limits import MAX_BATCH, MAX_WIDTH
 from puzzles.base import InputError
 
 # options that shape a run; with --resume the run's own values are used and these must be absent
@@ -21,13 +22,14 @@ _RUN_OPTIONS = ("batch", "preset", "seed", "lr", "lr_decay", "k_max", "check_eve
 
 def _train_options(f: Any) -> Any:
     opts = [
-        click.option("--iterations", type=int, default=1000, show_default=True,
+        click.option("--iterations", type=click.IntRange(min=0, max=10**12), default=1000, show_default=True,
                      help="training iterations to run (more, with --resume)"),
-        click.option("--time-limit", type=float, default=None,
+        click.option("--time-limit", type=FINITE_FLOAT, default=None,
                      help="also stop (and save) after this many minutes"),
-        click.option("--cpu-limit", type=float, default=None,
+        click.option("--cpu-limit", type=FINITE_FLOAT, default=None,
                      help="also stop (and save) after this many minutes of process CPU time"),
-        click.option("--batch", type=int, default=None, help="states per iteration [10000]"),
+        click.option("--batch", type=click.IntRange(min=2, max=MAX_BATCH), default=None,
+                     help="states per iteration [10000]"),
         click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
                      help="torch device [auto: CUDA when present]"),
         click.option("--out", type=click.Path(file_okay=False), default=None,
@@ -36,26 +38,27 @@ def _train_options(f: Any) -> Any:
         click.option("--preset", type=click.Choice(["tiny", "small", "medium", "deepcubea",
                                                     "mlp-tiny", "mlp", "mlp-wide"]),
                      default=None, help="network: residual sizes, or a plain MLP (mlp*) [small]"),
-        click.option("--h1", type=int, default=None,
+        click.option("--h1", type=click.IntRange(min=1, max=MAX_WIDTH), default=None,
                      help="first hidden layer width; an MLP's width (overrides preset)"),
-        click.option("--res-dim", type=int, default=None, help="residual width (overrides preset)"),
-        click.option("--num-blocks", type=int, default=None,
+        click.option("--res-dim", type=click.IntRange(min=1, max=MAX_WIDTH), default=None, help="residual width (overrides preset)"),
+        click.option("--num-blocks", type=click.IntRange(min=0, max=1000), default=None,
                      help="residual blocks; an MLP's hidden layers (overrides preset)"),
         click.option("--data", type=click.Choice(["tensor", "numpy"]), default=None,
                      help="make batches as tensor operations on the device, or with numpy [tensor]"),
-        click.option("--seed", type=click.IntRange(min=0), default=None, help="random seed [0]"),
-        click.option("--lr", type=float, default=None, help="Adam learning rate [1e-3]"),
-        click.option("--lr-decay", type=float, default=None, help="learning-rate factor per iteration [0.9999993]"),
-        click.option("--k-max", type=int, default=None, help="largest scramble length K [per puzzle]"),
-        click.option("--check-every", type=int, default=None, help="C: iterations between checks and logs [per puzzle]"),
+        click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None, help="random seed [0]"),
+        click.option("--lr", type=FINITE_FLOAT, default=None, help="Adam learning rate [1e-3]"),
+        click.option("--lr-decay", type=FINITE_FLOAT, default=None, help="learning-rate factor per iteration [0.9999993]"),
+        click.option("--k-max", type=click.IntRange(min=1, max=10**6), default=None, help="largest scramble length K [per puzzle]"),
+        click.option("--check-every", type=click.IntRange(min=1, max=10**12), default=None, help="C: iterations between checks and logs [per puzzle]"),
         click.option("--amp", is_flag=True, default=None, help="mixed precision (bfloat16 autocast)"),
         click.option("--backtrack", is_flag=True, default=None,
                      help="random walks may undo the previous move (DeepCubeA's walks); default: they never do"),
-        click.option("--eval-per-depth", type=int, default=None,
+        click.option("--eval-per-depth", type=click.IntRange(min=1, max=10**6), default=None,
                      help="held-out scrambles per monitored depth [100]"),
-        click.option("--eval-max-steps", type=int, default=None,
+        click.option("--eval-max-steps", type=click.IntRange(min=1, max=10**9), default=None,
                      help="step limit of the monitoring greedy rollouts [200]"),
-        click.option("--threads", type=int, default=None, help="torch CPU threads [torch's default]"),
+        click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
+                     help="torch CPU threads [torch's default]"),
         click.option("--quiet", is_flag=True, help="no progress bar"),
         goal_option,
     ]
@@ -129,11 +132,11 @@ def train_group() -> None:
 
 @train_group.command("davi")
 @click.argument("puzzle")
-@click.option("--epsilon", type=float, default=None,
+@click.option("--epsilon", type=FINITE_FLOAT, default=None,
               help="loss below which the target network is updated [per puzzle]")
-@click.option("--polyak", type=float, default=None,
+@click.option("--polyak", type=FINITE_FLOAT, default=None,
               help="Polyak averaging factor per iteration instead of epsilon-triggered updates")
-@click.option("--diffusion-warmup", type=click.IntRange(min=0), default=None,
+@click.option("--diffusion-warmup", type=click.IntRange(min=0, max=10**12), default=None,
               help="first regress this many iterations on walk lengths, then switch to DAVI [0]")
 @_train_options
 def davi_cmd(puzzle: str, **opts: Any) -> None:
@@ -381,19 +384,20 @@ def models_cmd(as_json: bool) -> None:
 @click.option("--model", default=None, help="model name, run folder or file [the shipped model]")
 @click.option("--set", "state_set", default="deepcubea", show_default=True,
               help="start states: deepcubea, uniform or scramble:DEPTH")
-@click.option("--count", type=click.IntRange(min=1), default=50, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--count", type=click.IntRange(min=1, max=10**6), default=50, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True)
 @click.option("--solver", default="bwas", show_default=True)
-@click.option("--weight", type=float, default=None, help="lambda, the weight on g")
-@click.option("--batch", type=int, default=None, help="N, nodes expanded per iteration")
-@click.option("--width", type=click.IntRange(min=1), default=None, help="beam width (beam)")
+@click.option("--weight", type=FINITE_FLOAT, default=None, help="lambda, the weight on g")
+@click.option("--batch", type=click.IntRange(min=1, max=10**9), default=None, help="N, nodes expanded per iteration")
+@click.option("--width", type=click.IntRange(min=1, max=10**8), default=None, help="beam width (beam)")
 @click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default="float32",
               show_default=True, help="the network's hidden layers")
-@click.option("--node-limit", type=int, default=None)
-@click.option("--time-limit", type=float, default=None, help="seconds per start state")
+@click.option("--node-limit", type=click.IntRange(min=1, max=2**62), default=None)
+@click.option("--time-limit", type=FINITE_FLOAT, default=None, help="seconds per start state")
 @click.option("--optimal-heuristic", default=None,
               help="admissible heuristic for IDA* reference lengths where no table exists")
-@click.option("--threads", type=int, default=None, help="torch CPU threads")
+@click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
+              help="torch CPU threads")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="CSV of per-state rows")
 def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, seed: int, solver: str,
                  weight: float | None, batch: int | None, width: int | None, precision: str,

@@ -68,6 +68,12 @@ def weights_digest(state_dict: Mapping[str, torch.Tensor]) -> str:
     return h.hexdigest()
 
 
+def non_finite(state_dict: Mapping[str, torch.Tensor]) -> list[str]:
+    """Names of the floating-point tensors of ``state_dict`` holding NaN or inf."""
+    return [k for k in sorted(state_dict)
+            if state_dict[k].is_floating_point() and not bool(torch.isfinite(state_dict[k]).all())]
+
+
 def save_checkpoint(path: str | Path, ckpt: dict[str, Any]) -> Path:
     """Write ``ckpt`` to ``path`` atomically (temporary file, fsync, rename); add format and digest."""
     path = Path(path)
@@ -107,8 +113,17 @@ def load_checkpoint(
     missing = [k for k in ("puzzle", "encoding", "model", "model_config", "target") if k not in ckpt]
     if missing:
         raise CheckpointError(f"checkpoint {path}: missing {', '.join(missing)}")
-    if weights_digest(ckpt["model"]) != ckpt.get("weights_sha256"):
+    model = ckpt["model"]
+    if not isinstance(model, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                              for k, v in model.items()):
+        raise CheckpointError(f"checkpoint {path}: 'model' is not a dict of named tensors")
+    if weights_digest(model) != ckpt.get("weights_sha256"):
         raise CheckpointError(f"checkpoint {path} is corrupt: the weights do not match their checksum")
+    bad = non_finite(model)
+    if bad:
+        raise CheckpointError(f"checkpoint {path}: the network's weights are not finite (NaN or inf "
+                              f"in {', '.join(bad[:3])}{', ...' if len(bad) > 3 else ''}); "
+                              "the model cannot be used (did its training diverge?)")
     if puzzle is not None:
         check_puzzle(ckpt, puzzle, path)
     return ckpt

@@ -192,6 +192,11 @@ class LearnedHeuristic(Heuristic):
             for i in range(0, n, self.chunk):
                 x = codes[i:i + self.chunk].to(self.device)
                 out[i:i + self.chunk] = self.fast(x).cpu().numpy()
+        finite = np.isfinite(out)
+        if not finite.all():
+            raise InputError(f"--model: {self.model_path}: the network gave non-finite values "
+                             f"(NaN or inf) for {int((~finite).sum())} of {n} states; "
+                             "the model cannot be used")
         np.maximum(out, 0.0, out=out)
         out[self.puzzle.is_goal(states)] = 0.0
         return out

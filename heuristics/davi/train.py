@@ -63,6 +63,7 @@ from heuristics.davi.checkpoint import (
     save_checkpoint,
 )
 from heuristics.davi.data import Batch, BatchProducer, random_walks
+from heuristics.davi.limits import MAX_BATCH, MAX_WIDTH
 from heuristics.davi.model import FastForward, ModelConfig, ResnetFC, num_parameters
 from heuristics.davi.walks import TensorBatch, TensorDomain, domain_for
 from puzzles.base import InputError, Puzzle
@@ -138,6 +139,11 @@ class TrainConfig:
         out.check_every = c if out.check_every is None else out.check_every
         if out.target not in TARGETS:
             raise InputError(f"target: expected one of {', '.join(TARGETS)}, got {out.target!r}")
+        for name in ("lr", "lr_decay", "epsilon", "polyak"):
+            v = getattr(out, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                  or not math.isfinite(v)):
+                raise InputError(f"--{name.replace('_', '-')}: expected a finite number, got {v}")
         if out.batch < 2:
             raise InputError(f"--batch: must be at least 2 (batch norm), got {out.batch}")
         if out.k_max < 1:
@@ -160,6 +166,19 @@ class TrainConfig:
             raise InputError(f"data: expected tensor or numpy, got {out.data!r}")
         if out.device not in ("auto", "cpu", "cuda"):
             raise InputError(f"--device: expected auto, cpu or cuda, got {out.device!r}")
+        for name, low, high in (("batch", 2, MAX_BATCH), ("k_max", 1, 10**6),
+                                ("check_every", 1, 10**12), ("h1", 1, MAX_WIDTH),
+                                ("res_dim", 1, MAX_WIDTH), ("num_blocks", 0, 1000),
+                                ("eval_per_depth", 1, 10**6), ("eval_depths", 1, 10**6),
+                                ("eval_max_steps", 1, 10**9), ("eval_chunk", 1, 10**9),
+                                ("diffusion_warmup", 0, 10**12), ("seed", 0, 2**63 - 1)):
+            v = getattr(out, name)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise InputError(f"--{name.replace('_', '-')}: expected an integer, got {v!r}")
+            if not low <= v <= high:
+                raise InputError(f"--{name.replace('_', '-')}: must be in [{low}, {high}], got {v}")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -591,6 +610,8 @@ class Trainer:
             raise InputError("--epsilon: this run does not update its target by a loss threshold")
         if not epsilon > 0:
             raise InputError(f"--epsilon: must be positive, got {epsilon}")
+        if not math.isfinite(epsilon):
+            raise InputError(f"--epsilon: expected a finite number, got {epsilon}")
         if epsilon != self.cfg.epsilon:
             self.cfg.extra.setdefault("epsilon_changes", []).append(
                 [self.iteration, self.cfg.epsilon, epsilon])
