@@ -80,7 +80,7 @@ def _limit_threads(threads: int = 1) -> None:
     try:
         import numba
 
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        numba.set_num_threads(min(threads, int(getattr(numba.config, "NUMBA_NUM_THREADS", 1))))
     except Exception:  # noqa: BLE001 - numba missing or already configured
         pass
     try:
