@@ -42,9 +42,8 @@ import numpy as np
 
 from heuristics.base import Heuristic
 from puzzles.base import InputError, Puzzle
-from solvers import _bf_kernels as K
 from solvers.base import Limits, Solver, SolveResult, Status, finish
-from solvers.goal_table import GoalTable, goal_table
+from solvers.goal_table import GoalTable, goal_table, member, state_hashes
 from solvers.memory import PeakMemory
 
 #: default beam width per puzzle name (prefix match on the family for unlisted sizes)
@@ -62,13 +61,6 @@ def default_width(puzzle_name: str) -> int:
     if puzzle_name.startswith("lightsout"):
         return 64
     return FALLBACK_WIDTH
-
-
-def _hashes(states: np.ndarray) -> np.ndarray:
-    out = np.empty(states.shape[0], dtype=np.uint64)
-    if states.shape[0]:
-        K.hash_rows(np.ascontiguousarray(states), out)
-    return out
 
 
 def _rle(sizes: list[int]) -> list[list[int]]:
@@ -108,7 +100,7 @@ class BeamSearch(Solver):
         if start.shape != (puzzle.state_dim,):
             raise InputError(f"state: expected {puzzle.state_dim} entries, got shape {start.shape}")
         t_load = time.perf_counter()
-        _hashes(start[None, :])  # compile (or load) the hash kernel outside the timed search
+        state_hashes(start[None, :])  # compile (or load) the hash kernel outside the timed search
         self._table = goal_table(puzzle, self.goal_depth) if self.goal_depth else None
         h_start = float(np.asarray(heuristic(start[None, :]), dtype=np.float64)[0])
         load_s = time.perf_counter() - t_load
@@ -156,7 +148,7 @@ class BeamSearch(Solver):
             if near is not None:
                 return "solved", near
         layer = start[None, :]
-        layer_hash = _hashes(layer)
+        layer_hash = state_hashes(layer)
         prev_hash = np.zeros(0, dtype=np.uint64)
         sizes.append(1)
         while True:
@@ -180,7 +172,7 @@ class BeamSearch(Solver):
             c["expanded"] += b
             idx = np.flatnonzero(flat_valid)
             kids = flat[idx]
-            hk = _hashes(kids)
+            hk = state_hashes(kids)
             if table is not None:
                 td = table.lookup(hk)
                 for i in np.flatnonzero(td >= 0)[np.argsort(td[td >= 0], kind="stable")]:
@@ -193,7 +185,7 @@ class BeamSearch(Solver):
             first.sort()
             seen = np.concatenate([layer_hash, prev_hash])
             seen.sort()
-            keep = first[~_member(hk[first], seen)]
+            keep = first[~member(hk[first], seen)]
             if keep.size == 0:
                 return "beam-empty", None
             stop = over_limit()
@@ -213,12 +205,3 @@ class BeamSearch(Solver):
             layer = kids[keep]
             layer_hash = hk[keep]
             sizes.append(int(keep.size))
-
-
-def _member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
-    """``values[i] in sorted_set`` for a sorted array."""
-    if sorted_set.size == 0:
-        return np.zeros(values.shape[0], dtype=bool)
-    pos = np.searchsorted(sorted_set, values)
-    pos[pos == sorted_set.size] = 0
-    return sorted_set[pos] == values

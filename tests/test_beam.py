@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
+from test_solve_cli import run
 
 from bench import registry
-from bench.cli import main
 from puzzles.base import InputError
 from solvers.base import Limits
 from solvers.beam import BeamSearch, default_width
@@ -218,26 +218,16 @@ def test_bad_options_are_one_line_errors() -> None:
     assert default_width("cube3") == 4096 and default_width("lightsout5") == 64
 
 
-def _run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def test_cli_beam(capsys) -> None:
-    code, out, err = _run(capsys, "solve", "puzzle8", "--scramble", "U L D R U L", "--heuristic",
+    code, out, err = run(capsys, "solve", "puzzle8", "--scramble", "U L D R U L", "--heuristic",
                           "manhattan", "--solver", "beam", "--width", "8", "--json")
     assert code == 0, err
     rec = json.loads(out)
     assert rec["status"] == "solved" and rec["solver"] == "beam" and rec["extra"]["width"] == 8
-    code, out, err = _run(capsys, "solve", "puzzle8", "--scramble", "U L", "--heuristic",
+    code, out, err = run(capsys, "solve", "puzzle8", "--scramble", "U L", "--heuristic",
                           "manhattan", "--solver", "beam", "--width", "0")
     assert code == 2 and "--width" in err and len(err.strip().splitlines()) == 1
-    code, out, err = _run(capsys, "solve", "puzzle8", "--scramble", "U L", "--heuristic",
+    code, out, err = run(capsys, "solve", "puzzle8", "--scramble", "U L", "--heuristic",
                           "manhattan", "--solver", "ida", "--width", "5")
     assert code == 2 and "--width: applies to beam" in err
 
