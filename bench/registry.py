@@ -187,7 +187,7 @@ SOLVERS: dict[str, Entry] = {
               {"optimal": False, "options": ("weight", "batch")}),
         Entry("beam", "solvers.beam:BeamSearch",
               "beam search: per depth the W distinct children of lowest h (one batch per layer)",
-              {}, {"optimal": False, "options": ("width", "max_depth", "goal_depth")}),
+              {}, {"optimal": False, "options": ("width", "max_depth", "goal_depth", "shorten")}),
         Entry("gf2", "solvers.gf2:GF2Solver",
               "exact Lights Out solver: Gaussian elimination over GF(2) (ignores the heuristic)",
               {}, {"optimal": True, "puzzles": "lightsout*", "options": ()}),

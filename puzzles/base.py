@@ -35,6 +35,9 @@ class Puzzle(ABC):
     num_symbols: int
     #: a short name of the network input encoding; checkpoints record it
     encoding_name: str = "onehot"
+    #: True when a move acts on positions whatever the state (a state is a group element, so a
+    #: move sequence has the same net effect from every state): the cubes, Lights Out
+    positional_moves: bool = False
     dtype = np.uint8
 
     # ------------------------------------------------------------------ dynamics

@@ -260,6 +260,7 @@ class _CubeBase(Puzzle):
     faces: tuple[int, ...]
     num_symbols = 6
     encoding_name = "onehot-stickers"
+    positional_moves = True  # a move permutes sticker positions, whatever the state
 
     def __init__(self, metric: str = "qtm") -> None:
         if metric not in ("qtm", "htm"):

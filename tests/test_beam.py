@@ -261,3 +261,19 @@ def test_goal_depth_finishes_optimally_near_the_goal() -> None:
         assert r.extra["goal_depth"] == 14
     with pytest.raises(InputError, match="--goal-depth"):
         BeamSearch(goal_depth=-1)
+
+
+def test_shorten_replaces_stretches_by_shortest_ones() -> None:
+    from solvers.goal_table import GoalTable
+
+    p = registry.get_puzzle("cube3")
+    t = GoalTable(p, 4)
+    path = p.parse_moves("R U R' U' F F' L D L' D' B")
+    short = t.shorten(path)
+    assert p.format_moves(short) == "R U R' U' L D L' D' B"
+    start = p.from_moves([p.inverse_action(a) for a in reversed(path)])
+    assert p.check_solution(start, short)
+    # a stretch of four quarter turns of one face is the identity: R R R R -> nothing
+    assert t.shorten(p.parse_moves("U R R R R")) == p.parse_moves("U")
+    tiles = registry.get_puzzle("puzzle8")  # moves depend on the blank: never shortened
+    assert GoalTable(tiles, 4).shorten([0, 1, 0, 1]) == [0, 1, 0, 1]

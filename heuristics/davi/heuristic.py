@@ -90,7 +90,7 @@ def resolve_model(puzzle_name: str, model: str | Path | None) -> Path:
 
 
 #: search options a model's config.json may recommend (``"search"``: solver and its options)
-SEARCH_KEYS = {"beam": ("width", "max_depth", "goal_depth"), "bwas": ("weight", "batch"),
+SEARCH_KEYS = {"beam": ("width", "max_depth", "goal_depth", "shorten"), "bwas": ("weight", "batch"),
                "greedy": (), "astar": ()}
 
 
