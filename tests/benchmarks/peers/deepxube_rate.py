@@ -37,15 +37,15 @@ gives deepxube's net with the project's residual width instead (346,625 paramete
 Set-up (a separate virtual environment; the CPU torch wheel must be installed first, or pip pulls
 the CUDA build):
 
-    python3 -m venv /tmp/hb/deepxube/venv
-    /tmp/hb/deepxube/venv/bin/pip install torch==2.13.0
-    /tmp/hb/deepxube/venv/bin/pip install deepxube==0.3.2
+    python3 -m venv /tmp/deepxube-venv
+    /tmp/deepxube-venv/bin/pip install torch==2.13.0
+    /tmp/deepxube-venv/bin/pip install deepxube==0.3.2
 
 Run (from anywhere; the script moves to a scratch directory before importing deepxube, because
 deepxube imports every ``domains/``, ``heuristics/`` and ``pathfinding/`` module under the current
 directory, and this project has a ``heuristics/`` package):
 
-    nice -n 5 /tmp/hb/deepxube/venv/bin/python tests/benchmarks/peers/deepxube_rate.py \\
+    nice -n 5 /tmp/deepxube-venv/bin/python tests/benchmarks/peers/deepxube_rate.py \\
         --iterations 10 --batch 10000 --threads 2
 
 It prints deepxube's own progress lines on stderr and one line on stdout:
