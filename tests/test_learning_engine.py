@@ -192,3 +192,37 @@ def test_rate_commands(capsys) -> None:
           "--precision", "float32"])
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 3 and "module" in lines[1] and "float32" in lines[2]
+
+
+def test_canonical_cube_walks_are_closer_to_the_distance() -> None:
+    """Against the exact 2x2x2 table: canonical walks of k <= 5 quarter turns end exactly k moves
+    from the goal, and at every depth at least as often as plain non-backtracking walks."""
+    from puzzles.exhaustive import table_distances
+
+    p = registry.get_puzzle("cube2")
+    plain, canon = domain_for(p), domain_for(p, canonical=True)
+    for k in range(1, 12):
+        g1, g2 = torch.Generator().manual_seed(k), torch.Generator().manual_seed(k)
+        dp = table_distances(p, plain.walks(torch.full((3000,), k), g1).numpy())
+        dc = table_distances(p, canon.walks(torch.full((3000,), k), g2).numpy())
+        if k <= 5:
+            assert (dc == k).all()
+        assert (dc == k).mean() >= (dp == k).mean() - 0.01
+    htm = registry.get_puzzle("cube2-htm")  # each face at most once per axis run
+    for k in (2, 5):
+        s = domain_for(htm, canonical=True).walks(torch.full((3000,), k), torch.Generator()).numpy()
+        s2 = domain_for(htm).walks(torch.full((3000,), k), torch.Generator()).numpy()
+        exact_c, exact_p = table_distances(htm, s) == k, table_distances(htm, s2) == k
+        assert exact_c.mean() >= exact_p.mean() and (k > 2 or exact_c.all())
+
+
+def test_walk_change_on_resume(tmp_path) -> None:
+    cfg = TrainConfig(puzzle="cube2", target="diffusion", preset="mlp-tiny", batch=32, k_max=8,
+                      check_every=2, eval_per_depth=2, eval_depths=2, walk="plain")
+    t = Trainer(cfg, tmp_path / "run", progress=False)
+    t.train(2)
+    t = Trainer.resume(tmp_path / "run", progress=False)
+    t.change_walk("canonical")
+    t.train(2)
+    t = Trainer.resume(tmp_path / "run", progress=False)
+    assert t.cfg.walk == "canonical" and t.cfg.extra["walk_changes"] == [[2, "plain", "canonical"]]

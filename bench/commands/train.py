@@ -14,7 +14,7 @@ from heuristics.davi.limits import MAX_BATCH, MAX_WIDTH
 from puzzles.base import InputError
 
 # options that shape a run; with --resume the run's own values are used and these must be absent
-# (except --epsilon: a changed target-update threshold from the resumed iteration on, recorded)
+# (except --epsilon and --walk: changed from the resumed iteration on, and recorded)
 _RUN_OPTIONS = ("batch", "preset", "seed", "lr", "lr_decay", "k_max", "check_every",
                 "polyak", "amp", "goal", "h1", "res_dim", "num_blocks", "backtrack",
                 "eval_per_depth", "eval_max_steps", "diffusion_warmup", "data")
@@ -45,6 +45,9 @@ def _train_options(f: Any) -> Any:
                      help="residual blocks; an MLP's hidden layers (overrides preset)"),
         click.option("--data", type=click.Choice(["tensor", "numpy"]), default=None,
                      help="make batches as tensor operations on the device, or with numpy [tensor]"),
+        click.option("--walk", type=click.Choice(["canonical", "plain"]), default=None,
+                     help="cube walks without same-axis cancellations, or only never undoing the "
+                          "last move [canonical; with --resume: change it from here on]"),
         click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None, help="random seed [0]"),
         click.option("--lr", type=FINITE_FLOAT, default=None, help="Adam learning rate [1e-3]"),
         click.option("--lr-decay", type=FINITE_FLOAT, default=None, help="learning-rate factor per iteration [0.9999993]"),
@@ -103,6 +106,8 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
                              f"not {target} on {puzzle}")
         if opts.get("epsilon") is not None:
             trainer.change_epsilon(opts["epsilon"])
+        if opts.get("walk") is not None:
+            trainer.change_walk(opts["walk"])
     else:
         settings = {k: v for k, v in opts.items() if v is not None}
         cfg = TrainConfig(puzzle=puzzle, target=target, device=device or "auto", **settings)

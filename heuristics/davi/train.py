@@ -22,7 +22,8 @@ Data. With ``data="tensor"`` (the default of new runs) walks, children and goal 
 as tensor operations on the training device (:mod:`heuristics.davi.walks`); ``data="numpy"``
 (runs made before it, and puzzles without a tensor form) uses :mod:`heuristics.davi.data`. The
 target network evaluates children through ``FastForward`` (batch norm folded, embedding-bag
-input), in bfloat16 when ``amp`` is set.
+input), in bfloat16 when ``amp`` is set. ``walk="canonical"`` (new runs): cube walks without
+same-axis cancellations (:mod:`heuristics.davi.walks`), whose lengths are closer to the distance.
 
 Monitoring, every C iterations and at the end (DeepCubeA's Figure 3), into the run folder:
 
@@ -120,6 +121,7 @@ class TrainConfig:
     polyak: float | None = None
     diffusion_warmup: int = 0
     data: str = "tensor"
+    walk: str = "canonical"
     backtrack: bool = False
     seed: int = 0
     device: str = "auto"
@@ -162,6 +164,8 @@ class TrainConfig:
             raise InputError(f"--diffusion-warmup: must be >= 0, got {out.diffusion_warmup}")
         if out.diffusion_warmup and out.target != "davi":
             raise InputError("--diffusion-warmup: only DAVI runs start with a diffusion phase")
+        if out.walk not in ("canonical", "plain"):
+            raise InputError(f"--walk: expected canonical or plain, got {out.walk!r}")
         if out.data not in ("tensor", "numpy"):
             raise InputError(f"data: expected tensor or numpy, got {out.data!r}")
         if out.device not in ("auto", "cpu", "cuda"):
@@ -189,6 +193,7 @@ class TrainConfig:
         names = {f.name for f in fields(cls)}
         d = dict(d)
         d.setdefault("data", "numpy")  # runs recorded before the tensor data path
+        d.setdefault("walk", "plain")  # and before canonical cube walks
         return cls(**{k: v for k, v in d.items() if k in names})
 
 
@@ -344,8 +349,9 @@ class Trainer:
         self.model = ResnetFC(self.model_config).to(self.device)
         self.target: ResnetFC | None = None
         self._fast_target: FastForward | None = None
-        self.domain: TensorDomain | None = (domain_for(self.puzzle, self.device)
-                                            if self.cfg.data == "tensor" else None)
+        self.domain: TensorDomain | None = (
+            domain_for(self.puzzle, self.device, canonical=self.cfg.walk == "canonical")
+            if self.cfg.data == "tensor" else None)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.cfg.lr)
         self.iteration = 0
         self.target_updates = 0
@@ -605,6 +611,18 @@ class Trainer:
             "mean_pred": {str(r[1]): r[2] for r in depth_rows},
         }
         self.log_loss_sum, self.log_loss_n = 0.0, 0
+
+    def change_walk(self, walk: str) -> None:
+        """Draw walks of kind ``walk`` from the current iteration on (``--resume --walk``); each
+        change is kept in ``cfg.extra["walk_changes"]`` as ``[iteration, old, new]``."""
+        if walk not in ("canonical", "plain"):
+            raise InputError(f"--walk: expected canonical or plain, got {walk!r}")
+        if self.cfg.data != "tensor":
+            raise InputError("--walk: canonical walks need the tensor data path (--data tensor)")
+        if walk != self.cfg.walk:
+            self.cfg.extra.setdefault("walk_changes", []).append([self.iteration, self.cfg.walk, walk])
+            self.cfg.walk = walk
+            self.domain = domain_for(self.puzzle, self.device, canonical=walk == "canonical")
 
     def change_epsilon(self, epsilon: float) -> None:
         """Use a new target-update threshold from the current iteration on (``--resume

@@ -14,7 +14,12 @@ one) by one gather per step.
   matrix is invertible (7x7 is), and the walk length is then the exact distance.
 
 Walks never undo their previous move (``backtrack=False``, the default) or choose uniformly
-among all legal moves (``backtrack=True``). Batch ``i`` of a run is drawn from a
+among all legal moves (``backtrack=True``). On the cubes, ``canonical=True`` walks also never
+cancel within a run of moves on one axis (faces U/D, R/L, F/B commute): in the quarter-turn
+metric a face's net turn within such a run stays in {+1, +2} or {-1, -2} (no ``U U U``, no
+``U D U'``), in the half-turn metric each face turns at most once per run. A walk of ``k`` moves
+then ends on a state that no same-axis rewriting brings closer, so the walk length is a tighter
+(still upper) bound on the distance: the label of the diffusion target. Batch ``i`` of a run is drawn from a
 ``torch.Generator`` seeded with ``(seed, i)`` alone, so a resumed run sees exactly the batches an
 uninterrupted one would (on the same device kind).
 
@@ -79,6 +84,9 @@ class TensorDomain:
         """Apply ``actions`` to ``states[rows]`` in place."""
         raise NotImplementedError
 
+    def _after(self, m: int, actions: torch.Tensor) -> None:
+        """Per-walk bookkeeping after the first ``m`` walkers moved."""
+
     def children(self, states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(B, L) -> (children (B, A, L), valid (B, A))``; invalid children copy the parent."""
         raise NotImplementedError
@@ -114,6 +122,7 @@ class TensorDomain:
                 u[rows, self.inverse[prev[:m]]] = -1.0
             a = u.argmax(dim=1)
             self._step(states, rows, a)
+            self._after(m, a)
             prev[:m] = a
         out = torch.empty_like(states)
         out[order] = states
@@ -138,10 +147,50 @@ class PermutationDomain(TensorDomain):
 
     kind = "permutation"
 
-    def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu") -> None:
+    def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu",
+                 canonical: bool = False) -> None:
         super().__init__(puzzle, device)
         self.perms = torch.as_tensor(np.array(puzzle.PERMS), dtype=torch.long,  # type: ignore[attr-defined]
                                      device=self.device)
+        self.canonical = canonical and hasattr(puzzle, "ACTION_FACE")
+        if self.canonical:
+            face = np.asarray(puzzle.ACTION_FACE)  # type: ignore[attr-defined]
+            power = np.asarray(puzzle.ACTION_POWER)  # type: ignore[attr-defined]
+            self.axis = torch.as_tensor(face % 3, device=self.device)  # U/D 0, R/L 1, F/B 2
+            self.side = torch.as_tensor(face // 3, device=self.device)  # U R F 0, D L B 1
+            self.htm = getattr(puzzle, "metric", "qtm") == "htm"
+            turn = np.where(power == 1, 1, np.where(power == 3, -1, 2))
+            self.turn = torch.as_tensor(turn, device=self.device)
+            self.run_axis = torch.empty(0, dtype=torch.long, device=self.device)
+            self.run_net = torch.empty((0, 2), dtype=torch.long, device=self.device)
+
+    def _start(self, n: int) -> None:
+        if self.canonical:
+            self.run_axis = torch.full((n,), -1, dtype=torch.long, device=self.device)
+            self.run_net = torch.zeros((n, 2), dtype=torch.long, device=self.device)
+
+    def _legal(self, m: int, states: torch.Tensor) -> torch.Tensor | None:
+        if not self.canonical:
+            return None
+        same_axis = self.run_axis[:m, None] == self.axis[None, :]  # (m, A)
+        net = self.run_net[:m][:, self.side]  # (m, A): the net turn of each action's face
+        if self.htm:
+            ok = net == 0
+        else:
+            ok = (net == 0) | (net == self.turn[None, :])
+        return ~same_axis | ok
+
+    def _after(self, m: int, actions: torch.Tensor) -> None:
+        if not self.canonical:
+            return
+        rows = torch.arange(m, device=self.device)
+        ax = self.axis[actions]
+        new_run = self.run_axis[:m] != ax
+        self.run_net[:m][new_run] = 0
+        self.run_axis[:m] = ax
+        side = self.side[actions]
+        self.run_net[rows, side] += torch.where(self.htm & torch.ones_like(side, dtype=torch.bool),
+                                                torch.ones_like(side), self.turn[actions])
 
     def _step(self, states: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> None:
         m = rows.shape[0]
@@ -228,14 +277,16 @@ class LightsDomain(TensorDomain):
         return ch, torch.ones(ch.shape[:2], dtype=torch.bool, device=self.device)
 
 
-def domain_for(puzzle: Puzzle, device: torch.device | str = "cpu") -> TensorDomain | None:
-    """The tensor form of ``puzzle``, or None when it has none."""
+def domain_for(puzzle: Puzzle, device: torch.device | str = "cpu",
+               canonical: bool = False) -> TensorDomain | None:
+    """The tensor form of ``puzzle``, or None when it has none. ``canonical``: cube walks without
+    same-axis cancellations (module docstring); other puzzles ignore it."""
     from puzzles.cube import _CubeBase
     from puzzles.lightsout import LightsOut
     from puzzles.npuzzle import NPuzzle
 
     if isinstance(puzzle, _CubeBase):
-        return PermutationDomain(puzzle, device)
+        return PermutationDomain(puzzle, device, canonical=canonical)
     if isinstance(puzzle, NPuzzle):
         return TilesDomain(puzzle, device)
     if isinstance(puzzle, LightsOut):
