@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The commands that trained the shipped models (CPU, one torch thread each, two runs at a time,
 # under nice on a shared 2-core machine). Wall-clock limits, so iteration counts vary with load.
-# Usage: heuristics/models/train_shipped.sh RUNS_DIR
+# Usage: heuristics/models/train_shipped.sh RUNS_DIR   (CUBE3=1 also trains the cube3 network)
 # Then, per puzzle: python -c "from heuristics.davi.ship import ship; ship('RUNS_DIR/P', 'P', [...])"
 # with the summaries printed by `bench train evaluate` (see each model's README).
 set -euo pipefail
@@ -31,3 +31,15 @@ small=(--h1 256 --res-dim 128 --num-blocks 2 --batch 1000 --lr-decay 0.9998)
   train cube3 --out "$runs/cube3" --resume --epsilon 0.15 --iterations $((9420 - 3280))
 ) &
 wait
+
+# cube3 (the diffusion-distance MLP): two threads, bfloat16 autocast, across sessions. The first
+# 8,000 iterations drew plain non-backtracking walks; from iteration 8,000 on canonical walks
+# (`--resume --walk canonical`). Stop it with SIGTERM (it saves), resume with --resume.
+cube3() {
+  python -m bench train diffusion cube3 --out "$runs/cube3-mlp" --threads 2 --quiet "$@"
+}
+if [ "${CUBE3:-0}" = 1 ]; then
+  cube3 --preset mlp --amp --batch 10000 --k-max 26 --lr-decay 0.99998 --check-every 2000 \
+    --eval-per-depth 50 --eval-max-steps 60 --walk plain --iterations 8000
+  cube3 --resume --walk canonical --iterations 2000000  # until stopped; resumed in later sessions
+fi

@@ -90,19 +90,19 @@ but has ``solved`` false. A JSON summary (settings, training, totals) is printed
 Set-up (a separate virtual environment; the CPU torch wheel must be installed first, or pip pulls
 the CUDA build; cayleypy 0.2.0 accepts that torch and brings numpy, scipy, numba, h5py, kagglehub):
 
-    python3 -m venv /tmp/hb/cayley/venv
-    /tmp/hb/cayley/venv/bin/pip install torch==2.13.0
-    /tmp/hb/cayley/venv/bin/pip install cayleypy==0.2.0
+    python3 -m venv /tmp/cayleypy-venv
+    /tmp/cayleypy-venv/bin/pip install torch==2.13.0
+    /tmp/cayleypy-venv/bin/pip install cayleypy==0.2.0
 
 Run (train once, then solve with the saved model):
 
-    nice -n 10 /tmp/hb/cayley/venv/bin/python tests/benchmarks/peers/cayleypy_cube3.py \\
-        --train-seconds 3600 --threads 2 --save-model /tmp/hb/cayley/model.pt \\
+    nice -n 10 /tmp/cayleypy-venv/bin/python tests/benchmarks/peers/cayleypy_cube3.py \\
+        --train-seconds 3600 --threads 2 --save-model /tmp/cayleypy/model.pt \\
         --cubes cubes.txt --out cayleypy.jsonl
-    nice -n 10 /tmp/hb/cayley/venv/bin/python tests/benchmarks/peers/cayleypy_cube3.py \\
-        --load-model /tmp/hb/cayley/model.pt --cubes cubes.txt --out cayleypy.jsonl
+    nice -n 10 /tmp/cayleypy-venv/bin/python tests/benchmarks/peers/cayleypy_cube3.py \\
+        --load-model /tmp/cayleypy/model.pt --cubes cubes.txt --out cayleypy.jsonl
 
-    nice -n 10 /tmp/hb/cayley/venv/bin/python tests/benchmarks/peers/cayleypy_cube3.py \\
+    nice -n 10 /tmp/cayleypy-venv/bin/python tests/benchmarks/peers/cayleypy_cube3.py \\
         --self-test --train-seconds 60 --out selftest.jsonl
 
 Comparability notes: the network is float32 on the CPU with ``--threads`` torch threads
