@@ -12,6 +12,7 @@ import numpy as np
 
 from puzzles.base import InputError, Puzzle
 
+
 class FiniteFloat(click.ParamType):
     """A float option that refuses NaN and infinities (ranges are checked where the value is
     used, so their messages stay those of the code that uses it)."""

@@ -21,7 +21,6 @@ import numpy as np
 
 from puzzles.base import InputError
 
-
 #: the largest test set file read (theirs are a few MB)
 MAX_BYTES = 1 << 30
 
