@@ -118,6 +118,7 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
             head, _, rest = md.partition("\n\n")
             md = head + "\n\nMade by:\n\n" + "\n".join(lines) + "\n\n" + rest
     (run_dir / "summary.md").write_text(md)
+    df = report.with_reference_optima(df)
     click.echo(report.text_table(report.terminal_table(report.display_table(report.summarize(df)))))
     if df["config"].nunique() > 1:
         comp = report.compare(df)
@@ -128,7 +129,7 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
     if make_figures:
         from bench import plots
 
-        for fname, fig in plots.run_figures(df, figures).items():
+        for fname, fig in plots.run_figures(df, figures, title=title).items():
             path = run_dir / f"{fname}.png"
             fig.savefig(path, dpi=130)
             written.append(path.name)
