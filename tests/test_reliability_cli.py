@@ -179,3 +179,22 @@ def test_read_only_output_folder(tmp_path, capsys):
     finally:
         ro.chmod(0o700)
     assert_one_line_error(code, err, "Permission denied")
+
+
+def test_json_output_is_strict_json():
+    from bench.commands.common import json_line
+
+    text = json_line({"h_start": float("nan"), "rate": float("inf"), "xs": [1.0, float("-inf")]})
+    assert json.loads(text) == {"h_start": None, "rate": None, "xs": [1.0, None]}
+    assert "NaN" not in text and "Infinity" not in text
+
+
+def test_solve_json_has_no_nan(capsys):
+    code = 0
+    try:
+        main(["solve", "puzzle8", "--scramble", "U L", "--heuristic", "manhattan", "--json"])
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr().out
+    assert code == 0
+    json.loads(out, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 import click
 
 from bench import registry
-from bench.commands.common import goal_option, read_state
+from bench.commands.common import goal_option, json_line, read_state
 from puzzles.base import InputError
 from solvers.base import Limits, SolveResult
 
@@ -144,6 +143,6 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
     result = solver.solve(p, h, s, limits)
     if as_json:
-        click.echo(json.dumps(result_record(p, s, result)))
+        click.echo(json_line(result_record(p, s, result)))
     else:
         click.echo(_summary(p, s, result))
