@@ -198,3 +198,59 @@ def test_solve_json_has_no_nan(capsys):
     out = capsys.readouterr().out
     assert code == 0
     json.loads(out, parse_constant=lambda c: pytest.fail(f"not JSON: {c}"))
+
+
+# --------------------------------------------------------------------------- every numeric option
+BASE_ARGS = {
+    "show": ["show", "puzzle8", "1,2,3,4,5,6,7,8,0"], "scramble": ["scramble", "puzzle8"],
+    "pdb build": ["pdb", "build", "puzzle8", "pdb-44"], "h": ["h", "puzzle8", "manhattan", "-"],
+    "solve": SOLVE, "train davi": TRAIN, "train diffusion": ["train", "diffusion", "puzzle8"],
+    "train rate": ["train", "rate", "puzzle8"], "train infer-rate": ["train", "infer-rate", "puzzle8"],
+    "train evaluate": ["train", "evaluate", "puzzle8"], "run suite": ["run", "suite", "lightsout7"],
+    "quality": ["quality", "puzzle8", "manhattan"], "paper": ["paper", "felner2004"],
+}
+
+
+def _numeric_options() -> list[tuple[str, str, str]]:
+    """(command, option, malformed value) for every int or float option of every command."""
+    import click
+
+    from bench.cli import COMMANDS, cli
+
+    ctx = click.Context(cli)
+    cases = []
+    for name in COMMANDS:
+        cmd = cli.get_command(ctx, name)
+        subs = cmd.commands.items() if isinstance(cmd, click.Group) else [(None, cmd)]
+        for sub, c in subs:
+            path = name if sub is None else f"{name} {sub}"
+            for p in c.params:
+                if not isinstance(p, click.Option) or p.is_flag or p.multiple and p.nargs != 1:
+                    continue
+                kind = p.type
+                is_int = isinstance(kind, click.types.IntParamType)
+                is_float = isinstance(kind, click.types.FloatParamType) or kind.name == "float"
+                if not (is_int or is_float):
+                    continue
+                opt = max(p.opts, key=len)
+                cases.append((path, opt, "abc"))
+                cases += [(path, opt, v) for v in ((BIG, "-" + BIG) if is_int else ("nan", "inf"))]
+    return cases
+
+
+NUMERIC = _numeric_options()
+
+
+def test_every_command_with_numeric_options_is_covered():
+    assert {c for c, _, _ in NUMERIC} <= set(BASE_ARGS)
+    assert len(NUMERIC) > 60
+
+
+@pytest.mark.parametrize("command,option,value", NUMERIC,
+                         ids=[f"{c}:{o}={v[:6]}" for c, o, v in NUMERIC])
+def test_every_numeric_option_refuses_malformed_values(command, option, value, capsys, tmp_path):
+    args = BASE_ARGS[command] + [option, value]
+    if command in ("train davi", "train diffusion"):
+        args += ["--out", str(tmp_path / "run")]
+    code, err = run_cli(args, capsys)
+    assert_one_line_error(code, err, option)
