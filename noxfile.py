@@ -9,6 +9,9 @@ REGRESSION = "tests/benchmarks/test_bench_suite.py"
 nox.options.reuse_existing_virtualenvs = True
 
 INSTALL = ["-e", ".[dev]"]
+#: one thread per pool while benchmarks run (the conftest also pins Numba and torch)
+ONE_THREAD = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+              "OPENBLAS_NUM_THREADS": "1"}
 
 
 def _install(session: nox.Session) -> None:
@@ -48,10 +51,21 @@ def bench(session: nox.Session) -> None:
     for out in outs:  # three runs; the comparison takes each benchmark's median ratio
         session.run(
             "pytest", *(session.posargs or [REGRESSION]), "--benchmark-enable", "--benchmark-only",
-            f"--benchmark-json={out}",
+            f"--benchmark-json={out}", env=ONE_THREAD,
         )
     # fails on a large slowdown; refresh with: python tests/benchmarks/compare.py OUTS... --update
     session.run("python", "tests/benchmarks/compare.py", *outs)
+
+
+@nox.session
+def benchgate(session: nox.Session) -> None:
+    """The regression set once, against the baseline with a generous factor (6x): fast enough
+    for CI, and a large slowdown cannot land unseen."""
+    _install(session)
+    out = ".benchmarks/gate.json"
+    session.run("pytest", REGRESSION, "--benchmark-enable", "--benchmark-only",
+                f"--benchmark-json={out}", env=ONE_THREAD)
+    session.run("python", "tests/benchmarks/compare.py", out, "--factor", "6")
 
 
 @nox.session

@@ -105,6 +105,11 @@ def main(argv: list[str] | None = None) -> Any:
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
+    except (PermissionError, FileExistsError, IsADirectoryError, NotADirectoryError) as exc:
+        # a read-only or odd output or cache folder: the path and the reason, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"error: {where}{exc.strerror or exc}", err=True)
+        sys.exit(2)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:

@@ -22,7 +22,13 @@ def cache_dir() -> Path:
     """``$BENCH_CACHE``, default the user's cache directory; created on demand."""
     env = os.environ.get("BENCH_CACHE")
     path = Path(env).expanduser() if env else Path(platformdirs.user_cache_dir("heuristic-bench"))
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        from puzzles.base import InputError
+
+        raise InputError(f"{'$BENCH_CACHE' if env else 'cache folder'}: cannot use {path} as a "
+                         f"folder ({exc.strerror or exc})") from None
     return path
 
 

@@ -62,11 +62,24 @@ def fig_excess(df: pd.DataFrame) -> tuple[Any, Any]:
     """Distribution of length excess over the reference optimum, per configuration."""
     d = solved(df)
     d = d[d["optimal"].notna()]
-    d["excess"] = d["length"] - d["optimal"]
+    d = d.assign(excess=d["length"] - d["optimal"])
+    d = d[d["excess"] >= 0]  # a solution shorter than the optimum is recorded as invalid
     fig, ax = plt.subplots(figsize=(6, 3.8))
     if len(d):
-        sns.histplot(data=d, x="excess", hue="config", discrete=True, multiple="dodge",
-                     shrink=0.8, ax=ax)
+        # one bar per (excess, configuration), side by side inside [excess - 0.4, excess + 0.4]
+        configs = list(dict.fromkeys(d["config"]))
+        width = 0.8 / len(configs)
+        palette = sns.color_palette(n_colors=len(configs))
+        for k, (cfg, color) in enumerate(zip(configs, palette, strict=True)):
+            counts = d.loc[d["config"] == cfg, "excess"].astype(int).value_counts().sort_index()
+            ax.bar(counts.index - 0.4 + width * (k + 0.5), counts.to_numpy(), width=width,
+                   color=color, label=cfg)
+        ax.set_xlim(-0.5, float(d["excess"].max()) + 0.5)
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel("instances")
+        ax.legend(title="config", fontsize=8)
     else:
         ax.text(0.5, 0.5, "no solved instance with a known optimum", ha="center",
                 transform=ax.transAxes)
@@ -159,8 +172,23 @@ FIGURES = {
 }
 
 
-def run_figures(df: pd.DataFrame, names: list[str] | tuple[str, ...] | None = None) -> dict[str, Any]:
-    """``{name: fig}`` for the named standard figures of a suite run (all by default)."""
+def _absent_note(df: pd.DataFrame, name: str) -> str:
+    """Which configurations a figure cannot show (nothing solved, or no known optimum)."""
+    d = solved(df)
+    if name == "excess":
+        d = d[d["optimal"].notna()]
+    shown = set(d["config"])
+    absent = [c for c in dict.fromkeys(df["config"]) if c not in shown] if "config" in df else []
+    if not absent:
+        return ""
+    why = "nothing solved with a known optimum" if name == "excess" else "nothing solved"
+    return f"not shown ({why}): {', '.join(map(str, absent))}"
+
+
+def run_figures(df: pd.DataFrame, names: list[str] | tuple[str, ...] | None = None,
+                title: str = "") -> dict[str, Any]:
+    """``{name: fig}`` for the named standard figures of a suite run (all by default), titled
+    ``title`` (suite and profile), with a note naming the configurations a figure cannot show."""
     unknown = [n for n in names or () if n not in FIGURES]
     if unknown:
         from puzzles.base import InputError
@@ -169,5 +197,12 @@ def run_figures(df: pd.DataFrame, names: list[str] | tuple[str, ...] | None = No
     out = {}
     for name in names or FIGURES:
         fig, _ = FIGURES[name](df)
+        note = _absent_note(df, name)
+        if title:
+            fig.suptitle(title, fontsize=10)
+        if note:
+            fig.text(0.01, 0.005, note, fontsize=7, color="dimgrey", va="bottom")
+        if title or note:
+            fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
         out[name] = fig
     return out

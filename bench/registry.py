@@ -70,7 +70,7 @@ PUZZLES: dict[str, Entry] = {
     ]
 }
 
-_LIGHTS_RE = re.compile(r"^lightsout(\d+)$")
+_LIGHTS_RE = re.compile(r"^lightsout([0-9]+)$", re.ASCII)
 
 
 def puzzle_entry(name: str) -> Entry:

@@ -29,7 +29,7 @@ import numpy as np
 from puzzles.base import InputError, Puzzle
 from puzzles.gf2 import GF2System
 
-_MOVE_RE = re.compile(r"^r(\d+)c(\d+)$")
+_MOVE_RE = re.compile(r"^r([0-9]+)c([0-9]+)$", re.ASCII)
 
 
 def _check_size(size: int) -> int:
@@ -230,7 +230,7 @@ class LightsOut(Puzzle):
                         f"(rows and columns are 0..{self.size - 1})"
                     )
                 out.append(r * self.size + c)
-            elif tok.isdigit():
+            elif tok.isascii() and tok.isdigit():
                 if int(tok) >= self.cells:
                     raise InputError(f"MOVES: cell {tok} out of range 0..{self.cells - 1}")
                 out.append(int(tok))

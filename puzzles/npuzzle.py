@@ -42,6 +42,8 @@ ROTATE_180 = INVERSE
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))  # (row, col) step of the blank for U, D, L, R
 
 
+_INT_RE = re.compile(r"[+-]?[0-9]+", re.ASCII)
+
 def _check_width(width: int) -> int:
     if not isinstance(width, int | np.integer) or not 2 <= int(width) <= 15:
         raise InputError(f"width: expected an integer from 2 to 15, got {width!r}")
@@ -293,10 +295,10 @@ class NPuzzle(Puzzle):
             )
         values = []
         for tok in tokens:
-            try:
-                values.append(int(tok))
-            except ValueError:
-                raise InputError(f"STATE: {tok!r} is not an integer") from None
+            # ASCII digits only: int() would also take '1_2' and full-width or other scripts' digits
+            if not _INT_RE.fullmatch(tok):
+                raise InputError(f"STATE: {tok!r} is not an integer")
+            values.append(int(tok))
         return self._validated(np.array(values, dtype=np.int64), "STATE")
 
     def _validated(self, values: np.ndarray, what: str) -> np.ndarray:

@@ -493,7 +493,7 @@ def _parse_file(spec: InstanceSetSpec, puzzle: Puzzle, path: Path) -> list[Insta
                 meta: dict[str, Any] = {}
             elif spec.format == "maneuver":
                 iid = parts[0]
-                if len(parts) > 1 and parts[1].isdigit():
+                if len(parts) > 1 and parts[1].isascii() and parts[1].isdigit():
                     opt_: int | None = int(parts[1])
                     moves = " ".join(parts[2:])
                 else:

@@ -378,3 +378,13 @@ def test_resume_refuses_a_non_finite_epsilon(toy, trained, tmp_path):
     t = Trainer.resume(tmp_path / "run", puzzle=toy, progress=False)
     with pytest.raises(InputError, match="--epsilon: expected a finite number"):
         t.change_epsilon(math.inf)
+
+
+def test_resume_skips_garbage_lines_in_the_logs(toy, trained, tmp_path):
+    shutil.copytree(trained, tmp_path / "run")
+    with open(tmp_path / "run" / "log.csv", "a") as f:
+        f.write("garbage,line\n\n1e9,x\n99999,0.1,0.001,0,1,1\n")
+    t = Trainer.resume(tmp_path / "run", puzzle=toy, progress=False)
+    lines = (tmp_path / "run" / "log.csv").read_text().splitlines()
+    assert lines[0].startswith("iteration") and all(ln.split(",")[0].isdigit() for ln in lines[1:])
+    assert all(int(ln.split(",")[0]) <= t.iteration for ln in lines[1:])

@@ -158,3 +158,22 @@ def test_bad_state_dicts_are_refused(tmp_path):
     (tmp_path / "junk.pt").write_bytes(b"junk")
     with pytest.raises(InputError, match="not a readable torch state dict"):
         import_deepcubea(tmp_path / "junk.pt", "puzzle8", tmp_path / "out.pt")
+
+
+def test_malformed_state_dicts_are_one_line_errors(tmp_path):
+    import os
+
+    sd = _their_state_dict(9, 9)
+    cases = {
+        "not-tensor": {**sd, "fc1.weight": [1, 2, 3]},
+        "one-dim": {**sd, "fc1.weight": torch.zeros(5)},
+        "wrong-shape": {**sd, "fc2.weight": torch.zeros(3, 3)},
+        "nan": {**sd, "fc_out.bias": torch.tensor([float("nan")])},
+    }
+    for name, bad in cases.items():
+        torch.save(bad, tmp_path / f"{name}.pt")
+        with pytest.raises(InputError, match="STATE_DICT"):
+            import_deepcubea(tmp_path / f"{name}.pt", "puzzle8", tmp_path / "out.pt")
+    os.mkfifo(tmp_path / "fifo.pt")
+    with pytest.raises(InputError, match="not a regular file"):
+        import_deepcubea(tmp_path / "fifo.pt", "puzzle8", tmp_path / "out.pt")

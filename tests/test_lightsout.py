@@ -275,3 +275,17 @@ def test_lights_on_spec_and_registry():
         get_heuristic("lights-on", get_puzzle("puzzle8"))
     with pytest.raises(ValueError, match="shape"):
         h(np.zeros((2, 5)))
+
+
+@pytest.mark.parametrize("name", ["lightsout٧", "lightsout７", "lightsout1_0"])
+def test_puzzle_names_with_non_ascii_digits_are_unknown(name):
+    from bench.registry import puzzle_entry
+
+    with pytest.raises(InputError, match="unknown puzzle"):
+        puzzle_entry(name)
+
+
+@pytest.mark.parametrize("moves", ["r٠c0", "²", "r0c０"])
+def test_moves_with_non_ascii_digits_are_refused(moves):
+    with pytest.raises(InputError, match="MOVES"):
+        LightsOut(3).parse_moves(moves)

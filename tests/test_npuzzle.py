@@ -318,3 +318,10 @@ def test_pretty_color_marks_placed_tiles():
     colored = p.pretty(s, color=True)
     assert colored.count("\x1b[32m") == 7
     assert p.pretty(s) == colored.replace("\x1b[32m", "").replace("\x1b[0m", "")
+
+
+@pytest.mark.parametrize("text", ["1_2,2,3,4,5,6,7,8,0", "１,2,3,4,5,6,7,8,0", "١,2,3,4,5,6,7,8,0",
+                                  "1,2,3,4,5,6,7,8,٠", "1,2,3,4,5,6,7,8,0x0", "1,2,3,4,5,6,7,8,²"])
+def test_tiles_are_ascii_integers(text):
+    with pytest.raises(InputError, match="is not an integer"):
+        NPuzzle(3).parse(text)

@@ -135,3 +135,62 @@ def test_a_configuration_that_solved_nothing_does_not_empty_the_comparison():
     comp = report.compare(pd.concat([df, dead])).set_index("config")
     assert comp.loc["broken", "n"] == 0 and comp.loc["broken", "failures"] == "error 12"
     assert comp.loc["pdb-ida", "n"] == 4
+
+
+def test_bootstrap_does_not_depend_on_the_order_rows_finished():
+    x = np.random.default_rng(3).normal(10, 3, 40)
+    assert report.bootstrap_ci(x) == report.bootstrap_ci(x[::-1])
+    assert report.bootstrap_ci(x) == report.bootstrap_ci(np.random.default_rng(4).permutation(x))
+
+
+def _run_without_optima() -> pd.DataFrame:
+    rows = []
+    for cfg, solver, heuristic, params, extra in (
+            ("ida-md", "ida", "manhattan", "{}", 0), ("bwas-davi", "bwas", "davi", "{}", 2),
+            ("astar-w", "astar", "manhattan", '{"s.weight": 0.5}', 4)):
+        for i in range(4):
+            rows.append({"config": cfg, "solver": solver, "heuristic": heuristic, "params": params,
+                         "instance_set": "random", "instance": str(i), "status": "solved",
+                         "length": 20 + i + (extra if i % 2 else 0), "optimal": None,
+                         "nodes_generated": 100, "time_s": 0.1, "peak_rss_bytes": 2**20,
+                         "heuristic_nbytes": 2**20})
+    return pd.DataFrame(rows)
+
+
+def test_an_optimal_configuration_of_the_run_is_the_reference():
+    df = report.with_reference_optima(_run_without_optima())
+    assert (df["optimal"] == [20, 21, 22, 23] * 3).all()
+    assert set(df["optimal_from"]) == {"run: ida-md"}
+    summ = report.summarize(df).set_index("config")
+    assert summ.loc["ida-md", "optimal_pct"] == 100.0
+    assert summ.loc["bwas-davi", "optimal_pct"] == 50.0 and summ.loc["bwas-davi", "mean_excess"] == 1.0
+    md = report.report_markdown(_run_without_optima(), title="t")
+    assert "Reference optima (instances): random: run: ida-md 4." in md
+    # weighted A* is not optimal by construction: alone, it gives no reference
+    only_w = _run_without_optima().query("config != 'ida-md'")
+    assert report.with_reference_optima(only_w)["optimal"].isna().all()
+
+
+def test_excess_histogram_draws_no_bar_below_zero():
+    import matplotlib.pyplot as plt
+
+    df = _frame()
+    fig, ax = plots.fig_excess(df)
+    bars = ax.patches
+    assert bars and min(b.get_x() for b in bars) >= -0.5
+    assert ax.get_xlim()[0] >= -0.5
+    plt.close(fig)
+
+
+def test_figures_have_a_title_and_name_configurations_they_cannot_show():
+    import matplotlib.pyplot as plt
+
+    df = _frame()
+    dead = df[df.config == "greedy"].assign(config="broken", status="error", length=None)
+    figs = plots.run_figures(pd.concat([df, dead]), ["nodes-vs-length", "excess"],
+                             title="puzzle8 (quick)")
+    for fig in figs.values():
+        assert fig._suptitle is not None and fig._suptitle.get_text() == "puzzle8 (quick)"
+        texts = [t.get_text() for t in fig.texts]
+        assert any("not shown" in t and "broken" in t for t in texts), texts
+        plt.close(fig)

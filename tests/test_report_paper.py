@@ -56,3 +56,19 @@ def test_profile_is_refused_where_no_suite_runs(tmp_path):
 def test_unknown_profile_of_a_suite_table_is_a_one_line_error(tmp_path):
     with pytest.raises(InputError, match="--profile: suite felner2004 has no profile 'nope'"):
         paper.make("felner2004", out=tmp_path, profile="nope")
+
+
+def test_a_table_row_that_cannot_be_measured_keeps_the_earlier_measurement(tmp_path, monkeypatch):
+    dest = tmp_path / "out" / "deepcubea-table2"
+    dest.mkdir(parents=True)
+    pd.DataFrame([{"puzzle": "cube2", "heuristic": "pdb-cube2", "status": "measured",
+                   "memory_mb": 1.75, "load_s": 0.5, "states_per_s": 6e6, "batch": 10000}]
+                 ).to_csv(dest / "table.csv", index=False)
+    monkeypatch.setattr(paper, "TABLE_HEURISTICS", [("cube2", "pdb-cube2"), ("cube3", "pdb-korf")])
+    monkeypatch.setattr(paper, "_load", lambda p, h, build: "not built (run with --build)")
+    text = paper.make("deepcubea-table2", out=tmp_path / "out")
+    assert "| cube2 | pdb-cube2 | 1.8 (earlier run) |" in text
+    assert "| cube3 | pdb-korf | not built (run with --build) |" in text
+    table = pd.read_csv(dest / "table.csv").set_index("heuristic")
+    assert table.loc["pdb-cube2", "status"] == "measured (earlier run)"
+    assert table.loc["pdb-cube2", "memory_mb"] == 1.75

@@ -33,6 +33,25 @@ class FiniteFloat(click.ParamType):
 
 FINITE_FLOAT = FiniteFloat()
 
+
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    if isinstance(obj, np.generic):
+        return _finite(obj.item())
+    return obj
+
+
+def json_line(obj: Any) -> str:
+    """``obj`` as one line of strict JSON: NaN and infinities (not JSON) become ``null``."""
+    import json
+
+    return json.dumps(_finite(obj), allow_nan=False, default=str)
+
 goal_option: Callable[[Any], Any] = click.option(
     "--goal", default=None, metavar="blank-first|blank-last",
     help="goal layout (sliding tiles only; default blank-last)",

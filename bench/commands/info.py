@@ -48,9 +48,9 @@ def show_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None
 
 @click.command("scramble")
 @click.argument("puzzle")
-@click.option("--depth", type=click.IntRange(min=0), help="random-walk length")
-@click.option("--count", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--depth", type=click.IntRange(min=0, max=10**6), help="random-walk length")
+@click.option("--count", type=click.IntRange(min=1, max=10**7), default=1, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
               help="seed of the numpy random Generator (>= 0)")
 @click.option("--moves", "show_moves", is_flag=True, help="print the move sequences instead")
 @click.option("--uniform", is_flag=True, help="draw uniformly from all solvable states")

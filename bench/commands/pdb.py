@@ -58,7 +58,7 @@ def pdb_group() -> None:
 @pdb_group.command("build")
 @click.argument("puzzle")
 @click.argument("heuristic")
-@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--jobs", type=click.IntRange(min=1, max=1024), default=1, show_default=True,
               help="tables built at once, one process each")
 @click.option("--force", is_flag=True, help="rebuild tables that already exist")
 def build_cmd(puzzle: str, heuristic: str, jobs: int, force: bool) -> None:
@@ -159,7 +159,7 @@ def info_cmd(puzzle: str, heuristic: str) -> None:
 @click.option("--scramble", "moves", help="move sequence applied to the goal")
 @goal_option
 @click.option("--model", default=None, help="model name or checkpoint (learned heuristics)")
-@click.option("--batch", type=click.IntRange(min=1), default=10000, show_default=True,
+@click.option("--batch", type=click.IntRange(min=1, max=10**7), default=10000, show_default=True,
               help="states evaluated at once")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
               help="where a network evaluates (learned heuristics) [cpu]")

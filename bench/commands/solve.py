@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 import click
 
 from bench import registry
-from bench.commands.common import goal_option, read_state
+from bench.commands.common import goal_option, json_line, read_state
 from puzzles.base import InputError
 from solvers.base import Limits, SolveResult
 
@@ -17,8 +16,11 @@ MIB = 1 << 20
 
 
 def _number(option: str, text: str | None, kind: type, low: float, low_ok: bool,
-            high: float | None = None) -> Any:
-    """Parse an option value here (not by click) so bad values are one-line ``InputError``s."""
+            high: float | None = None, cap: float | None = None) -> Any:
+    """Parse an option value here (not by click) so bad values are one-line ``InputError``s.
+
+    ``high``: the value lies in ``[low, high]``; ``cap``: an upper bound that keeps huge values
+    (``1e308``) from overflowing what they size, reported on its own."""
     if text is None:
         return None
     try:
@@ -32,6 +34,8 @@ def _number(option: str, text: str | None, kind: type, low: float, low_ok: bool,
         rng = (f"in [{low:g}, {high:g}]" if high is not None
                else f"{'>=' if low_ok else '>'} {low:g}")
         raise InputError(f"{option}: must be {rng}, got {text}")
+    if cap is not None and value > cap:
+        raise InputError(f"{option}: must be at most {cap:g}, got {text}")
     return value
 
 
@@ -102,12 +106,12 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     if heuristic_name is None:
         raise InputError("--heuristic: missing (see bench list heuristics)")
     w = _number("--weight", weight, float, 0.0, True, 1.0)
-    b = _number("--batch", batch, int, 1, True)
-    t = _number("--time-limit", time_limit, float, 0.0, False)
-    n = _number("--node-limit", node_limit, int, 0, False)
-    mb = _number("--memory-limit", memory_limit, float, 0.0, False)
-    wd = _number("--width", width, int, 1, True)
-    md = _number("--max-depth", max_depth, int, 1, True)
+    b = _number("--batch", batch, int, 1, True, cap=10**9)
+    t = _number("--time-limit", time_limit, float, 0.0, False, cap=10**9)
+    n = _number("--node-limit", node_limit, int, 0, False, cap=2**62)
+    mb = _number("--memory-limit", memory_limit, float, 0.0, False, cap=2**40)
+    wd = _number("--width", width, int, 1, True, cap=10**9)
+    md = _number("--max-depth", max_depth, int, 1, True, cap=10**9)
     gd = _number("--goal-depth", goal_depth, int, 0, True, 30)
     entry = registry.heuristic_entry(heuristic_name)
     learned = bool(entry.props.get("needs_model"))
@@ -143,6 +147,6 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
     result = solver.solve(p, h, s, limits)
     if as_json:
-        click.echo(json.dumps(result_record(p, s, result)))
+        click.echo(json_line(result_record(p, s, result)))
     else:
         click.echo(_summary(p, s, result))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -22,8 +23,8 @@ def run_group() -> None:
 @click.option("--quick", is_flag=True, help="the suite's quick profile (a few minutes on 2 cores)")
 @click.option("--profile", default=None, help="profile name (default: default)")
 @click.option("--config", "configs", multiple=True, help="only this configuration (repeatable)")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="at most K instances per set")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+@click.option("--limit", type=click.IntRange(min=1, max=10**9), default=None, help="at most K instances per set")
+@click.option("--jobs", "-j", type=click.IntRange(min=1, max=1024), default=None,
               help="worker processes (default: cores / threads)")
 @click.option("--threads", type=click.IntRange(min=1, max=1024), default=1, show_default=True,
               help="Numba and torch threads per worker (e.g. -j 1 --threads 2: one instance at a "
@@ -36,7 +37,7 @@ def run_group() -> None:
 @click.option("--rerun-changed", is_flag=True,
               help="with --resume: run again the rows whose instance, configuration, limits or "
                    "seed changed since they were made (default: refuse)")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True)
 @click.option("--no-figures", is_flag=True, help="skip the figures")
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[str, ...],
@@ -136,6 +137,7 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
             head, _, rest = md.partition("\n\n")
             md = head + "\n\nMade by:\n\n" + "\n".join(lines) + "\n\n" + rest
     (run_dir / "summary.md").write_text(md)
+    df = report.with_reference_optima(df)
     click.echo(report.text_table(report.terminal_table(report.display_table(report.summarize(df)))))
     if df["config"].nunique() > 1:
         comp = report.compare(df)
@@ -146,7 +148,7 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
     if make_figures:
         from bench import plots
 
-        for fname, fig in plots.run_figures(df, figures).items():
+        for fname, fig in plots.run_figures(df, figures, title=title).items():
             path = run_dir / f"{fname}.png"
             fig.savefig(path, dpi=130)
             written.append(path.name)
@@ -242,21 +244,26 @@ def import_cmd(path: Path, puzzle: str | None, out: Path | None) -> None:
 def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None) -> None:
     """Tables and figures of RUN_DIR: a suite run (rows.jsonl) or a training run (log.csv)."""
     from bench import runner
+    from suites.loaders import FIGURE_NAMES
 
     if not run_dir.is_dir():
         raise InputError(f"RUN_DIR: {run_dir} is not a folder")
+    for f in figs:
+        if f not in FIGURE_NAMES:
+            raise InputError(f"--figures: unknown figure {f!r}; known: {', '.join(FIGURE_NAMES)}")
     if (run_dir / runner.ROWS).is_file():
         _write_report(run_dir, list(figs) or None, title=run_dir.name)
         return
     if (run_dir / "log.csv").is_file():
         import matplotlib.pyplot as plt
-        import pandas as pd
 
         from bench import plots
 
-        log = pd.read_csv(run_dir / "log.csv")
-        depth = pd.read_csv(run_dir / "depth_log.csv") if (run_dir / "depth_log.csv").is_file() else None
-        fig, _ = plots.fig_training(log, depth)
+        log = _read_log(run_dir / "log.csv", ("iteration", "loss", "lr"))
+        if log is None or log.empty:
+            raise InputError(f"RUN_DIR: {run_dir / 'log.csv'} holds no training rows yet")
+        depth = _read_log(run_dir / "depth_log.csv", ("iteration", "depth", "greedy_solved"))
+        fig, _ = plots.fig_training(log, depth if depth is not None and not depth.empty else None)
         dest = out or run_dir
         dest.mkdir(parents=True, exist_ok=True)
         fig.savefig(dest / "training.png", dpi=130)
@@ -269,13 +276,34 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None) -> None:
     raise InputError(f"RUN_DIR: {run_dir} holds neither a suite run ({runner.ROWS}) nor a training log (log.csv)")
 
 
+def _read_log(path: Path, columns: tuple[str, ...]) -> Any:
+    """A training log as a DataFrame of numbers (lines that are not rows dropped), None if absent
+    or empty; ``InputError`` if it lacks ``columns``."""
+    import pandas as pd
+
+    if not path.is_file():
+        return None
+    try:
+        df = pd.read_csv(path, encoding_errors="replace")
+    except pd.errors.EmptyDataError:
+        return None
+    except (pd.errors.ParserError, ValueError, OSError) as exc:
+        raise InputError(f"RUN_DIR: {path} is not a training log "
+                         f"({str(exc).strip().splitlines()[0][:120]})") from None
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise InputError(f"RUN_DIR: {path} is not a training log (no column {missing[0]!r})")
+    df = df.apply(pd.to_numeric, errors="coerce")
+    return df.dropna(subset=list(columns)).reset_index(drop=True)
+
+
 # --------------------------------------------------------------------------- bench quality
 @click.command("quality")
 @click.argument("puzzle")
 @click.argument("heuristics", nargs=-1, required=True)
-@click.option("--sample", type=click.IntRange(min=1), default=None,
+@click.option("--sample", type=click.IntRange(min=1, max=10**9), default=None,
               help="evaluate on this many states of the enumeration (default: every state)")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="folder for table and figure")
 @click.option("--model", "models", multiple=True,
               help="learned heuristics: evaluate this model (name or run folder; repeatable, one row each)")
@@ -315,8 +343,8 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
 @click.argument("name")
 @click.option("--run", "run_dir", type=click.Path(path_type=Path), default=None,
               help="use this finished run instead of running")
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="at most K instances")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None)
+@click.option("--limit", type=click.IntRange(min=1, max=10**9), default=None, help="at most K instances")
+@click.option("--jobs", "-j", type=click.IntRange(min=1, max=1024), default=None)
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="tables go to OUT/NAME/, raw runs to OUT/runs/NAME/ (default: runs/paper; "
                    "give --out results to regenerate the committed tables)")

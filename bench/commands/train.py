@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from bench.commands.common import FINITE_FLOAT, goal_option
+from bench.commands.common import FINITE_FLOAT, goal_option, json_line
 from heuristics.davi.limits import MAX_BATCH, MAX_WIDTH
 from puzzles.base import InputError
 
@@ -223,7 +223,7 @@ def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int,
            "seconds": {k: round(v / iterations, 4) for k, v in parts.items()}}
     seconds: dict[str, float] = rec["seconds"]
     if as_json:
-        click.echo(json.dumps(rec))
+        click.echo(json_line(rec))
         return
     click.echo(f"{puzzle} {target} {preset} ({params:,} parameters), batch {batch}, "
                f"{'bfloat16' if amp else 'float32'}, {data} data, {rec['device']}, "
@@ -361,7 +361,7 @@ def models_cmd(as_json: bool) -> None:
         })
     if as_json:
         for r in rows:
-            click.echo(json.dumps(r))
+            click.echo(json_line(r))
         return
     if not rows:
         click.echo("no models found (train one with `bench train davi PUZZLE`)")
@@ -432,4 +432,4 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
         summary.update(width=width)
     if precision != "float32":
         summary.update(precision=precision)
-    click.echo(json.dumps(summary))
+    click.echo(json_line(summary))

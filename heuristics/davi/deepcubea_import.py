@@ -16,9 +16,12 @@ from typing import Any
 
 import torch
 
-from heuristics.davi.checkpoint import CheckpointError, save_checkpoint
+from heuristics.davi.checkpoint import CheckpointError, non_finite, save_checkpoint
 from heuristics.davi.model import ModelConfig
 from puzzles.base import InputError, Puzzle
+
+#: the largest state dict file read (their largest network is about 60 MB)
+MAX_BYTES = 4 << 30
 
 _BLOCK_PARTS = {"0": "fc1", "1": "bn1", "2": "fc2", "3": "bn2"}
 _TOP = {"fc1": "input", "bn1": "input_bn", "fc2": "hidden", "bn2": "hidden_bn", "fc_out": "out"}
@@ -29,6 +32,8 @@ def rename_state_dict(theirs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor
     """DeepCubeA's ``ResnetModel`` tensor names -> ours (``ResnetFC``); ``InputError`` on others."""
     out: dict[str, torch.Tensor] = {}
     for key, value in theirs.items():
+        if not isinstance(key, str) or not isinstance(value, torch.Tensor):
+            raise InputError(f"STATE_DICT: entry {key!r} is not a named tensor")
         m = _KEY.match(key)
         if m is None:
             raise InputError(f"STATE_DICT: unexpected tensor {key!r} for DeepCubeA's ResnetModel")
@@ -58,6 +63,14 @@ def convert(theirs: dict[str, torch.Tensor], puzzle: Puzzle) -> dict[str, Any]:
         res_dim = ours["hidden.weight"].shape[0]
     except KeyError as exc:
         raise InputError(f"STATE_DICT: missing tensor {exc.args[0]}") from None
+    except (ValueError, IndexError):
+        raise InputError("STATE_DICT: input.weight/hidden.weight have the wrong number of "
+                         "dimensions for a ResnetModel") from None
+    if min(int(h1), int(in_dim), int(res_dim)) < 1:
+        raise InputError("STATE_DICT: a layer has no units")
+    bad = non_finite(ours)
+    if bad:
+        raise InputError(f"STATE_DICT: the weights are not finite (NaN or inf in {bad[0]})")
     if in_dim % state_dim:
         raise InputError(f"STATE_DICT: input width {in_dim} is no multiple of {puzzle.name}'s "
                          f"{state_dim} positions")
@@ -71,7 +84,11 @@ def convert(theirs: dict[str, torch.Tensor], puzzle: Puzzle) -> dict[str, Any]:
     from heuristics.davi.model import ResnetFC
 
     net = ResnetFC(cfg)
-    missing, unexpected = net.load_state_dict(ours, strict=False)
+    try:
+        missing, unexpected = net.load_state_dict(ours, strict=False)
+    except RuntimeError as exc:
+        raise InputError(f"STATE_DICT: does not fit a ResnetModel "
+                         f"({str(exc).strip().splitlines()[-1].strip()[:160]})") from None
     missing = [k for k in missing if not k.endswith("num_batches_tracked")]
     if missing or unexpected:
         raise InputError(f"STATE_DICT: does not fit a ResnetModel: missing {missing[:3]}, "
@@ -109,8 +126,13 @@ def import_deepcubea(path: str | Path, puzzle_name: str, out: str | Path) -> Pat
 
     puzzle = get_puzzle(puzzle_name)
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"STATE_DICT: {path}: no such file")
+    if not path.is_file():
+        raise InputError(f"STATE_DICT: {path} is not a regular file")
+    if path.stat().st_size > MAX_BYTES:
+        raise InputError(f"STATE_DICT: {path} is larger than {MAX_BYTES >> 30} GiB; "
+                         "not a published DeepCubeA network")
     try:
         theirs = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for unreadable files

@@ -197,6 +197,14 @@ class TrainConfig:
         return cls(**{k: v for k, v in d.items() if k in names})
 
 
+def _log_iteration(row: list[str]) -> int | None:
+    """The iteration a ``log.csv`` row records, or None for a line that is not one of ours."""
+    try:
+        return int(row[0]) if row and row[0].isascii() else None
+    except ValueError:
+        return None
+
+
 def resolve_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -453,11 +461,12 @@ class Trainer:
             path = self.out_dir / name
             if not path.is_file():
                 continue
-            with open(path, newline="") as f:
+            with open(path, newline="", errors="replace") as f:
                 rows = list(csv.reader(f))
             if not rows:
                 continue
-            keep = [rows[0]] + [r for r in rows[1:] if r and int(r[0]) <= self.iteration]
+            keep = [rows[0]] + [r for r in rows[1:] if _log_iteration(r) is not None
+                                and _log_iteration(r) <= self.iteration]  # type: ignore[operator]
             with open(path, "w", newline="") as f:
                 csv.writer(f).writerows(keep)
 

@@ -21,6 +21,9 @@ import numpy as np
 
 from puzzles.base import InputError
 
+#: the largest test set file read (theirs are a few MB)
+MAX_BYTES = 1 << 30
+
 
 class _StandIn:
     """Holds the attributes of one of DeepCubeA's state objects; nothing else."""
@@ -83,15 +86,24 @@ class RestrictedUnpickler(pickle.Unpickler):
 
 def safe_load(path: str | Path) -> Any:
     """Unpickle ``path`` with ``RestrictedUnpickler``; ``InputError`` if refused or unreadable."""
+    import stat
+
     path = Path(path)
     try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or device would block or never end
+            raise InputError(f"{path}: not a regular file")
+        if st.st_size > MAX_BYTES:
+            raise InputError(f"{path}: larger than {MAX_BYTES >> 20} MiB; not a DeepCubeA test set")
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
     try:
         return RestrictedUnpickler(io.BytesIO(data)).load()
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as exc:
-        raise InputError(f"{path}: not a DeepCubeA test set ({exc})") from None
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, KeyError,
+            IndexError, OverflowError, MemoryError, RecursionError) as exc:
+        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"{path}: not a DeepCubeA test set ({first})") from None
 
 
 @dataclass
@@ -115,6 +127,8 @@ def load_test_set(path: str | Path) -> DeepCubeATestSet:
     if not isinstance(obj, dict) or "states" not in obj:
         raise InputError(f"{path}: not a DeepCubeA test set (no 'states')")
     raw = obj["states"]
+    if not isinstance(raw, (list, tuple)):
+        raise InputError(f"{path}: malformed states (expected a list of state objects)")
     if not raw:
         raise InputError(f"{path}: the test set has no states")
     first = raw[0]
@@ -127,19 +141,37 @@ def load_test_set(path: str | Path) -> DeepCubeATestSet:
     else:
         raise InputError(f"{path}: unsupported state type {type(first).__name__}")
     try:
-        states = np.stack([np.asarray(getattr(s, attr)).ravel() for s in raw]).astype(np.int64)
-    except (AttributeError, ValueError) as exc:
-        raise InputError(f"{path}: malformed states ({exc})") from None
+        if any(type(st) is not type(first) for st in raw):
+            raise ValueError("states of mixed types")
+        arrays = [np.asarray(getattr(st, attr)).ravel() for st in raw]
+        states = np.stack([_integers(a, i) for i, a in enumerate(arrays)])
+    except (AttributeError, ValueError, TypeError) as exc:
+        raise InputError(f"{path}: malformed states ({str(exc)[:160]})") from None
     sols = obj.get("solutions")
     times = obj.get("times")
     nodes = obj.get("num_nodes_generated")
-    return DeepCubeATestSet(
-        kind=kind,
-        states=states,
-        solutions=[list(s) for s in sols] if sols is not None else None,
-        times=np.asarray(times) if times is not None else None,
-        nodes_generated=np.asarray(nodes) if nodes is not None else None,
-    )
+    try:
+        return DeepCubeATestSet(
+            kind=kind,
+            states=states,
+            solutions=[list(s) for s in sols] if sols is not None else None,
+            times=np.asarray(times, dtype=float) if times is not None else None,
+            nodes_generated=np.asarray(nodes, dtype=float) if nodes is not None else None,
+        )
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{path}: malformed solutions, times or node counts "
+                         f"({str(exc)[:160]})") from None
+
+
+def _integers(values: np.ndarray, index: int) -> np.ndarray:
+    """A state's entries as int64; ``ValueError`` for entries that are not whole numbers."""
+    if values.dtype.kind in "iub":
+        return values.astype(np.int64)
+    if values.dtype.kind == "f" and np.isfinite(values).all() \
+            and (values == np.round(values)).all() and np.abs(values).max(initial=0) < 2**31:
+        return values.astype(np.int64)
+    raise ValueError(f"state {index} holds entries that are not integers "
+                     f"({values.dtype}: {values[:4].tolist()}...)")
 
 
 _RESULT_RE = re.compile(

@@ -8,6 +8,8 @@ grew by more than the allowed factor over ``tests/benchmarks/baseline.json``.
 The calibration (``calibrate()``) is a fixed pure-Python loop and a fixed numpy sort; it is
 measured before the first benchmark and at the end of the session (the smaller of the two is kept, so a
 machine that was busy for a moment does not shift every ratio) and written into the JSON.
+Numba and torch run one thread each (``pin_threads``), and ``nox -s bench`` sets the BLAS and
+OpenMP thread counts to 1, so the ratios do not swing with the load of the machine.
 """
 
 from __future__ import annotations
@@ -58,10 +60,39 @@ def _skipping(config: pytest.Config) -> bool:
     return bool(config.getoption("benchmark_skip", default=False))
 
 
+def pin_threads() -> dict[str, int]:
+    """One Numba and one torch thread (and one BLAS thread where the environment decides it):
+    on a loaded machine, thread pools oversubscribe the cores and time what else runs."""
+    pinned: dict[str, int] = {}
+    try:
+        import numba
+
+        numba.set_num_threads(1)
+        pinned["numba"] = numba.get_num_threads()
+    except (ImportError, ValueError):
+        pass
+    import sys
+
+    if "torch" in sys.modules or _module_available("torch"):
+        import torch
+
+        torch.set_num_threads(1)
+        pinned["torch"] = torch.get_num_threads()
+    return pinned
+
+
+def _module_available(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
 @pytest.fixture(scope="session", autouse=True)
 def calibration(request: pytest.FixtureRequest) -> dict[str, float]:
-    """The calibration, measured before the first benchmark of the session (seconds)."""
+    """The calibration, measured before the first benchmark of the session (seconds), with the
+    thread pools pinned to one thread each."""
     if not _CAL and not _skipping(request.config):
+        pin_threads()
         _CAL.update(calibrate())
     return dict(_CAL)
 
