@@ -277,3 +277,15 @@ def test_shorten_replaces_stretches_by_shortest_ones() -> None:
     assert t.shorten(p.parse_moves("U R R R R")) == p.parse_moves("U")
     tiles = registry.get_puzzle("puzzle8")  # moves depend on the blank: never shortened
     assert GoalTable(tiles, 4).shorten([0, 1, 0, 1]) == [0, 1, 0, 1]
+
+
+def test_learned_heuristic_without_solver_uses_the_recommended_search(capsys) -> None:
+    code, out, err = run(capsys, "solve", "cube3", "--scramble", "R U F' D", "--heuristic", "davi",
+                         "--json")
+    assert code == 0, err
+    assert "solver: beam --width 65536" in err and "recommended search" in err
+    rec = json.loads(out)
+    assert rec["solver"] == "beam" and rec["status"] == "solved" and rec["length"] == 4
+    code, out, err = run(capsys, "solve", "puzzle8", "--scramble", "U L", "--heuristic",
+                         "manhattan", "--json")
+    assert code == 0 and json.loads(out)["solver"] == "ida"

@@ -226,3 +226,21 @@ def test_walk_change_on_resume(tmp_path) -> None:
     t.train(2)
     t = Trainer.resume(tmp_path / "run", progress=False)
     assert t.cfg.walk == "canonical" and t.cfg.extra["walk_changes"] == [[2, "plain", "canonical"]]
+
+
+def test_shipped_models_fit_the_size_limits_and_declare_valid_searches() -> None:
+    import json
+
+    from heuristics.davi.heuristic import SHIPPED_DIR, recommended_search
+
+    files = sorted(SHIPPED_DIR.glob("*/model.pt"))
+    assert files
+    sizes = [f.stat().st_size for f in files]
+    assert max(sizes) <= 16 * 2**20 and sum(sizes) <= 64 * 2**20
+    for f in files:
+        cfg = json.loads((f.parent / "config.json").read_text())
+        puzzle = cfg["train_config"]["puzzle"]
+        rec = recommended_search(puzzle, f.parent)
+        if "search" in cfg:
+            assert rec["source"] == "model" and rec["solver"] == cfg["search"]["solver"]
+            registry.get_solver(rec["solver"], **rec["solver_args"])  # options it declares

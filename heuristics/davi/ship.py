@@ -103,13 +103,18 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
         + (f", {params:,} parameters ({(folder / 'model.pt').stat().st_size / 2**20:.1f} MiB file)" if params else ""),
         f"- training: {ck.get('iteration')} iterations of batch {tc.get('batch')}, "
         f"{ck.get('states_seen', 0):,} states, {config.get('train_seconds', '?')} s of training"
-        + (f" ({cpu:,.0f} s of process CPU time)" if cpu else "")
+        + (f" ({cpu:,.0f} s of process CPU time recorded)" if cpu else "")
         + (f", {ck.get('target_updates')} target-network updates" if ck["target"] == "davi" else "")
         + (", bfloat16 autocast (`--amp`)" if tc.get("amp") else ""),
-        f"- options: K = {tc.get('k_max')}, epsilon = {tc.get('epsilon')}, C = {tc.get('check_every')}, "
+        f"- options: K = {tc.get('k_max')}, "
+        + (f"epsilon = {tc.get('epsilon')}, " if ck["target"] == "davi" else "")
+        + f"C = {tc.get('check_every')}, "
         f"lr = {tc.get('lr')} decayed by {tc.get('lr_decay')} per iteration, seed {tc.get('seed')}"
+        + (f", {tc.get('walk')} walks" if tc.get("data") == "tensor" else "")
         + "".join(f"; epsilon {old} until iteration {it}, {eps} from then on (`--resume --epsilon`)"
-                  for it, old, eps in (tc.get("extra") or {}).get("epsilon_changes", [])),
+                  for it, old, eps in (tc.get("extra") or {}).get("epsilon_changes", []))
+        + "".join(f"; {old} walks until iteration {it}, {new} from then on (`--resume --walk`)"
+                  for it, old, new in (tc.get("extra") or {}).get("walk_changes", [])),
         "",
     ]
     if config.get("search"):
@@ -179,13 +184,15 @@ def write_index(dest_root: Path = SHIPPED_DIR) -> Path:
     text = "\n".join([
         "# Shipped models",
         "",
-        "Learned heuristics trained with `bench train` on one core of a shared 2-core CPU machine",
+        "Learned heuristics trained with `bench train` on a shared 2-core CPU machine",
         "(`train_shipped.sh` has the commands). `--heuristic davi` without `--model` loads the",
-        "folder named like the puzzle. Every figure below comes from `bench train evaluate` (each",
-        "solution replayed); each folder's README has the details and its training curves",
-        "(`log.csv`, `depth_log.csv`; plot them with `bench report FOLDER`).",
+        "folder named like the puzzle; a model's recommended search (its `config.json`) is used when",
+        "no solver is given. Every figure below comes from `bench train evaluate` or a suite run",
+        "(each solution replayed); each folder's README has the details and its training curves",
+        "(`log.csv`, `depth_log.csv`; plot them with `bench report FOLDER`). A shipped model file is",
+        "at most 16 MiB, all of them together at most 64 MiB.",
         "",
-        SIZE_NOTE,
+        SIZE_NOTE + " (This concerns the residual networks; `cube3` is a plain MLP.)",
         "",
         "| model | target | network (h1-res x blocks, or MLP) | parameters | iterations x batch | "
         "train s | target updates | search results |",
