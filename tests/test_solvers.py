@@ -44,9 +44,14 @@ def test_peak_memory_sees_an_allocation_inside_the_block_only():
         with PeakMemory(interval_s=0.001) as quiet:
             np.zeros(10, dtype=np.uint8)
         with PeakMemory(interval_s=0.001) as mem:
-            a = np.ones(48 << 20, dtype=np.uint8)
+            # fresh anonymous pages: a numpy buffer may reuse heap memory an earlier test freed
+            # (already resident), which would not raise RSS
+            buf = mmap.mmap(-1, 48 << 20)
+            view = np.frombuffer(buf, dtype=np.uint8)
+            view[::mmap.PAGESIZE] = 1  # touch every page
             mem.sample()
-            del a
+            del view
+            buf.close()
         seen, quiet_seen = max(seen, mem.peak_bytes), min(quiet_seen, quiet.peak_bytes)
         if seen >= 40 << 20 and quiet_seen < 16 << 20:
             break
