@@ -37,7 +37,7 @@ def ship(run_dir: str | Path, name: str, evaluation: list[dict[str, Any]] | None
 
     ``search``: the recommended search (``{"solver": "beam", "width": W, "precision": P}``)
     that ``bench solve`` and suites use when no solver is given; ``notes``: paragraphs for the
-    model card (how it was trained, across which sessions)."""
+    model card (how it was trained, in which resumed runs)."""
     run = Path(run_dir)
     dest = dest_root / name
     dest.mkdir(parents=True, exist_ok=True)

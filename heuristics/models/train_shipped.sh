@@ -16,7 +16,7 @@ small=(--h1 256 --res-dim 128 --num-blocks 2 --batch 1000 --lr-decay 0.9998)
   train lightsout7 --out "$runs/lightsout7" --h1 256 --res-dim 128 --num-blocks 1 --batch 500 \
     --lr-decay 0.9998 --k-max 50 --epsilon 1.0 --check-every 20 --eval-per-depth 30 \
     --iterations 100000 --time-limit 12
-  # second sessions: resume exactly where the first stopped
+  # second runs: resume exactly where the first stopped
   train puzzle8 --out "$runs/puzzle8" --resume --iterations 100000 --time-limit 8
   train cube2 --out "$runs/cube2" --resume --iterations 100000 --time-limit 8
 ) &
@@ -25,14 +25,14 @@ small=(--h1 256 --res-dim 128 --num-blocks 2 --batch 1000 --lr-decay 0.9998)
     --eval-per-depth 20 --eval-max-steps 100 --iterations 100000 --time-limit 22
   train cube3 --out "$runs/cube3" "${small[@]}" --k-max 30 --epsilon 0.1 --check-every 20 \
     --eval-per-depth 20 --eval-max-steps 70 --iterations 100000 --time-limit 22
-  # later sessions (the first stopped at iteration 1148): to 3280 with epsilon 0.1, then the loss
+  # later runs (the first stopped at iteration 1148): to 3280 with epsilon 0.1, then the loss
   # sat just above 0.1 and target updates stalled (1 in 2,000 iterations), so epsilon 0.15 to 9420
   train cube3 --out "$runs/cube3" --resume --iterations $((3280 - 1148))
   train cube3 --out "$runs/cube3" --resume --epsilon 0.15 --iterations $((9420 - 3280))
 ) &
 wait
 
-# cube3 (the diffusion-distance MLP): two threads, bfloat16 autocast, across sessions. The first
+# cube3 (the diffusion-distance MLP): two threads, bfloat16 autocast, in resumed runs. The first
 # 8,000 iterations drew plain non-backtracking walks; from iteration 8,000 on canonical walks
 # (`--resume --walk canonical`). Stop it with SIGTERM (it saves), resume with --resume.
 cube3() {
@@ -41,5 +41,5 @@ cube3() {
 if [ "${CUBE3:-0}" = 1 ]; then
   cube3 --preset mlp --amp --batch 10000 --k-max 26 --lr-decay 0.99998 --check-every 2000 \
     --eval-per-depth 50 --eval-max-steps 60 --walk plain --iterations 8000
-  cube3 --resume --walk canonical --iterations 2000000  # until stopped; resumed in later sessions
+  cube3 --resume --walk canonical --iterations 2000000  # until stopped (SIGTERM); resumed again later
 fi
