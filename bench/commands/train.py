@@ -207,7 +207,7 @@ def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int,
             y = t._targets(b)
             sync()
             t2 = time.perf_counter()
-            _update(t, b, y)
+            t.update(b, y)
             sync()
             t3 = time.perf_counter()
             if i >= 3:
@@ -292,21 +292,6 @@ def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str,
                 def f(c: Any, fast: Any = fast, chunk: int = chunk) -> Any:
                     return [fast(c[i:i + chunk]) for i in range(0, c.shape[0], chunk)]
                 click.echo(f"{preset:<10} {n:>11,} {prec:<9} {chunk:>7} {best(f):>12,.0f}")
-
-
-def _update(trainer: Any, batch: Any, y: Any) -> None:
-    """One optimiser step on given targets (the update part of ``Trainer.step``)."""
-    import torch
-    from torch.nn import functional as F
-
-    x = trainer._codes(batch.states)
-    trainer.model.train()
-    with torch.autocast(trainer.device.type, dtype=torch.bfloat16, enabled=trainer.cfg.amp):
-        pred = trainer.model(x).float()
-    loss = F.mse_loss(pred, y.to(trainer.device))
-    trainer.optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    trainer.optimizer.step()
 
 
 @train_group.command("import-deepcubea")

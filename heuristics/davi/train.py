@@ -233,19 +233,6 @@ def model_config_for(puzzle: Puzzle, cfg: TrainConfig) -> ModelConfig:
 
 
 # --------------------------------------------------------------------------- evaluation helpers
-def predict(model: ResnetFC, codes: np.ndarray | torch.Tensor, device: torch.device,
-            chunk: int = 65536, amp: bool = False) -> torch.Tensor:
-    """Values ``(N,)`` float32 on the CPU for codes ``(N, L)``; the model must be in eval mode."""
-    codes_t = torch.as_tensor(codes)
-    out = torch.empty(codes_t.shape[0], dtype=torch.float32)
-    with torch.inference_mode():
-        for i in range(0, codes_t.shape[0], chunk):
-            x = codes_t[i:i + chunk].to(device, non_blocking=True)
-            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp):
-                out[i:i + chunk] = model(x).float().cpu()
-    return out
-
-
 def infer_chunk(device: torch.device, limit: int = 65536) -> int:
     """States per forward pass in inference: on the CPU 4,096 (activations stay in the cache;
     measured 2-3x faster than passes of 100,000 states), on a GPU ``limit``."""
@@ -522,22 +509,26 @@ class Trainer:
         if (self.cfg.diffusion_warmup and self.iteration == self.cfg.diffusion_warmup
                 and self.cfg.target == "davi"):
             self._set_target()  # the schedule's switch: DAVI starts from the diffusion network
-        y = self._targets(b).to(self.device)
+        loss = self.update(b, self._targets(b))
+        if (self.cfg.polyak is not None and self.cfg.target == "davi"
+                and not self.in_diffusion_phase(self.iteration)):
+            self._polyak()
+        self.iteration += 1
+        self.states_seen += b.states.shape[0]
+        return loss
+
+    def update(self, b: Batch | TensorBatch, y: torch.Tensor) -> float:
+        """One Adam step of the trained network on batch ``b`` against targets ``y``; the loss."""
         x = self._codes(b.states)
         for g in self.optimizer.param_groups:
             g["lr"] = self._lr()
         self.model.train()
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.cfg.amp):
             pred = self.model(x).float()
-        loss = F.mse_loss(pred, y)
+        loss = F.mse_loss(pred, y.to(self.device))
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()
-        if (self.cfg.polyak is not None and self.cfg.target == "davi"
-                and not self.in_diffusion_phase(self.iteration)):
-            self._polyak()
-        self.iteration += 1
-        self.states_seen += b.states.shape[0]
         return float(loss.detach())
 
     def _polyak(self) -> None:

@@ -189,8 +189,7 @@ class PermutationDomain(TensorDomain):
         self.run_net[:m][new_run] = 0
         self.run_axis[:m] = ax
         side = self.side[actions]
-        self.run_net[rows, side] += torch.where(self.htm & torch.ones_like(side, dtype=torch.bool),
-                                                torch.ones_like(side), self.turn[actions])
+        self.run_net[rows, side] += torch.ones_like(side) if self.htm else self.turn[actions]
 
     def _step(self, states: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> None:
         m = rows.shape[0]
@@ -230,7 +229,6 @@ class TilesDomain(TensorDomain):
         self.blank[:m] = t
 
     def children(self, states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        n = states.shape[0]
         blank = (states == 0).to(torch.uint8).argmax(dim=1)
         target = self.moves[blank]  # (B, 4)
         valid = target >= 0
@@ -239,7 +237,6 @@ class TilesDomain(TensorDomain):
         tg = target[bi, ai]
         ch[bi, ai, blank[bi]] = states[bi, tg]
         ch[bi, ai, tg] = 0
-        del n
         return ch, valid
 
 
