@@ -28,8 +28,10 @@ from heuristics.davi.model import (
     FastForward,
     ModelConfig,
     ResnetFC,
+    infer_chunk,
     num_parameters,
     parameter_bytes,
+    resolve_device,
 )
 from puzzles.base import InputError, Puzzle
 
@@ -144,19 +146,13 @@ class LearnedHeuristic(Heuristic):
             k: ckpt.get(k) for k in ("target", "iteration", "target_updates", "states_seen",
                                      "metrics", "input_adapter")
         }
-        if device not in ("auto", "cpu", "cuda"):
-            raise InputError(f"--device: expected auto, cpu or cuda, got {device!r}")
-        if device == "cuda" and not torch.cuda.is_available():
-            raise InputError("--device: cuda requested but torch sees no CUDA device")
-        if device == "auto":
-            device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.device = resolve_device(device)
         if precision not in ("float32", "bfloat16"):
             raise InputError(f"--precision: expected float32 or bfloat16, got {precision!r}")
-        self.device = torch.device(device)
         self.precision = precision
         if chunk is not None and (isinstance(chunk, bool) or int(chunk) < 1):
             raise InputError(f"chunk: must be a positive integer, got {chunk!r}")
-        self.chunk = int(chunk) if chunk is not None else (65536 if device == "cuda" else 4096)
+        self.chunk = int(chunk) if chunk is not None else infer_chunk(self.device)
         self.net = ResnetFC(ModelConfig.from_dict(ckpt["model_config"]))
         try:
             self.net.load_state_dict(ckpt["model"])
