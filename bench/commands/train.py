@@ -380,6 +380,8 @@ def models_cmd(as_json: bool) -> None:
 @click.option("--weight", type=FINITE_FLOAT, default=None, help="lambda, the weight on g")
 @click.option("--batch", type=click.IntRange(min=1, max=10**9), default=None, help="N, nodes expanded per iteration")
 @click.option("--width", type=click.IntRange(min=1, max=10**8), default=None, help="beam width (beam)")
+@click.option("--max-depth", type=click.IntRange(min=1, max=10**6), default=None,
+              help="layers before a beam gives up (beam)")
 @click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default="float32",
               show_default=True, help="the network's hidden layers")
 @click.option("--node-limit", type=click.IntRange(min=1, max=2**62), default=None)
@@ -390,8 +392,8 @@ def models_cmd(as_json: bool) -> None:
               help="torch CPU threads")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="CSV of per-state rows")
 def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, seed: int, solver: str,
-                 weight: float | None, batch: int | None, width: int | None, precision: str,
-                 node_limit: int | None,
+                 weight: float | None, batch: int | None, width: int | None,
+                 max_depth: int | None, precision: str, node_limit: int | None,
                  time_limit: float | None, optimal_heuristic: str | None, threads: int | None,
                  out: str | None) -> None:
     """Solve a fixed set of PUZZLE states with a learned heuristic; print share solved/optimal."""
@@ -407,7 +409,7 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
     states = start_states(p, state_set, count, seed)
     opt = optimal_lengths(p, states, optimal_heuristic)
     df = evaluate(p, h, states, solver, weight, batch, node_limit, time_limit, opt, progress=True,
-                  width=width)
+                  width=width, max_depth=max_depth)
     if out:
         df.to_csv(out, index=False)
     summary = summarize(df)
@@ -415,6 +417,8 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
                    weight=weight, batch=batch, node_limit=node_limit, time_limit=time_limit)
     if width is not None:
         summary.update(width=width)
+    if max_depth is not None:
+        summary.update(max_depth=max_depth)
     if precision != "float32":
         summary.update(precision=precision)
     click.echo(json_line(summary))

@@ -77,11 +77,13 @@ def optimal_lengths(puzzle: Puzzle, states: np.ndarray, optimal_heuristic: str |
 def evaluate(puzzle: Puzzle, heuristic: Any, states: np.ndarray, solver: str = "bwas",
              weight: float | None = None, batch: int | None = None, node_limit: int | None = None,
              time_limit: float | None = None, optimal: np.ndarray | None = None,
-             progress: bool = False, width: int | None = None) -> pd.DataFrame:
+             progress: bool = False, width: int | None = None,
+             max_depth: int | None = None) -> pd.DataFrame:
     """One row per start state: status, length, optimal, nodes, seconds."""
     from tqdm import tqdm
 
-    s = registry.get_solver(solver, weight=weight, batch=batch, width=width)
+    s = registry.get_solver(solver, weight=weight, batch=batch, width=width,
+                            max_depth=max_depth)
     limits = Limits(time_s=time_limit, nodes=node_limit)
     rows = []
     for i, state in enumerate(tqdm(states, disable=not progress, desc=f"{solver} {puzzle.name}")):
