@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from puzzles.base import InputError
+from core.errors import InputError
 
 # command name -> "module:attribute" of a click command or group
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -28,6 +28,9 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from core.rows import failure
+from core.status import Status
+
 #: environment every worker starts with (one thread per worker unless ``threads`` says more)
 WORKER_ENV = {
     "NUMBA_NUM_THREADS": "1",
@@ -112,13 +115,13 @@ def _worker_main(conn: Connection, fn_target: str, threads: int = 1) -> None:
             conn.send(("started", key, None))
             row = fn(payload)
         except MemoryError:
-            row = {"status": "out-of-memory", "error": "MemoryError"}
+            row = failure(Status.OUT_OF_MEMORY, "MemoryError")
         except KeyboardInterrupt:
             return
         except Exception as exc:  # noqa: BLE001 - any failure becomes a row
             tb = traceback.format_exc(limit=-3).strip().splitlines()
-            row = {"status": "error", "error": f"{type(exc).__name__}: {exc}",
-                   "traceback": "\n".join(tb[-6:])}
+            row = failure(Status.ERROR, f"{type(exc).__name__}: {exc}",
+                          traceback="\n".join(tb[-6:]))
         try:
             conn.send(("done", key, row))
         except (BrokenPipeError, OSError):
@@ -213,8 +216,7 @@ class LocalExecutor(Executor):
                             code = w.proc.exitcode if not w.proc.is_alive() else None
                             w.proc.join(timeout=1)
                             code = w.proc.exitcode if code is None else code
-                            row = {"status": "crash",
-                                   "error": f"worker died (exit code {code})"}
+                            row = failure(Status.CRASH, f"worker died (exit code {code})")
                         else:
                             if kind == "started":
                                 w.started_at = now
@@ -223,18 +225,19 @@ class LocalExecutor(Executor):
                     if row is None:
                         w.peak_rss = max(w.peak_rss, w.rss())
                         if task.memory_bytes and w.peak_rss > task.memory_bytes:
-                            row = {"status": "out-of-memory",
-                                   "error": f"worker resident memory {w.peak_rss / 2**20:.0f} MiB "
-                                            f"over the budget {task.memory_bytes / 2**20:.0f} MiB"}
+                            row = failure(
+                                Status.OUT_OF_MEMORY,
+                                f"worker resident memory {w.peak_rss / 2**20:.0f} MiB "
+                                f"over the budget {task.memory_bytes / 2**20:.0f} MiB")
                         elif w.started_at is not None and task.time_s is not None and \
                                 now - w.started_at > 1.5 * task.time_s + self.grace_s:
-                            row = {"status": "timeout",
-                                   "error": f"killed after {now - w.started_at:.1f} s "
-                                            f"(limit {task.time_s} s)",
-                                   "time_s": now - w.started_at}
+                            row = failure(Status.TIMEOUT,
+                                          f"killed after {now - w.started_at:.1f} s "
+                                          f"(limit {task.time_s} s)",
+                                          time_s=now - w.started_at)
                         elif w.started_at is None and now - w.assigned_at > self.load_timeout_s:
-                            row = {"status": "timeout",
-                                   "error": f"loading took over {self.load_timeout_s} s"}
+                            row = failure(Status.TIMEOUT,
+                                          f"loading took over {self.load_timeout_s} s")
                         if row is not None:
                             w.kill()
                             workers[i] = w = self._new_worker(ctx)
@@ -274,7 +277,7 @@ class InlineExecutor(Executor):
                     prepare(task.payload)
                 row = fn(task.payload)
             except MemoryError:
-                row = {"status": "out-of-memory", "error": "MemoryError"}
+                row = failure(Status.OUT_OF_MEMORY, "MemoryError")
             except Exception as exc:  # noqa: BLE001
-                row = {"status": "error", "error": f"{type(exc).__name__}: {exc}"}
+                row = failure(Status.ERROR, f"{type(exc).__name__}: {exc}")
             on_result(task, row)

@@ -30,7 +30,7 @@ import pandas as pd
 
 from bench import report
 from bench.provenance import provenance
-from puzzles.base import InputError
+from core.errors import InputError
 
 DEFAULT_OUT = Path("runs") / "paper"
 
@@ -62,7 +62,7 @@ def _run_suite(suite_name: str, profile: str, limit: int | None, jobs: int | Non
                run_dir: Path) -> Path:
     from bench import runner
     from bench.executor import LocalExecutor
-    from suites.loaders import load_suite
+    from suites.schema import load_suite
 
     suite = load_suite(suite_name)
     plan = runner.plan_run(suite, profile, (), limit)
@@ -171,7 +171,7 @@ def felner2004(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
 
 
 def _load(puzzle: str, heuristic: str, build: bool) -> tuple[Any, Any, float] | str:
-    from bench import registry
+    from core import registry
 
     try:
         p = registry.get_puzzle(puzzle, goal="blank-last" if puzzle.startswith("puzzle") else None)

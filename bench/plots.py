@@ -191,7 +191,7 @@ def run_figures(df: pd.DataFrame, names: list[str] | tuple[str, ...] | None = No
     ``title`` (suite and profile), with a note naming the configurations a figure cannot show."""
     unknown = [n for n in names or () if n not in FIGURES]
     if unknown:
-        from puzzles.base import InputError
+        from core.errors import InputError
 
         raise InputError(f"--figures: unknown figure {unknown[0]!r}; known: {', '.join(FIGURES)}")
     out = {}

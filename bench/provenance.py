@@ -10,6 +10,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from core.rows import PROVENANCE
+
 _ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("numpy", "numba", "torch", "pandas", "h5py", "heuristic-bench")
 
@@ -84,4 +86,4 @@ def provenance() -> dict[str, Any]:
 
 
 #: the provenance columns copied into every result row
-ROW_FIELDS = ("git_rev", "date", "cpu", "gpu", "v_numpy", "v_numba", "v_torch")
+ROW_FIELDS = PROVENANCE

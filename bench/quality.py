@@ -17,8 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench import registry
-from puzzles.base import InputError, Puzzle
+from core import registry
+from core.errors import InputError
+from puzzles.base import Puzzle
 
 
 def exact_distances(puzzle: Puzzle) -> tuple[np.ndarray, np.ndarray] | None:
@@ -38,7 +39,8 @@ def exact_distances(puzzle: Puzzle) -> tuple[np.ndarray, np.ndarray] | None:
 
 def known_instances(puzzle_name: str) -> tuple[list[Puzzle], list[np.ndarray], list[np.ndarray]]:
     """Shipped instances of ``puzzle_name`` with known optima, grouped by goal layout."""
-    from suites.loaders import load_instances, load_suite, suite_paths
+    from suites.schema import load_suite, suite_paths
+    from suites.sources import load_instances
 
     by_goal: dict[Any, tuple[Puzzle, list[np.ndarray], list[int]]] = {}
     seen: set[tuple[str, str]] = set()

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.rows import REPORTED
+
 #: the means that get bootstrap confidence intervals
 CI_COLUMNS = {"length": "mean_length", "excess": "mean_excess", "nodes_generated": "mean_nodes",
               "time_s": "mean_time_s"}
@@ -48,7 +50,7 @@ def bootstrap_ci(values: Sequence[float] | np.ndarray, level: float = 0.95, n_bo
 
 def optimal_by_construction(row: Any) -> bool:
     """Whether a row's configuration always finds an optimal solution when it solves."""
-    from bench import registry
+    from core import registry
 
     solver, heuristic = row.get("solver"), row.get("heuristic")
     if solver not in registry.SOLVERS or heuristic not in registry.HEURISTICS:
@@ -111,8 +113,7 @@ def _num(s: pd.Series) -> np.ndarray:
     return pd.to_numeric(s, errors="coerce").astype(float).to_numpy()
 
 
-REQUIRED = ("status", "length", "optimal", "nodes_generated", "time_s", "peak_rss_bytes",
-            "heuristic_nbytes")
+REQUIRED = REPORTED
 
 
 def _complete(df: pd.DataFrame) -> pd.DataFrame:

@@ -28,15 +28,17 @@ import numpy as np
 
 from bench.executor import Executor, LocalExecutor, Task
 from bench.provenance import ROW_FIELDS, provenance
-from puzzles.base import InputError
-from suites.loaders import ConfigSpec, InstanceSet, LimitSpec, Suite, load_instances
+from core.errors import InputError
+from core.limits import Limits
+from core.status import FAILURE_STATUSES as _FAILURES
+from core.status import Status
+from suites.schema import ConfigSpec, InstanceSet, Suite
+from suites.sources import load_instances
 
 ROWS = "rows.jsonl"
 RUN_JSON = "run.json"
 LOCK = ".lock"
-FAILURE_STATUSES = ("timeout", "node-limit", "out-of-memory", "unsolvable", "beam-empty",
-                    "depth-limit", "crash", "error",
-                    "invalid")
+FAILURE_STATUSES = tuple(str(s) for s in _FAILURES)
 
 
 # --------------------------------------------------------------------------- worker side
@@ -51,7 +53,7 @@ def _hkey(p: dict[str, Any]) -> tuple[Any, ...]:
 
 def _objects(p: dict[str, Any]) -> tuple[Any, Any]:
     """``(puzzle, heuristic)`` for a payload, loaded once per worker (a small LRU cache)."""
-    from bench import registry
+    from core import registry
 
     key = _hkey(p)
     if key in _HEURISTICS:
@@ -73,7 +75,7 @@ def prepare_task(payload: dict[str, Any]) -> dict[str, Any]:
     """Build or load what a configuration needs (PDB files, models) and report its size."""
     _HEURISTICS.clear()
     puzzle, h = _objects(payload)
-    from bench import registry
+    from core import registry
 
     registry.get_solver(payload["solver"], **payload.get("solver_args", {}))
     out = {"status": "ready", "heuristic_nbytes": int(h.nbytes),
@@ -88,15 +90,14 @@ def _prepare(payload: dict[str, Any]) -> None:
 
 def solve_task(payload: dict[str, Any]) -> dict[str, Any]:
     """Solve one instance with one configuration; the returned path is replayed and checked."""
-    from bench import registry
-    from solvers.base import Limits, SolutionError, verified
+    from core import registry
+    from solvers.base import SolutionError, verified
 
     puzzle, h = _objects(payload)
     solver = registry.get_solver(payload["solver"], **payload.get("solver_args", {}))
     state = np.asarray(payload["state"], dtype=puzzle.dtype)
     lim = payload.get("limits", {})
-    limits = Limits(time_s=lim.get("time_s"), nodes=lim.get("nodes"),
-                    memory_bytes=(lim["memory_mb"] * 2**20) if lim.get("memory_mb") else None)
+    limits = Limits.from_dict(lim)
     seed = int(payload.get("seed", 0))
     np.random.seed(seed % 2**32)
     import sys
@@ -108,7 +109,7 @@ def solve_task(payload: dict[str, Any]) -> dict[str, Any]:
     try:
         verified(puzzle, state, result)
     except SolutionError as exc:
-        row["status"] = "invalid"
+        row["status"] = Status.INVALID.value
         row["error"] = str(exc)
     actions = row.pop("actions")
     row["actions"] = puzzle.format_moves(actions) if actions is not None else None
@@ -155,7 +156,7 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
             sets[sname] = load_instances(suite, sname, limit=n_per_set)
     tasks: list[Task] = []
     for cfg in chosen:
-        lim: LimitSpec = suite.limits.merged(prof.limits).merged(cfg.limits)
+        lim: Limits = suite.limits.merged(prof.limits).merged(cfg.limits)
         for sname, iset in sets.items():
             if cfg.instance_sets is not None and sname not in cfg.instance_sets:
                 continue
@@ -182,7 +183,7 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
                 tasks.append(Task(
                     key=row_key(set_label, inst.id, cfg.name), payload=payload,
                     time_s=lim.time_s,
-                    memory_bytes=lim.memory_mb * 2**20 if lim.memory_mb else None, meta=meta,
+                    memory_bytes=lim.memory_bytes, meta=meta,
                 ))
     return Plan(suite, profile, sets, chosen, tasks)
 
@@ -321,7 +322,7 @@ def _finish_row(task: Task, result: dict[str, Any], prov: dict[str, Any]) -> dic
     opt = row.get("optimal")
     if status == "solved" and opt is not None and row.get("length") is not None \
             and row["length"] < opt:
-        row["status"] = "invalid"
+        row["status"] = Status.INVALID.value
         row["error"] = f"solution of length {row['length']} is shorter than the reference optimum {opt}"
     if row.get("status") != "solved":
         row["length"] = None

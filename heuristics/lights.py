@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.errors import InputError
 from heuristics.base import Heuristic, IdaSpec
-from puzzles.base import InputError, Puzzle
+from puzzles.base import Puzzle
 from puzzles.lightsout import LightsOut
 
 

@@ -12,9 +12,10 @@ import time
 
 import numpy as np
 
+from core.errors import InputError
 from heuristics import _tiles_kernels as _k
 from heuristics.base import Heuristic, IdaSpec
-from puzzles.base import InputError, Puzzle
+from puzzles.base import Puzzle
 
 
 def tiles_puzzle_info(puzzle: Puzzle) -> tuple[int, str]:

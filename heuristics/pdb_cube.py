@@ -6,7 +6,7 @@ patterns (``corners="corner-perm"``, smaller edge sets) use the same code path a
 and quick experiments. ``Cube2PDB`` (``pdb-cube2``, ``cube2`` and ``cube2-htm``): the distance
 of every one of the 3,674,160 states, an exact heuristic.
 
-Tables are built on first use into ``bench.paths.cache_dir()`` (or ahead with
+Tables are built on first use into ``core.paths.cache_dir()`` (or ahead with
 ``bench pdb build cube3 pdb-korf``), stored 4-bit packed, and evaluated from the packed form.
 Each metric has its own tables; a file built for another metric or pattern is refused.
 """
@@ -18,8 +18,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from core.errors import InputError
 from heuristics.base import Heuristic, IdaSpec
-from puzzles.base import InputError, Puzzle
+from puzzles.base import Puzzle
 
 _CORNER_PARTS = {"corners": 0, "corner-perm": 1, "corner-twist": 2, "cube2-full": 0}
 

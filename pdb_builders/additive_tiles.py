@@ -70,10 +70,10 @@ from typing import Any
 
 import numpy as np
 
+from core.errors import InputError
 from pdb_builders import _additive_kernels as _k
 from pdb_builders.catalog import TableSpec
 from pdb_builders.ranking import SCHEME, num_placements
-from puzzles.base import InputError
 
 BUILDER_VERSION = 1
 METRIC = "tile-moves-additive"
@@ -87,23 +87,12 @@ def transpose_map(w: int) -> np.ndarray:
     return ((c % w) * w + c // w).astype(np.int64)
 
 
-def _chunks(lo: int, hi: int, size: int) -> list[tuple[int, ...]]:
-    return [tuple(range(a, min(a + size, hi + 1))) for a in range(lo, hi + 1, size)]
-
-
 def _partitions() -> dict[tuple[str, str], list[tuple[int, ...]]]:
-    t5 = transpose_map(5)
-    a24 = (1, 2, 3, 4, 8, 9)
-    return {
-        ("puzzle8", "44"): [(1, 2, 3, 4), (5, 6, 7, 8)],
-        ("puzzle15", "555"): [(1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)],
-        ("puzzle15", "663"): [(1, 2, 3), (4, 5, 8, 9, 12, 13), (6, 7, 10, 11, 14, 15)],
-        ("puzzle15", "78"): [tuple(range(1, 8)), tuple(range(8, 16))],
-        ("puzzle24", "6666"): [a24, tuple(sorted(int(t5[c]) for c in a24)),
-                               (6, 7, 11, 12, 13, 17), (14, 18, 19, 22, 23, 24)],
-        ("puzzle35", "5x7"): _chunks(1, 35, 5),
-        ("puzzle48", "5x9-3"): _chunks(1, 45, 5) + [(46, 47, 48)],
-    }
+    """The patterns of every additive partition the registry declares, by (puzzle, name)."""
+    from core.registry import TILE_PDBS
+
+    return {(puzzle, d.partition): list(d.patterns)
+            for d in TILE_PDBS.values() if d.patterns for puzzle in d.puzzles}
 
 
 PARTITIONS = _partitions()

@@ -1,14 +1,15 @@
 """Named pattern databases: which tables each PDB heuristic needs, where they live, how to build them.
 
 A :class:`TableSpec` describes one stored table: a file name in the cache folder
-(``bench.paths.cache_dir()``), the attributes the file must carry (checked on load by
+(``core.paths.cache_dir()``), the attributes the file must carry (checked on load by
 :mod:`pdb_builders.store`), and a builder entry point ``"module:function"`` called as
 ``function(**build_kwargs) -> numpy.ndarray`` (``uint8`` values). A :class:`DatabaseEntry` maps
-a heuristic name (as in ``bench.registry.HEURISTICS``) and the puzzles it serves to a function
+a heuristic name (as in ``core.registry.HEURISTICS``) and the puzzles it serves to a function
 ``"module:function"`` that returns the list of table specs for one puzzle name. Entries are data
 only; nothing heavy is imported until tables are listed or built.
 
-Add a database by appending a :class:`DatabaseEntry` to ``DATABASES``.
+A database is added by declaring its heuristic in ``core.registry`` (``TILE_PDBS``,
+``CUBE_PDBS``); ``DATABASES`` is derived from those declarations.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.paths import cache_dir
+from core.paths import cache_dir
 from pdb_builders.store import DatabaseError, PackedTable, build_lock, load_packed, save_table
 
 
@@ -100,29 +101,20 @@ class DatabaseEntry:
         return list(_load(self.tables_fn)(puzzle, self.heuristic))
 
 
-_TILE_DBS = {
-    "pdb-full": ("puzzle8",),
-    "pdb-44": ("puzzle8",),
-    "pdb-555": ("puzzle15",),
-    "pdb-663": ("puzzle15",),
-    "pdb-78": ("puzzle15",),
-    "pdb-6666": ("puzzle24",),
-    "pdb-5x7": ("puzzle35",),
-    "pdb-5x9-3": ("puzzle48",),
-}
+def _databases() -> list[DatabaseEntry]:
+    """One entry per PDB heuristic the registry declares (``props["pdb"]``)."""
+    from core.registry import HEURISTICS
 
-DATABASES: list[DatabaseEntry] = [
-    *[
-        DatabaseEntry(name + suffix, puzzles, "pdb_builders.additive_tiles:catalog_tables",
-                      "additive disjoint tile PDBs" + (" (+ reflection: same tables)" if suffix else ""))
-        for name, puzzles in _TILE_DBS.items()
-        for suffix in ("", "-reflect")
-    ],
-    DatabaseEntry("pdb-korf", ("cube3", "cube3-htm"), "pdb_builders.korf_cube:catalog_tables",
-                  "Korf 1997: corner database and two disjoint 6-edge databases (max)"),
-    DatabaseEntry("pdb-cube2", ("cube2", "cube2-htm"), "pdb_builders.korf_cube:catalog_tables",
-                  "every 2x2x2 state's exact distance"),
-]
+    out = []
+    for name, e in HEURISTICS.items():
+        decl = e.props.get("pdb")
+        if decl is not None:
+            summary = decl.summary + (" (+ reflection: same tables)" if name.endswith("-reflect") else "")
+            out.append(DatabaseEntry(name, decl.puzzles, decl.tables, summary))
+    return out
+
+
+DATABASES: list[DatabaseEntry] = _databases()
 
 
 def find(puzzle: str, heuristic: str) -> DatabaseEntry | None:

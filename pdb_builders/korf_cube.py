@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzles.base import InputError
+from core.errors import InputError
 
 #: bump when the ranking or the table layout changes: older files are then refused
 BUILDER_VERSION = 1

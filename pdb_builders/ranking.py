@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
+from core.errors import InputError
 from pdb_builders import _rank_kernels as _k
-from puzzles.base import InputError
 
 SCHEME = "partial-perm-lex"
 

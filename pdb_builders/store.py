@@ -44,7 +44,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from puzzles.base import InputError
+from core.errors import InputError
 
 __all__ = [
     "DatabaseError",

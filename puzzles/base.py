@@ -12,12 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-
-class InputError(ValueError):
-    """Bad user input. The message is one line that names the argument and the fault.
-
-    The CLI prints ``error: <message>`` on stderr and exits with status 2.
-    """
+from core.errors import InputError
 
 
 class Puzzle(ABC):

@@ -13,7 +13,7 @@ from functools import cache
 
 import numpy as np
 
-from puzzles.base import InputError
+from core.errors import InputError
 from puzzles.npuzzle import _check_width, blank_moves_table, goal_state
 
 
@@ -83,6 +83,12 @@ def puzzle8_distances(layout: str = "blank-last") -> np.ndarray:
     Unreachable permutations (the other parity class) hold -1.
     """
     return tile_distances(3, layout)
+
+
+def has_table(puzzle: object) -> bool:
+    """Whether :func:`table_distances` answers for ``puzzle``."""
+    return (hasattr(puzzle, "distance_table") and hasattr(puzzle, "index")) or \
+        getattr(puzzle, "name", None) == "puzzle8"
 
 
 def table_distances(puzzle: object, states: np.ndarray) -> np.ndarray | None:

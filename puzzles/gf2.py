@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from puzzles.base import InputError
+from core.errors import InputError
 
 
 def _as_bool_matrix(a: np.ndarray, what: str = "matrix") -> np.ndarray:

@@ -26,7 +26,8 @@ from functools import cache
 
 import numpy as np
 
-from puzzles.base import InputError, Puzzle
+from core.errors import InputError
+from puzzles.base import Puzzle
 from puzzles.gf2 import GF2System
 
 _MOVE_RE = re.compile(r"^r([0-9]+)c([0-9]+)$", re.ASCII)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from puzzles.base import InputError
+from core.errors import InputError
 
 #: face letters in Kociemba's face order; the index is the face number used everywhere in ``puzzles.cube``
 FACES = "URFDLB"

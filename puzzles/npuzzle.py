@@ -31,7 +31,8 @@ from functools import cache
 
 import numpy as np
 
-from puzzles.base import InputError, Puzzle
+from core.errors import InputError
+from puzzles.base import Puzzle
 
 LAYOUTS: tuple[str, ...] = ("blank-last", "blank-first")
 ACTION_NAMES: tuple[str, ...] = ("U", "D", "L", "R")
@@ -407,11 +408,3 @@ def deepcubea_tile_moves(solution: Sequence[str]) -> list[int]:
             raise InputError(f"DeepCubeA moves: {m!r} is not one of U, D, L, R")
         out.append(_DEEPCUBEA_TILE_MOVE[key])
     return out
-
-
-def puzzle8_distances(layout: str = "blank-last") -> np.ndarray:
-    """Exact distance of every 8-puzzle state, ``(9!,)`` int8 by lexicographic rank (see
-    ``puzzles.exhaustive``); -1 for the unreachable parity class."""
-    from puzzles.exhaustive import puzzle8_distances as _distances
-
-    return _distances(layout)

@@ -27,8 +27,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from core.errors import InputError
 from heuristics.base import IdaSpec
-from puzzles.base import InputError, Puzzle
+from puzzles.base import Puzzle
 
 #: generated nodes per kernel call between time checks
 CHUNK = 1 << 20

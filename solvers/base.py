@@ -4,39 +4,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
+from core.limits import Limits
+from core.status import Status
 from heuristics.base import Heuristic
-from puzzles.base import InputError, Puzzle
-
-#: ``beam-empty`` and ``depth-limit`` end an incomplete search (beam) without a proof that the
-#: state is unsolvable, which ``unsolvable`` claims.
-Status = Literal["solved", "timeout", "node-limit", "out-of-memory", "unsolvable", "beam-empty",
-                 "depth-limit"]
-STATUSES: tuple[str, ...] = ("solved", "timeout", "node-limit", "out-of-memory", "unsolvable",
-                             "beam-empty", "depth-limit")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Per-search limits; ``None`` means unlimited."""
-
-    time_s: float | None = None
-    nodes: int | None = None
-    memory_bytes: int | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("time_s", "nodes", "memory_bytes"):
-            value = getattr(self, name)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-                raise InputError(f"limits: {name} must be a number, got {value!r}")
-            if not value > 0 or (name != "time_s" and value != int(value)):
-                what = "a positive number of seconds" if name == "time_s" else "a positive integer"
-                raise InputError(f"limits: {name} must be {what}, got {value!r}")
+from puzzles.base import Puzzle
 
 
 @dataclass(frozen=True)

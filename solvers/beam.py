@@ -45,9 +45,12 @@ from typing import Any
 
 import numpy as np
 
+from core.errors import InputError
+from core.limits import Limits
+from core.status import Status
 from heuristics.base import Heuristic
-from puzzles.base import InputError, Puzzle
-from solvers.base import Limits, Solver, SolveResult, Status, finish
+from puzzles.base import Puzzle
+from solvers.base import Solver, SolveResult, finish
 from solvers.goal_table import GoalTable, goal_table, member, state_hashes
 from solvers.memory import PeakMemory
 
@@ -144,20 +147,20 @@ class BeamSearch(Solver):
 
         def over_limit() -> Status | None:
             if limits.time_s is not None and time.perf_counter() - t0 >= limits.time_s:
-                return "timeout"
+                return Status.TIMEOUT
             if limits.nodes is not None and c["generated"] >= limits.nodes:
-                return "node-limit"
+                return Status.NODE_LIMIT
             if limits.memory_bytes is not None and mem.sample() > limits.memory_bytes:
-                return "out-of-memory"
+                return Status.OUT_OF_MEMORY
             return None
 
         if bool(puzzle.is_goal(start[None, :])[0]):
-            return "solved", []
+            return Status.SOLVED, []
         table = self._table
         if table is not None:
             near = table.tail(start)
             if near is not None:
-                return "solved", near
+                return Status.SOLVED, near
         layer = start[None, :]
         layer_hash = state_hashes(layer)
         prev_hash = np.zeros(0, dtype=np.uint64)
@@ -167,7 +170,7 @@ class BeamSearch(Solver):
             if stop is not None:
                 return stop, None
             if len(sizes) > self.max_depth:
-                return "depth-limit", None
+                return Status.DEPTH_LIMIT, None
             children, valid = puzzle.expand(layer)
             b, a, length = children.shape
             flat_valid = valid.reshape(-1)
@@ -178,7 +181,7 @@ class BeamSearch(Solver):
                 c["generated"] += int(flat_valid[: g + 1].sum())
                 c["expanded"] += g // a + 1
                 p, act = divmod(g, a)
-                return "solved", path_to(len(sizes) - 1, p) + [act]
+                return Status.SOLVED, path_to(len(sizes) - 1, p) + [act]
             c["generated"] += int(flat_valid.sum())
             c["expanded"] += b
             idx = np.flatnonzero(flat_valid)
@@ -190,7 +193,7 @@ class BeamSearch(Solver):
                     tail = table.tail(kids[i])
                     if tail is not None:
                         p, act = divmod(int(idx[i]), a)
-                        return "solved", path_to(len(sizes) - 1, p) + [act] + tail
+                        return Status.SOLVED, path_to(len(sizes) - 1, p) + [act] + tail
             # first occurrence of each state in generation order, minus the two layers before
             _, first = np.unique(hk, return_index=True)
             first.sort()
@@ -198,7 +201,7 @@ class BeamSearch(Solver):
             seen.sort()
             keep = first[~member(hk[first], seen)]
             if keep.size == 0:
-                return "beam-empty", None
+                return Status.BEAM_EMPTY, None
             stop = over_limit()
             if stop is not None:
                 return stop, None

@@ -40,10 +40,13 @@ from typing import Any
 
 import numpy as np
 
+from core.errors import InputError
+from core.limits import Limits
+from core.status import Status
 from heuristics.base import Heuristic
-from puzzles.base import InputError, Puzzle
+from puzzles.base import Puzzle
 from solvers import _bf_kernels as K
-from solvers.base import Limits, Solver, SolveResult, Status, finish
+from solvers.base import Solver, SolveResult, finish
 from solvers.ida import check_start
 from solvers.memory import PeakMemory, touch_pages
 
@@ -301,7 +304,7 @@ class BatchBestFirst(Solver):
                 extra.update(engine_bytes=engine_bytes, nodes_stored=stored,
                              reopened=counters["reopened"])
             except (_OutOfMemory, MemoryError):
-                status = "out-of-memory"
+                status = Status.OUT_OF_MEMORY
             elapsed = time.perf_counter() - t0
         return finish(
             puzzle, start, self.name, heuristic.name, status=status, actions=actions,
@@ -315,7 +318,7 @@ class BatchBestFirst(Solver):
                 limits: Limits, mem: PeakMemory, counters: dict[str, int],
                 ) -> tuple[Status, list[int] | None, int, int]:
         if bool(puzzle.is_goal(start[None, :])[0]):
-            return "solved", [], 0, 1
+            return Status.SOLVED, [], 0, 1
         deadline = None if limits.time_s is None else time.perf_counter() + limits.time_s
         mem_limit = limits.memory_bytes
         weight, batch = self.weight, self.batch
@@ -336,7 +339,7 @@ class BatchBestFirst(Solver):
         while True:
             k = int(K.heap_pop_batch(heap.data, heap.size, store.closed, store.fcur, batch, popped))
             if k == 0:
-                return finish("unsolvable", None)
+                return finish(Status.UNSOLVABLE, None)
             ids = popped[:k].copy()
             counters["iterations"] += 1
             parents = store.states[ids]
@@ -345,7 +348,7 @@ class BatchBestFirst(Solver):
                 if goals.any():
                     hit = ids[goals]
                     best = int(hit[np.argmin(store.g[hit])])
-                    return finish("solved", store.path_to(best))
+                    return finish(Status.SOLVED, store.path_to(best))
             counters["expanded"] += k
             children, valid = puzzle.expand(parents)  # (k, A, L), (k, A)
             last_action = store.action[ids]
@@ -362,10 +365,10 @@ class BatchBestFirst(Solver):
                     counters["generated"] += j + 1  # children in order up to the goal child
                     # and expanded: the batch's parents up to the goal child's parent
                     counters["expanded"] -= k - (int(pi[j]) + 1)
-                    return finish("solved", store.path_to(int(kid_parent[j])) + [int(ai[j])])
+                    return finish(Status.SOLVED, store.path_to(int(kid_parent[j])) + [int(ai[j])])
             counters["generated"] += m
             if deadline is not None and time.perf_counter() >= deadline:
-                return finish("timeout", None)
+                return finish(Status.TIMEOUT, None)
             store.ensure(m, heap.nbytes)
             kid_ids, kinds = store.insert(kids, store.g[kid_parent] + 1, kid_parent, ai)
             new = kid_ids[kinds == K.NEW]
@@ -380,10 +383,10 @@ class BatchBestFirst(Solver):
                 heap.push(f, store.h[push], push, store.nbytes)
             # limits, checked once per iteration
             if limits.nodes is not None and counters["generated"] >= limits.nodes:
-                return finish("node-limit", None)
+                return finish(Status.NODE_LIMIT, None)
             if deadline is not None and time.perf_counter() >= deadline:
-                return finish("timeout", None)
+                return finish(Status.TIMEOUT, None)
             if mem_limit is not None:
                 used = max(mem.sample(), store.nbytes + heap.nbytes)
                 if used > mem_limit:
-                    return finish("out-of-memory", None)
+                    return finish(Status.OUT_OF_MEMORY, None)

@@ -12,9 +12,12 @@ import time
 
 import numpy as np
 
+from core.errors import InputError
+from core.limits import Limits
+from core.status import Status
 from heuristics.base import Heuristic
-from puzzles.base import InputError, Puzzle
-from solvers.base import Limits, Solver, SolveResult
+from puzzles.base import Puzzle
+from solvers.base import Solver, SolveResult
 
 
 def gf2_optimal_lengths(puzzle: Puzzle, states: np.ndarray) -> np.ndarray:
@@ -43,7 +46,7 @@ class GF2Solver(Solver):
         try:
             actions = [int(a) for a in fn(np.asarray(start))]
         except ValueError:
-            return SolveResult("unsolvable", None, None, 0, 0, 0, None, time.perf_counter() - t0,
+            return SolveResult(Status.UNSOLVABLE, None, None, 0, 0, 0, None, time.perf_counter() - t0,
                                heuristic=hname, solver=self.name)
-        return SolveResult("solved", actions, len(actions), 0, 0, 1, None,
+        return SolveResult(Status.SOLVED, actions, len(actions), 0, 0, 1, None,
                            time.perf_counter() - t0, heuristic=hname, solver=self.name)

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.base import InputError, Puzzle
+from core.errors import InputError
+from puzzles.base import Puzzle
 from solvers import _bf_kernels as K
 
 _CACHE: dict[tuple[str, bytes, int], GoalTable] = {}

@@ -48,15 +48,19 @@ from typing import Any
 
 import numpy as np
 
+from core.errors import InputError
+from core.limits import Limits
+from core.status import Status
 from heuristics.base import Heuristic, IdaSpec
-from puzzles.base import InputError, Puzzle
-from solvers.base import Limits, Solver, SolveResult, finish
+from puzzles.base import Puzzle
+from solvers.base import Solver, SolveResult, finish
 from solvers.memory import PeakMemory, touch_pages
 
 #: (family, kind, puzzle name) triples whose kernels were compiled in this process
 _WARM: set[tuple[str, str, str]] = set()
 
-_STATUSES = ("solved", "timeout", "node-limit", "unsolvable")
+#: what an IDA* kernel may return (it never runs out of memory nor gives up without a proof)
+_STATUSES = (Status.SOLVED, Status.TIMEOUT, Status.NODE_LIMIT, Status.UNSOLVABLE)
 
 
 def kernel_module(family: str) -> ModuleType:
@@ -147,13 +151,13 @@ class IDAStar(Solver):
                 deadline = None if limits.time_s is None else time.monotonic() + limits.time_s
                 out = module.search(puzzle, spec, start, max_nodes, deadline)
             elapsed = time.perf_counter() - t0
-        status = str(out["status"])
+        status = out["status"]
         if status not in _STATUSES:
             raise RuntimeError(f"IDA* kernel {spec.family} returned unknown status {status!r}")
         actions = [int(a) for a in out["actions"]] if status == "solved" else None
         return finish(
             puzzle, start, self.name, heuristic.name,
-            status=status,  # type: ignore[arg-type]
+            status=Status(status),
             actions=actions, generated=out["nodes_generated"], expanded=out["nodes_expanded"],
             iterations=out["iterations"], h_start=h_start, time_s=elapsed, load_s=load_s,
             peak_rss_bytes=mem.peak_bytes,

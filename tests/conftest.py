@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.paths import shared_dir
+from core.paths import shared_dir
 
 
 @pytest.fixture(scope="session")

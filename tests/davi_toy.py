@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.base import InputError, Puzzle
+from core.errors import InputError
+from puzzles.base import Puzzle
 
 
 class ToyLights(Puzzle):

@@ -73,7 +73,7 @@ def make_plan(tmp: Path, specs: list[tuple[str, str, dict[str, Any]]], time_s: f
 
     from bench.executor import Task
     from bench.runner import Plan, row_key
-    from suites.loaders import parse_suite
+    from suites.schema import parse_suite
 
     path = tmp / "fake.toml"
     path.write_text(SUITE_TOML)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from test_solve_cli import run
 
-from bench import registry
-from puzzles.base import InputError
-from solvers.base import Limits
+from core import registry
+from core.errors import InputError
+from core.limits import Limits
 from solvers.beam import BeamSearch, default_width
 from tests.toys import Pancake
 

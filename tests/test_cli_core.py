@@ -5,7 +5,7 @@ import pytest
 from click.testing import CliRunner
 
 from bench.cli import cli, main
-from bench.registry import HEURISTICS, PUZZLES, SOLVERS
+from core.registry import HEURISTICS, PUZZLES, SOLVERS
 
 
 def test_help_lists_every_command():

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from bench import registry
+from core import registry
 from puzzles.cube import (
     CORNER_NAMES,
     EDGE_NAMES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from puzzles.base import InputError
+from core.errors import InputError
 from puzzles.cube import Cube3, deepcubea_cube3_tables, deepcubea_moves, from_deepcubea_cube3
 from suites.importers.deepcubea import load_results, load_test_set
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bench.cli import main
-from puzzles.base import InputError
+from core.errors import InputError
 from puzzles.cube import Cube2, Cube3
 
 SOLVED = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
@@ -131,7 +131,7 @@ def test_cli_show_scramble(capsys):
 
 
 def test_cli_list_puzzles(capsys, monkeypatch):
-    from bench import registry
+    from core import registry
 
     cubes = {k: v for k, v in registry.PUZZLES.items() if k.startswith("cube")}
     monkeypatch.setattr(registry, "PUZZLES", cubes)  # the other families are tested by their owners

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.errors import InputError
 from pdb_builders import korf_cube as kc
 from pdb_builders import store
-from puzzles.base import InputError
 
 cube = pytest.importorskip("puzzles.cube")
 

@@ -243,7 +243,7 @@ def test_cube2_table_equals_the_puzzles_exhaustive_distances(metric):
 
 
 def test_pattern_names_are_checked():
-    from puzzles.base import InputError
+    from core.errors import InputError
 
     assert kc.parse_pattern("edges:0,1,2,3,4,5").size == 42_577_920
     assert kc.parse_pattern("corners").size == 88_179_840

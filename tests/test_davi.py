@@ -13,12 +13,12 @@ import pytest
 import torch
 from davi_toy import ToyLights, exact_distances
 
+from core.errors import InputError
 from heuristics.davi.checkpoint import CheckpointError, load_checkpoint, weights_digest
 from heuristics.davi.data import make_batch, random_walks
 from heuristics.davi.heuristic import LearnedHeuristic
 from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters, parameter_bytes
 from heuristics.davi.train import TrainConfig, Trainer, bellman_targets, greedy_rollout
-from puzzles.base import InputError
 
 
 @pytest.fixture(scope="module")

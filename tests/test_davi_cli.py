@@ -160,9 +160,9 @@ def test_shipped_model_loads_and_solves_short_scrambles(name):
 
     import numpy as np
 
-    from bench.registry import get_puzzle, get_solver
+    from core.limits import Limits
+    from core.registry import get_puzzle, get_solver
     from heuristics.davi.heuristic import SHIPPED_DIR, LearnedHeuristic
-    from solvers.base import Limits
 
     folder = SHIPPED_DIR / name
     for f in ("model.pt", "config.json", "log.csv", "depth_log.csv", "README.md"):

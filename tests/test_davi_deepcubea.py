@@ -14,11 +14,11 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from bench.registry import get_puzzle
+from core.errors import InputError
+from core.registry import get_puzzle
 from heuristics.davi.adapters import to_deepcubea_cube3
 from heuristics.davi.deepcubea_import import import_deepcubea, rename_state_dict
 from heuristics.davi.heuristic import LearnedHeuristic
-from puzzles.base import InputError
 from puzzles.cube import from_deepcubea_cube3
 from puzzles.npuzzle import convert_layout, from_deepcubea_tiles
 from suites.importers.deepcubea import load_test_set

@@ -4,7 +4,7 @@ import pickle
 import numpy as np
 import pytest
 
-from puzzles.base import InputError
+from core.errors import InputError
 from suites.importers.deepcubea import load_results, load_test_set, safe_load
 
 

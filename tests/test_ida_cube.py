@@ -142,7 +142,7 @@ def test_move_pruning_rules():
 
 def test_through_the_solver_registry():
     ida_mod = pytest.importorskip("solvers.ida")
-    from solvers.base import Limits
+    from core.limits import Limits
 
     puzzle = cube.Cube2("htm")
     h = Cube2PDB(puzzle, progress=False)

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from bench.registry import get_heuristic, get_puzzle
+from core.registry import get_heuristic, get_puzzle
 from solvers import _ida_tiles
 from tests import tiles_reference as ref
 
@@ -60,7 +60,7 @@ def test_limits() -> None:
 
 
 def test_through_the_ida_solver() -> None:
-    from solvers.base import Limits
+    from core.limits import Limits
     from solvers.ida import IDAStar
 
     p = get_puzzle("puzzle15")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from bench import registry
+from core import registry
 from heuristics.davi.model import FastForward, ModelConfig, ResnetFC, num_parameters
 from heuristics.davi.train import TrainConfig, Trainer
 from heuristics.davi.walks import batch_generator, domain_for

@@ -8,9 +8,9 @@ from collections import deque
 import numpy as np
 import pytest
 
-from bench.registry import get_heuristic, get_puzzle
+from core.errors import InputError
+from core.registry import get_heuristic, get_puzzle
 from heuristics.lights import LightsOn
-from puzzles.base import InputError
 from puzzles.gf2 import GF2System, null_space, rank, row_reduce
 from puzzles.lightsout import LightsOut, press_matrix
 
@@ -279,7 +279,7 @@ def test_lights_on_spec_and_registry():
 
 @pytest.mark.parametrize("name", ["lightsout٧", "lightsout７", "lightsout1_0"])
 def test_puzzle_names_with_non_ascii_digits_are_unknown(name):
-    from bench.registry import puzzle_entry
+    from core.registry import puzzle_entry
 
     with pytest.raises(InputError, match="unknown puzzle"):
         puzzle_entry(name)

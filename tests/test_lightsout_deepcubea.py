@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from puzzles.base import InputError
+from core.errors import InputError
 from puzzles.lightsout import LightsOut, from_deepcubea_lights
 from suites.importers.deepcubea import load_results, load_test_set
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.registry import get_heuristic, get_puzzle
+from core.errors import InputError
+from core.registry import get_heuristic, get_puzzle
 from heuristics import _tiles_kernels as tk
-from puzzles.base import InputError
 from tests import tiles_reference as ref
 
 LAYOUTS = ("blank-first", "blank-last")

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from puzzles.base import InputError
+from core.errors import InputError
 from puzzles.npuzzle import (
     ACTION_NAMES,
     NPuzzle,

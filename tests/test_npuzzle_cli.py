@@ -84,7 +84,7 @@ def test_scramble_uniform_and_goal():
 @pytest.mark.parametrize("goal, moves, bad", [("blank-last", "U U U", 3), ("blank-first", "U", 1),
                                               ("blank-first", "D R R R", 4)])
 def test_scramble_moving_the_blank_off_the_board_is_input_error(goal, moves, bad):
-    from puzzles.base import InputError
+    from core.errors import InputError
 
     p = NPuzzle(3, goal=goal)
     with pytest.raises(InputError, match=rf"MOVES: move {bad} \(\w\) cannot be made"):

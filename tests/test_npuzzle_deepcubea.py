@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from puzzles.base import InputError
+from core.errors import InputError
 from puzzles.npuzzle import NPuzzle, deepcubea_tile_moves, from_deepcubea_tiles, solvable
 from suites.importers.deepcubea import load_results, load_test_set
 

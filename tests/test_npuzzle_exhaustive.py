@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from puzzles.base import InputError
+from core.errors import InputError
 from puzzles.exhaustive import perm_ranks, perm_unranks, puzzle8_distances, tile_distances
 from puzzles.npuzzle import NPuzzle, convert_layout, goal_state, solvable
 

@@ -12,7 +12,7 @@ from runner_fakes import make_plan
 from bench import paper, runner
 from bench.executor import InlineExecutor
 from bench.runner import ROWS, RUN_JSON, read_rows, run_plan
-from puzzles.base import InputError
+from core.errors import InputError
 
 
 def _run(plan, run_dir, **kw):

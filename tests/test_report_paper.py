@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from bench import paper
-from puzzles.base import InputError
+from core.errors import InputError
 
 
 def _fake_run(run_dir, nodes_by_config, instance_set="random1000", optimal=None):

@@ -33,7 +33,7 @@ def test_lights_on_is_admissible_on_known_lightsout_states():
 
 
 def test_exact_tables_cover_every_state():
-    from bench.registry import get_puzzle
+    from core.registry import get_puzzle
 
     states, dist = quality.exact_distances(get_puzzle("puzzle8"))
     assert len(states) == 181_440 and dist.max() == 31 and (dist == 0).sum() == 1

@@ -15,7 +15,7 @@ from runner_fakes import make_plan
 
 from bench.executor import InlineExecutor, LocalExecutor
 from bench.runner import ROWS, derive_tables, load_table, read_rows, run_plan
-from puzzles.base import InputError
+from core.errors import InputError
 
 HERE = Path(__file__).resolve().parent
 

@@ -106,7 +106,7 @@ def test_subprocess_exit_status_and_no_traceback():
 ])
 def test_json_actions_are_move_names_that_solve_the_state(capsys, puzzle, scramble, heuristic,
                                                           extra):
-    from bench import registry
+    from core import registry
 
     code, out, err = run(capsys, "solve", puzzle, "--scramble", scramble, "--heuristic",
                          heuristic, "--solver", "ida", "--json", *extra)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bench.cli import main
-from bench.registry import get_heuristic, get_puzzle, get_solver
+from core.registry import get_heuristic, get_puzzle, get_solver
 
 torch = pytest.importorskip("torch")
 

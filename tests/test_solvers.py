@@ -18,10 +18,10 @@ from toys import (
     lights_optimal_length,
 )
 
-from puzzles.base import InputError
+from core.errors import InputError
+from core.limits import Limits
 from solvers import _bf_kernels as K
 from solvers import _ida_lights
-from solvers.base import Limits
 from solvers.best_first import BatchBestFirst
 from solvers.ida import IDAStar
 from solvers.memory import PeakMemory, touch_pages
@@ -342,8 +342,8 @@ def test_astar_is_optimal_on_pancakes(closed):
 
 
 def test_astar_is_optimal_on_the_8_puzzle():
-    from puzzles.exhaustive import perm_ranks
-    from puzzles.npuzzle import NPuzzle, puzzle8_distances
+    from puzzles.exhaustive import perm_ranks, puzzle8_distances
+    from puzzles.npuzzle import NPuzzle
 
     p = NPuzzle(3)
     dist = puzzle8_distances()
@@ -449,7 +449,7 @@ def test_engine_rejects_bad_parameters(kw, msg):
 
 
 def test_registry_presets():
-    from bench.registry import get_solver
+    from core.registry import get_solver
 
     bwas = get_solver("bwas", weight=None, batch=None)
     assert (bwas.name, bwas.weight, bwas.batch, bwas.goal_test) == ("bwas", 0.6, 10000, "generate")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.registry import get_heuristic, get_puzzle, get_solver
+from core.registry import get_heuristic, get_puzzle, get_solver
 
 
 @pytest.mark.parametrize("name", ["cube2", "cube2-htm"])
@@ -25,8 +25,7 @@ def test_ida_and_astar_on_random_2x2x2_cubes_are_optimal(name):
 
 @pytest.mark.parametrize("heuristic", ["manhattan", "linear-conflict"])
 def test_ida_on_the_8_puzzle_equals_exhaustive_distances(heuristic):
-    from puzzles.exhaustive import perm_ranks
-    from puzzles.npuzzle import puzzle8_distances
+    from puzzles.exhaustive import perm_ranks, puzzle8_distances
 
     p = get_puzzle("puzzle8")
     h = get_heuristic(heuristic, p)
@@ -40,8 +39,7 @@ def test_ida_on_the_8_puzzle_equals_exhaustive_distances(heuristic):
 
 
 def test_astar_with_manhattan_on_the_8_puzzle_is_optimal():
-    from puzzles.exhaustive import perm_ranks
-    from puzzles.npuzzle import puzzle8_distances
+    from puzzles.exhaustive import perm_ranks, puzzle8_distances
 
     p = get_puzzle("puzzle8")
     h = get_heuristic("manhattan", p)
@@ -53,7 +51,7 @@ def test_astar_with_manhattan_on_the_8_puzzle_is_optimal():
 
 
 def test_ida_limits_on_the_15_puzzle():
-    from solvers.base import Limits
+    from core.limits import Limits
 
     p = get_puzzle("puzzle15", goal="blank-first")
     h = get_heuristic("manhattan", p)

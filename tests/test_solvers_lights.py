@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.registry import get_heuristic, get_puzzle, get_solver
+from core.registry import get_heuristic, get_puzzle, get_solver
 
 
 @pytest.mark.parametrize("n, count", [(3, 20), (4, 20), (5, 10), (7, 5)])

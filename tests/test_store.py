@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core.errors import InputError
 from pdb_builders import store
 from pdb_builders.store import DatabaseError, load_packed, load_table, read_attrs, save_table
-from puzzles.base import InputError
 
 ATTRS = {"puzzle": "puzzle8", "metric": "tiles", "goal": "blank-last", "pattern": [1, 2, 3],
          "ranking": "partial-perm-lex", "builder_version": 1}

@@ -6,17 +6,10 @@ import tomllib
 
 import pytest
 
-from bench.registry import HEURISTICS, SOLVERS
-from puzzles.base import InputError
-from suites.loaders import (
-    INSTANCES_DIR,
-    header_comment,
-    load_suite,
-    maneuver_quarter_turns,
-    maneuver_text,
-    parse_suite,
-    suite_paths,
-)
+from core.errors import InputError
+from core.registry import HEURISTICS, SOLVERS
+from suites.schema import INSTANCES_DIR, load_suite, parse_suite, suite_paths
+from suites.sources import header_comment, maneuver_quarter_turns, maneuver_text
 
 EXPECTED = {"cube3", "cube3-htm", "cube2", "puzzle8", "puzzle15", "puzzle24", "puzzle35",
             "puzzle48", "lightsout7", "felner2004"}
@@ -161,7 +154,7 @@ def test_non_utf8_suite_file_is_one_line(tmp_path):
 
 def test_figure_names_match_the_plots():
     from bench import plots
-    from suites.loaders import FIGURE_NAMES
+    from suites.schema import FIGURE_NAMES
 
     assert set(FIGURE_NAMES) == set(plots.FIGURES)
     with pytest.raises(InputError, match="--figures: unknown figure 'nope'"):

@@ -5,17 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench import registry
-from suites.loaders import (
-    InstanceSetSpec,
-    bfs_all,
-    bfs_distances,
-    import_deepcubea,
-    load_instances,
-    load_suite,
-    maneuver_quarter_turns,
-    maneuver_text,
-)
+from core import registry
+from suites.reference import bfs_all, bfs_distances
+from suites.schema import InstanceSetSpec, load_suite
+from suites.sources import import_deepcubea, load_instances, maneuver_quarter_turns, maneuver_text
 
 
 def test_korf100_and_hardest17_have_their_goals_and_lengths():
@@ -131,7 +124,7 @@ def test_deepcubea_fallback_when_absent(monkeypatch, tmp_path):
 
 
 def test_unreadable_instance_line_names_file_and_line(tmp_path, monkeypatch):
-    import suites.loaders as L
+    import suites.sources as L
 
     (tmp_path / "x.txt").write_text("# c\n1 57 1 2 3\n")
     monkeypatch.setattr(L, "INSTANCES_DIR", tmp_path)

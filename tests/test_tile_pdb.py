@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 import pytest
 
-from bench.registry import get_heuristic, get_puzzle
+from core.registry import get_heuristic, get_puzzle
 from pdb_builders import additive_tiles as at
 from pdb_builders import ranking
 from pdb_builders.store import DatabaseError, load_table
@@ -123,7 +123,7 @@ def test_foreign_and_damaged_files_detected(capfd: pytest.CaptureFixture[str]) -
 
 
 def test_unknown_partition() -> None:
-    from puzzles.base import InputError
+    from core.errors import InputError
 
     with pytest.raises(InputError, match="partition"):
         at.plan("puzzle15", "44")
@@ -163,7 +163,7 @@ def test_mirrored_table_equals_the_mirror_patterns_own_table(monkeypatch) -> Non
 
 
 _ENSURE = """
-from bench.registry import get_heuristic, get_puzzle
+from core.registry import get_heuristic, get_puzzle
 h = get_heuristic("pdb-full", get_puzzle("puzzle8"))
 print(int(h(get_puzzle("puzzle8").goal()[None])[0]))
 """

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bench.cli import main
-from bench.registry import get_heuristic, get_puzzle
+from core.registry import get_heuristic, get_puzzle
 from pdb_builders import catalog
 from tests import tiles_reference as ref
 

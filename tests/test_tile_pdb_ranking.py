@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
+from core.errors import InputError
 from pdb_builders import ranking
 from pdb_builders._rank_kernels import rank_partial, unrank_partial
-from puzzles.base import InputError
 
 
 def naive_rank(pos: tuple[int, ...], n: int) -> int:

@@ -13,8 +13,9 @@ from collections import deque
 
 import numpy as np
 
+from core.errors import InputError
 from heuristics.base import Heuristic, IdaSpec
-from puzzles.base import InputError, Puzzle
+from puzzles.base import Puzzle
 
 
 class Pancake(Puzzle):

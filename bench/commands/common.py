@@ -10,7 +10,8 @@ from typing import Any
 import click
 import numpy as np
 
-from puzzles.base import InputError, Puzzle
+from core.errors import InputError
+from puzzles.base import Puzzle
 
 
 class FiniteFloat(click.ParamType):
@@ -56,6 +57,26 @@ goal_option: Callable[[Any], Any] = click.option(
     "--goal", default=None, metavar="blank-first|blank-last",
     help="goal layout (sliding tiles only; default blank-last)",
 )
+
+
+def registry_options(kind: str) -> Callable[[Any], Any]:
+    """Click options for every option the registry's entries of ``kind`` declare (values stay
+    text: :meth:`core.registry.Option.check` converts them, so a bad value is a one-line error
+    that names the flag). The help names the entries that take each option."""
+    from core import registry
+
+    entries = {"solver": registry.SOLVERS, "heuristic": registry.HEURISTICS}[kind]
+    opts = registry.all_options(kind)
+
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        for name in reversed(list(opts)):
+            o = opts[name]
+            users = "/".join(n for n, e in entries.items() if e.option(name) is not None)
+            f = click.option(o.flag, name, metavar=o.metavar, default=None,
+                             help=f"{o.describe()} ({users})")(f)
+        return f
+
+    return decorate
 
 
 def read_state(puzzle: Puzzle, state: str | None, moves: str | None) -> np.ndarray:

@@ -7,9 +7,9 @@ import sys
 import click
 import numpy as np
 
-from bench import registry
 from bench.commands.common import goal_option, read_state
-from puzzles.base import InputError
+from core import registry
+from core.errors import InputError
 
 
 @click.command("list")

@@ -2,7 +2,7 @@
 
 The pdb commands read the database catalog (``pdb_builders.catalog``), so every database
 registered there (tile and cube PDBs alike) appears; ``bench h`` instantiates any heuristic
-through ``bench.registry.get_heuristic``.
+through ``core.registry.get_heuristic``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 import click
 import numpy as np
 
-from bench import registry
 from bench.commands.common import goal_option, read_states
-from puzzles.base import InputError
+from core import registry
+from core.errors import InputError
 
 
 def _entry(puzzle: str, heuristic: str):

@@ -7,10 +7,11 @@ from typing import Any
 
 import click
 
-from bench import registry
-from bench.commands.common import goal_option, json_line, read_state
-from puzzles.base import InputError
-from solvers.base import Limits, SolveResult
+from bench.commands.common import goal_option, json_line, read_state, registry_options
+from core import registry
+from core.errors import InputError
+from core.limits import Limits
+from solvers.base import SolveResult
 
 MIB = 1 << 20
 
@@ -76,12 +77,7 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
 @click.option("--solver", "solver_name", metavar="S", default=None,
               help="solver name (bench list solvers) [ida for heuristics with a per-state "
                    "kernel; a learned model's recommended search]")
-@click.option("--weight", metavar="L", help="weight on g for bwas, in [0, 1] (astar fixes 1, greedy 0)")
-@click.option("--batch", metavar="N", help="nodes expanded per iteration (bwas), >= 1")
-@click.option("--width", metavar="W", help="beam width (beam), >= 1 [per puzzle]")
-@click.option("--max-depth", metavar="D", help="layers before a beam gives up (beam), >= 1 [1000]")
-@click.option("--goal-depth", metavar="D", help="finish from any state within D moves of the goal "
-              "by a breadth-first table (beam), >= 0 [0]")
+@registry_options("solver")
 @click.option("--time-limit", metavar="SEC", help="search time limit in seconds (> 0)")
 @click.option("--node-limit", metavar="N", help="limit on nodes generated (> 0)")
 @click.option("--memory-limit", metavar="MB", help="limit on the search's memory in MiB (> 0; "
@@ -93,11 +89,9 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None,
               heuristic_name: str | None, model: str | None, solver_name: str,
-              weight: str | None, batch: str | None, width: str | None, max_depth: str | None,
-              goal_depth: str | None,
-              time_limit: str | None,
-              node_limit: str | None, memory_limit: str | None, device: str | None,
-              precision: str | None, as_json: bool) -> None:
+              time_limit: str | None, node_limit: str | None, memory_limit: str | None,
+              device: str | None, precision: str | None, as_json: bool,
+              **solver_options: str | None) -> None:
     """Solve STATE (or the state MOVES make from the goal) of PUZZLE.
 
     Exits 0 whenever the search ran, whatever its status (solved, timeout, node-limit,
@@ -105,14 +99,9 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     """
     if heuristic_name is None:
         raise InputError("--heuristic: missing (see bench list heuristics)")
-    w = _number("--weight", weight, float, 0.0, True, 1.0)
-    b = _number("--batch", batch, int, 1, True, cap=10**9)
     t = _number("--time-limit", time_limit, float, 0.0, False, cap=10**9)
     n = _number("--node-limit", node_limit, int, 0, False, cap=2**62)
     mb = _number("--memory-limit", memory_limit, float, 0.0, False, cap=2**40)
-    wd = _number("--width", width, int, 1, True, cap=10**9)
-    md = _number("--max-depth", max_depth, int, 1, True, cap=10**9)
-    gd = _number("--goal-depth", goal_depth, int, 0, True, 30)
     entry = registry.heuristic_entry(heuristic_name)
     learned = bool(entry.props.get("needs_model"))
     if model is not None and not learned:
@@ -122,7 +111,8 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
             raise InputError(f"{opt}: applies to learned heuristics, not to {heuristic_name}")
     p = registry.get_puzzle(puzzle, goal=goal)
     s = read_state(p, state, moves)
-    given = {"weight": w, "batch": b, "width": wd, "max_depth": md, "goal_depth": gd}
+    options = registry.all_options("solver")
+    given = {k: options[k].check(v) for k, v in solver_options.items()}
     if solver_name is None:
         if learned:
             from heuristics.davi.heuristic import recommended_search

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from puzzles.base import InputError
+from core.errors import InputError
 
 
 # --------------------------------------------------------------------------- bench run
@@ -47,7 +47,7 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
     """Run suite NAME (a shipped suite or a .toml file) and print its summary table."""
     from bench import runner
     from bench.executor import LocalExecutor
-    from suites.loaders import load_suite
+    from suites.schema import load_suite
 
     if quick and profile not in (None, "quick"):
         raise InputError("--quick: cannot be combined with --profile")
@@ -71,7 +71,7 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
         raise InputError(f"--resume: {out} holds no run ({runner.ROWS} missing)")
     plan = runner.plan_run(suite, prof, configs, limit, seed)
     if device is not None:
-        from bench import registry
+        from core import registry
 
         for task in plan.tasks:
             p = task.payload
@@ -168,7 +168,7 @@ def suite_group() -> None:
 @suite_group.command("list")
 def suite_list_cmd() -> None:
     """The shipped suites."""
-    from suites.loaders import load_suite, suite_paths
+    from suites.schema import load_suite, suite_paths
 
     for name, path in suite_paths().items():
         s = load_suite(path)
@@ -181,7 +181,8 @@ def suite_list_cmd() -> None:
 @click.option("--profile", default=None, help="also list what this profile runs")
 def suite_show_cmd(name: str, profile: str | None) -> None:
     """Instance sets, configurations, limits and profiles of suite NAME."""
-    from suites.loaders import deepcubea_source, load_suite
+    from suites.schema import load_suite
+    from suites.sources import deepcubea_source
 
     s = load_suite(name)
     click.echo(f"suite {s.name}: puzzle {s.puzzle} ({s.path})")
@@ -221,8 +222,8 @@ def suite_show_cmd(name: str, profile: str | None) -> None:
               help="output file (default: the cache, where suites find it)")
 def import_cmd(path: Path, puzzle: str | None, out: Path | None) -> None:
     """Convert DeepCubeA's test set PATH (test_data_0.pkl or its folder) to our instance format."""
-    from bench import registry
-    from suites.loaders import import_deepcubea
+    from core import registry
+    from suites.sources import import_deepcubea
 
     if not path.exists():
         raise InputError(f"PATH: {path} does not exist")
@@ -244,7 +245,7 @@ def import_cmd(path: Path, puzzle: str | None, out: Path | None) -> None:
 def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None) -> None:
     """Tables and figures of RUN_DIR: a suite run (rows.jsonl) or a training run (log.csv)."""
     from bench import runner
-    from suites.loaders import FIGURE_NAMES
+    from suites.schema import FIGURE_NAMES
 
     if not run_dir.is_dir():
         raise InputError(f"RUN_DIR: {run_dir} is not a folder")

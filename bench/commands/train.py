@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from bench.commands.common import FINITE_FLOAT, goal_option, json_line
+from core.errors import InputError
 from heuristics.davi.limits import MAX_BATCH, MAX_WIDTH
-from puzzles.base import InputError
 
 # options that shape a run; with --resume the run's own values are used and these must be absent
 # (except --epsilon and --walk: changed from the resumed iteration on, and recorded)
@@ -254,7 +254,7 @@ def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str,
     import numpy as np
     import torch
 
-    from bench import registry
+    from core import registry
     from heuristics.davi.model import FastForward, ModelConfig, ResnetFC, num_parameters
 
     if threads is not None:
@@ -399,7 +399,7 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
     """Solve a fixed set of PUZZLE states with a learned heuristic; print share solved/optimal."""
     import torch
 
-    from bench import registry
+    from core import registry
     from heuristics.davi.evaluate import evaluate, optimal_lengths, start_states, summarize
 
     if threads is not None:

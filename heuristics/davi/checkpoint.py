@@ -45,7 +45,8 @@ from typing import Any
 
 import torch
 
-from puzzles.base import InputError, Puzzle
+from core.errors import InputError
+from puzzles.base import Puzzle
 
 FORMAT = "heuristic-bench/learned-heuristic"
 VERSION = 1

@@ -16,9 +16,10 @@ from typing import Any
 
 import torch
 
+from core.errors import InputError
 from heuristics.davi.checkpoint import CheckpointError, non_finite, save_checkpoint
 from heuristics.davi.model import ModelConfig
-from puzzles.base import InputError, Puzzle
+from puzzles.base import Puzzle
 
 #: the largest state dict file read (their largest network is about 60 MB)
 MAX_BYTES = 4 << 30
@@ -122,7 +123,7 @@ def _deepcubea_goal(puzzle: Puzzle) -> Any:
 
 def import_deepcubea(path: str | Path, puzzle_name: str, out: str | Path) -> Path:
     """Read DeepCubeA's ``model_state_dict.pt`` for ``puzzle_name`` and write our checkpoint."""
-    from bench.registry import get_puzzle
+    from core.registry import get_puzzle
 
     puzzle = get_puzzle(puzzle_name)
     path = Path(path)

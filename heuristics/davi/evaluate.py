@@ -24,18 +24,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench import registry
-from puzzles.base import InputError, Puzzle
-from solvers.base import Limits
+from core import registry
+from core.errors import InputError
+from core.limits import Limits
+from puzzles.base import Puzzle
 
 
 def start_states(puzzle: Puzzle, state_set: str, count: int, seed: int = 0) -> np.ndarray:
     """``(count, L)`` start states of ``state_set`` (see the module docstring)."""
     rng = np.random.default_rng(seed)
     if state_set == "deepcubea":
-        from bench.paths import deepcubea_dir
+        from core.paths import deepcubea_dir
         from suites.importers.deepcubea import load_test_set
-        from suites.loaders import deepcubea_states
+        from suites.sources import deepcubea_states
 
         path = deepcubea_dir() / puzzle.name / "test_data_0.pkl"
         if not path.is_file():

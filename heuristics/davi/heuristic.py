@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from core.errors import InputError
 from heuristics.base import Heuristic, IdaSpec
 from heuristics.davi.adapters import make_input_fn
 from heuristics.davi.checkpoint import check_puzzle, load_checkpoint
@@ -33,14 +34,14 @@ from heuristics.davi.model import (
     parameter_bytes,
     resolve_device,
 )
-from puzzles.base import InputError, Puzzle
+from puzzles.base import Puzzle
 
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "models"
 
 
 def user_models_dir() -> Path:
     """``$BENCH_CACHE/models``: where ``bench train`` puts runs by default."""
-    from bench.paths import cache_dir
+    from core.paths import cache_dir
 
     return cache_dir() / "models"
 

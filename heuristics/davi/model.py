@@ -33,7 +33,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from puzzles.base import InputError
+from core.errors import InputError
 
 #: named sizes: (h1, res_dim, num_blocks)
 PRESETS: dict[str, tuple[int, int, int]] = {

@@ -55,6 +55,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from core.errors import InputError
 from heuristics.davi.checkpoint import (
     TARGETS,
     CheckpointError,
@@ -74,7 +75,7 @@ from heuristics.davi.model import (
     resolve_device,
 )
 from heuristics.davi.walks import TensorBatch, TensorDomain, domain_for
-from puzzles.base import InputError, Puzzle
+from puzzles.base import Puzzle
 
 #: per-puzzle defaults (k_max, epsilon, check_every): DeepCubeA's values for the puzzles of its
 #: paper; for cube2 (diameter 14 qtm) and puzzle8 (diameter 31) a K above the diameter and a
@@ -213,7 +214,7 @@ def _log_iteration(row: list[str]) -> int | None:
 
 
 def make_puzzle(name: str, goal: str | None = None) -> Puzzle:
-    from bench.registry import get_puzzle
+    from core.registry import get_puzzle
 
     return get_puzzle(name, goal=goal)
 

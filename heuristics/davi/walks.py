@@ -278,11 +278,11 @@ def domain_for(puzzle: Puzzle, device: torch.device | str = "cpu",
                canonical: bool = False) -> TensorDomain | None:
     """The tensor form of ``puzzle``, or None when it has none. ``canonical``: cube walks without
     same-axis cancellations (module docstring); other puzzles ignore it."""
-    from puzzles.cube import _CubeBase
+    from puzzles.cube import CubeBase
     from puzzles.lightsout import LightsOut
     from puzzles.npuzzle import NPuzzle
 
-    if isinstance(puzzle, _CubeBase):
+    if isinstance(puzzle, CubeBase):
         return PermutationDomain(puzzle, device, canonical=canonical)
     if isinstance(puzzle, NPuzzle):
         return TilesDomain(puzzle, device)

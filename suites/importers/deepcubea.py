@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzles.base import InputError
+from core.errors import InputError
 
 #: the largest test set file read (theirs are a few MB)
 MAX_BYTES = 1 << 30

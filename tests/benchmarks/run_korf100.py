@@ -18,9 +18,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.paths import instances_dir  # noqa: E402
-from bench.registry import get_heuristic, get_puzzle, get_solver  # noqa: E402
-from solvers.base import Limits  # noqa: E402
+from core.limits import Limits  # noqa: E402
+from core.paths import instances_dir  # noqa: E402
+from core.registry import get_heuristic, get_puzzle, get_solver  # noqa: E402
 
 
 def instances(puzzle, n_uniform: int) -> list[tuple[int, int | None, np.ndarray]]:

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 import torch
 
-from bench.registry import get_puzzle
+from core.registry import get_puzzle
 from heuristics.davi.checkpoint import save_checkpoint
 from heuristics.davi.heuristic import SHIPPED_DIR, LearnedHeuristic
 from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters, parameter_bytes

@@ -20,8 +20,8 @@ import os
 import numpy as np
 import pytest
 
-from bench.registry import get_heuristic, get_puzzle
-from solvers.base import Limits
+from core.limits import Limits
+from core.registry import get_heuristic, get_puzzle
 from solvers.best_first import BatchBestFirst
 
 

@@ -11,7 +11,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from bench import registry
+from core import registry
 
 
 def _need(module: str) -> None:
@@ -41,7 +41,8 @@ def test_pdb_build_cube_4_edges(benchmark):
 @pytest.fixture(scope="module")
 def korf_easy():
     """Three of Korf's 100 15-puzzles (instances 16, 12, 9: optimal 42, 45, 46 moves)."""
-    from suites.loaders import load_instances, load_suite
+    from suites.schema import load_suite
+    from suites.sources import load_instances
 
     iset = load_instances(load_suite("puzzle15"), "korf100")
     return [i for i in iset.instances if i.id in ("16", "12", "9")]
@@ -66,7 +67,8 @@ def test_ida_korf_three_instances(benchmark, korf_easy):
 def test_bwas_with_network_cube2(benchmark):
     """BWAS (lambda 0.6, N 1,000) with the learned heuristic on three 2x2x2 scrambles of 8 moves."""
     _need("heuristics.davi.heuristic")
-    from solvers.base import Limits, verified
+    from core.limits import Limits
+    from solvers.base import verified
 
     p = registry.get_puzzle("cube2")
     try:
@@ -103,7 +105,7 @@ def test_runner_rows_inline(benchmark, tmp_path):
     """Planning and recording 20 runs of the exact Lights Out solver (runner overhead per row)."""
     from bench.executor import InlineExecutor
     from bench.runner import plan_run, run_plan
-    from suites.loaders import load_suite
+    from suites.schema import load_suite
 
     suite = load_suite("lightsout7")
     counter = iter(range(1000))

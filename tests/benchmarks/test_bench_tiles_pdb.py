@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench.paths import shared_dir
-from bench.registry import get_heuristic, get_puzzle
+from core.paths import shared_dir
+from core.registry import get_heuristic, get_puzzle
 
 ROOT = Path(__file__).resolve().parents[2]
 KORF = shared_dir() / "instances" / "korf100_15puzzle.txt"
@@ -82,7 +82,7 @@ def test_ida_manhattan_vs_c_reference(benchmark, tmp_path: Path) -> None:
 
 _BUILD = """
 import json, resource, sys, time
-from bench.registry import get_puzzle
+from core.registry import get_puzzle
 from pdb_builders import catalog
 puzzle, heuristic = sys.argv[1], sys.argv[2]
 t0 = time.perf_counter()

@@ -25,7 +25,7 @@ def cache_dir() -> Path:
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        from puzzles.base import InputError
+        from core.errors import InputError
 
         raise InputError(f"{'$BENCH_CACHE' if env else 'cache folder'}: cannot use {path} as a "
                          f"folder ({exc.strerror or exc})") from None

@@ -1,0 +1,468 @@
+"""One registry per kind (puzzles, heuristics, solvers) naming every plugin, with its options.
+
+Entries are declared here as data: a name, an entry point ``"module:attr"``, fixed keyword
+arguments, a one-line summary, typed options (:class:`Option`: name, type, range, default) and
+properties. Everything else reads these declarations: the command line makes its flags from the
+options, suite files are checked against them, the catalog of pattern databases is derived from
+the PDB heuristics declared here, and the registry test solves a scramble with every combination
+declared valid. Nothing heavy is imported until an entry is instantiated, so ``bench list`` never
+imports torch or compiles Numba.
+
+Heuristic properties: ``puzzles`` (names, ``"*"`` or a ``"prefix*"``), ``admissible``,
+``consistent``, ``exact``, ``kernel`` (a per-state Numba kernel for IDA*), ``needs_pdb``,
+``needs_model``, ``pdb`` (the pattern database: :class:`PdbDecl`). Every heuristic evaluates
+batches of states. Solver properties: ``optimal`` (with an admissible heuristic),
+``needs_kernel``, ``puzzles``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import math
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from core.errors import InputError
+
+
+@dataclass(frozen=True)
+class Option:
+    """A typed option of an entry: ``kind`` is ``int``, ``float``, ``bool`` or ``str``.
+
+    ``low``/``high`` bound numbers (``low_ok``: ``low`` itself allowed); ``cap`` is an upper
+    bound reported on its own (it keeps huge values from overflowing what they size);
+    ``choices`` lists the allowed strings; ``default`` is documentation (``None``: the entry's
+    own default, described in ``default_text``).
+    """
+
+    name: str
+    kind: type
+    help: str
+    default: Any = None
+    default_text: str = ""
+    low: float | None = None
+    low_ok: bool = True
+    high: float | None = None
+    cap: float | None = None
+    choices: tuple[str, ...] | None = None
+    metavar: str = "X"
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def describe(self) -> str:
+        """The help text with the range and default, as the command line prints it."""
+        rng = ""
+        if self.low is not None and self.high is not None:
+            rng = f", in [{self.low:g}, {self.high:g}]"
+        elif self.low is not None:
+            rng = f", {'>=' if self.low_ok else '>'} {self.low:g}"
+        default = self.default_text or ("" if self.default is None else str(self.default))
+        return f"{self.help}{rng}" + (f" [{default}]" if default else "")
+
+    def check(self, value: Any) -> Any:
+        """``value`` (a string from the command line, or a value from a suite file or the
+        Python API) converted to this option's type and checked; ``InputError`` otherwise."""
+        if value is None:
+            return None
+        if self.kind is bool:
+            if isinstance(value, bool):
+                return value
+            text = str(value).strip().lower()
+            if text in ("true", "yes", "1", "on"):
+                return True
+            if text in ("false", "no", "0", "off"):
+                return False
+            raise InputError(f"{self.flag}: expected true or false, got {value!r}")
+        if self.kind is str:
+            if isinstance(value, os.PathLike):
+                value = os.fspath(value)
+            if not isinstance(value, str):
+                raise InputError(f"{self.flag}: expected a string, got {value!r}")
+            if self.choices is not None and value not in self.choices:
+                listed = ", ".join(self.choices[:-1]) + " or " + self.choices[-1] \
+                    if len(self.choices) > 1 else self.choices[0]
+                raise InputError(f"{self.flag}: expected {listed}, got {value!r}")
+            return value
+        what = "an integer" if self.kind is int else "a number"
+        if isinstance(value, bool):
+            raise InputError(f"{self.flag}: expected {what}, got {value!r}")
+        if isinstance(value, str):
+            try:
+                number = self.kind(value)
+            except ValueError:
+                raise InputError(f"{self.flag}: expected {what}, got {value!r}") from None
+        else:
+            try:
+                number = self.kind(value)
+            except (TypeError, ValueError, OverflowError):
+                raise InputError(f"{self.flag}: expected {what}, got {value!r}") from None
+            if self.kind is int and number != value:
+                raise InputError(f"{self.flag}: expected {what}, got {value!r}")
+        if isinstance(number, float) and not math.isfinite(number):
+            raise InputError(f"{self.flag}: expected a finite number, got {value!r}")
+        low, high = self.low, self.high
+        if (low is not None and (number < low or (number == low and not self.low_ok))) or \
+                (high is not None and number > high):
+            if low is not None and high is not None:
+                rng = f"in [{low:g}, {high:g}]"
+            else:
+                rng = f"{'>=' if self.low_ok else '>'} {low:g}" if low is not None \
+                    else f"<= {high:g}"
+            raise InputError(f"{self.flag}: must be {rng}, got {value}")
+        if self.cap is not None and number > self.cap:
+            raise InputError(f"{self.flag}: must be at most {self.cap:g}, got {value}")
+        return number
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    target: str
+    summary: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    props: dict[str, Any] = field(default_factory=dict)
+    options: tuple[Option, ...] = ()
+
+    def option(self, name: str) -> Option | None:
+        for o in self.options:
+            if o.name == name:
+                return o
+        return None
+
+    def check_options(self, given: dict[str, Any], what: str = "") -> dict[str, Any]:
+        """``given`` checked against this entry's options (``None`` values dropped); an
+        option another entry of the same kind declares is refused naming those that take it."""
+        out = {}
+        for k, v in given.items():
+            if v is None:
+                continue
+            opt = self.option(k)
+            if opt is None:
+                users = [n for n, e in _KIND[what or self.props.get("kind", "")].items()
+                         if e.option(k) is not None] if (what or self.props.get("kind")) else []
+                flag = "--" + k.replace("_", "-")
+                if users:
+                    raise InputError(f"{flag}: applies to {'/'.join(users)}, not to {self.name}")
+                raise InputError(f"{flag}: {self.name} takes no such option (its options: "
+                                 f"{', '.join(o.name for o in self.options) or 'none'})")
+            out[k] = opt.check(v)
+        return out
+
+    def load(self) -> Callable[..., Any]:
+        """Import the entry point; a module that fails to import is a one-line ``InputError``."""
+        module, _, attr = self.target.partition(":")
+        try:
+            obj: Any = importlib.import_module(module)
+        except ImportError as exc:  # e.g. an optional dependency (torch) missing or broken
+            raise InputError(
+                f"{self.name}: cannot be loaded: importing {module} failed "
+                f"({type(exc).__name__}: {' '.join(str(exc).split())})"
+            ) from None
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+
+def _did_you_mean(kind: str, name: str, known: list[str]) -> InputError:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return InputError(f"unknown {kind} {name!r}{hint}; known: {', '.join(known)}")
+
+
+# --------------------------------------------------------------------------- puzzles
+TILE_NAMES = {3: "puzzle8", 4: "puzzle15", 5: "puzzle24", 6: "puzzle35", 7: "puzzle48"}
+CUBE_NAMES = ("cube3", "cube3-htm", "cube2", "cube2-htm")
+
+GOAL = Option("goal", str, "goal layout of a sliding-tile puzzle", choices=("blank-first", "blank-last"),
+              default_text="blank-last", metavar="LAYOUT")
+
+PUZZLES: dict[str, Entry] = {
+    e.name: e
+    for e in [
+        Entry("cube3", "puzzles.cube:Cube3", "Rubik's cube 3x3x3, quarter-turn metric (12 actions, DeepCubeA)",
+              {"metric": "qtm"}, {"family": "cube", "goal_layouts": False}),
+        Entry("cube3-htm", "puzzles.cube:Cube3", "Rubik's cube 3x3x3, half-turn metric (18 actions, Korf 1997)",
+              {"metric": "htm"}, {"family": "cube", "goal_layouts": False}),
+        Entry("cube2", "puzzles.cube:Cube2", "2x2x2 cube, DBL corner fixed, quarter-turn metric (6 actions)",
+              {"metric": "qtm"}, {"family": "cube", "goal_layouts": False}),
+        Entry("cube2-htm", "puzzles.cube:Cube2", "2x2x2 cube, DBL corner fixed, half-turn metric (9 actions)",
+              {"metric": "htm"}, {"family": "cube", "goal_layouts": False}),
+        *[
+            Entry(n, "puzzles.npuzzle:NPuzzle", f"sliding-tile {w * w - 1}-puzzle ({w}x{w})",
+                  {"width": w}, {"family": "tiles", "goal_layouts": True}, (GOAL,))
+            for w, n in TILE_NAMES.items()
+        ],
+        Entry("lightsout7", "puzzles.lightsout:LightsOut", "Lights Out 7x7 (49 actions)",
+              {"size": 7}, {"family": "lights", "goal_layouts": False}),
+    ]
+}
+
+_LIGHTS_RE = re.compile(r"^lightsout([0-9]+)$", re.ASCII)
+
+
+def puzzle_entry(name: str) -> Entry:
+    if name in PUZZLES:
+        return PUZZLES[name]
+    m = _LIGHTS_RE.match(name)
+    if m and 2 <= int(m.group(1)) <= 20:
+        n = int(m.group(1))
+        return Entry(name, "puzzles.lightsout:LightsOut", f"Lights Out {n}x{n}", {"size": n},
+                     {"family": "lights", "goal_layouts": False})
+    raise _did_you_mean("puzzle", name, list(PUZZLES))
+
+
+def get_puzzle(name: str, goal: str | None = None, **kwargs: Any):
+    """Instantiate a puzzle. ``goal`` (``blank-first``/``blank-last``) applies to sliding tiles only."""
+    entry = puzzle_entry(name)
+    args = {**entry.kwargs, **kwargs}
+    if goal is not None:
+        if entry.option("goal") is None:
+            raise InputError(f"--goal: {name} has a single goal; --goal applies to sliding-tile puzzles")
+        args["goal"] = GOAL.check(goal)
+    return entry.load()(**args)
+
+
+# --------------------------------------------------------------------------- pattern databases
+def _chunks(lo: int, hi: int, size: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(range(a, min(a + size, hi + 1))) for a in range(lo, hi + 1, size))
+
+
+def _mirror5(tiles: tuple[int, ...]) -> tuple[int, ...]:
+    """Tiles (= goal cells, blank first) of a 5x5 pattern mirrored about the main diagonal."""
+    return tuple(sorted((c % 5) * 5 + c // 5 for c in tiles))
+
+
+_A24 = (1, 2, 3, 4, 8, 9)
+
+
+@dataclass(frozen=True)
+class PdbDecl:
+    """A pattern database heuristic, declared once.
+
+    ``partition``: the key of its patterns; ``patterns``: the tile sets (blank-first tile
+    numbers = goal cells) of an additive tile partition, empty for the exact tables;
+    ``tables``: the entry point ``(puzzle name, heuristic name) -> [TableSpec]`` that lists its
+    stored tables (their sizes, files and builders); ``ci``: small enough to build in tests
+    (the others are stood in for by the same code with small patterns: the heuristic
+    ``stand_in``, or the same heuristic with the arguments ``stand_in_args``).
+    """
+
+    puzzles: tuple[str, ...]
+    partition: str
+    summary: str
+    tables: str
+    patterns: tuple[tuple[int, ...], ...] = ()
+    ci: bool = True
+    stand_in: str = ""
+    stand_in_args: tuple[tuple[str, Any], ...] = ()
+
+
+TILE_TABLES = "pdb_builders.additive_tiles:catalog_tables"
+CUBE_TABLES = "pdb_builders.korf_cube:catalog_tables"
+
+TILE_PDBS: dict[str, PdbDecl] = {
+    "pdb-full": PdbDecl(("puzzle8",), "full", "one pattern of all 8 tiles: the exact 8-puzzle table",
+                        TILE_TABLES),
+    "pdb-44": PdbDecl(("puzzle8",), "44", "additive disjoint PDBs, two patterns of 4 tiles (small, for tests)",
+                      TILE_TABLES, ((1, 2, 3, 4), (5, 6, 7, 8))),
+    "pdb-555": PdbDecl(("puzzle15",), "555", "additive disjoint PDBs, three patterns of 5 tiles",
+                       TILE_TABLES, ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15))),
+    "pdb-663": PdbDecl(("puzzle15",), "663", "additive disjoint PDBs, patterns of 6, 6 and 3 tiles",
+                       TILE_TABLES, ((1, 2, 3), (4, 5, 8, 9, 12, 13), (6, 7, 10, 11, 14, 15))),
+    "pdb-78": PdbDecl(("puzzle15",), "78", "additive disjoint PDBs, patterns of 7 and 8 tiles",
+                      TILE_TABLES, (tuple(range(1, 8)), tuple(range(8, 16))), ci=False,
+                      stand_in="pdb-555"),
+    "pdb-6666": PdbDecl(("puzzle24",), "6666", "additive disjoint PDBs, four patterns of 6 tiles",
+                        TILE_TABLES, (_A24, _mirror5(_A24), (6, 7, 11, 12, 13, 17),
+                                      (14, 18, 19, 22, 23, 24)), ci=False, stand_in="pdb-3x8"),
+    "pdb-5x7": PdbDecl(("puzzle35",), "5x7", "additive disjoint PDBs, seven patterns of 5 tiles",
+                       TILE_TABLES, _chunks(1, 35, 5), ci=False, stand_in="pdb-3x11-2"),
+    "pdb-5x9-3": PdbDecl(("puzzle48",), "5x9-3",
+                         "additive disjoint PDBs, nine patterns of 5 tiles and one of 3",
+                         TILE_TABLES, _chunks(1, 45, 5) + ((46, 47, 48),), ci=False,
+                         stand_in="pdb-3x16"),
+    # small partitions: quick, weak heuristics (and the stand-ins of the large ones in tests)
+    "pdb-3x8": PdbDecl(("puzzle24",), "3x8", "additive disjoint PDBs, eight patterns of 3 tiles "
+                       "(small)", TILE_TABLES, _chunks(1, 24, 3)),
+    "pdb-3x11-2": PdbDecl(("puzzle35",), "3x11-2", "additive disjoint PDBs, eleven patterns of 3 "
+                          "tiles and one of 2 (small)", TILE_TABLES, _chunks(1, 33, 3) + ((34, 35),)),
+    "pdb-3x16": PdbDecl(("puzzle48",), "3x16", "additive disjoint PDBs, sixteen patterns of 3 "
+                        "tiles (small)", TILE_TABLES, _chunks(1, 48, 3)),
+}
+
+CUBE_PDBS: dict[str, PdbDecl] = {
+    "pdb-korf": PdbDecl(("cube3", "cube3-htm"), "korf",
+                        "Korf 1997: corner database and two disjoint 6-edge databases (max)",
+                        CUBE_TABLES, ci=False,
+                        stand_in_args=(("corners", "corner-perm"), ("edges", ((0, 1, 2), (8, 9, 10))))),
+    "pdb-cube2": PdbDecl(("cube2", "cube2-htm"), "cube2", "every 2x2x2 state's exact distance",
+                         CUBE_TABLES),
+}
+
+
+def tile_patterns(puzzle: str, partition: str) -> tuple[tuple[int, ...], ...] | None:
+    """The declared patterns of ``partition`` on ``puzzle`` (``None`` if not declared)."""
+    for d in TILE_PDBS.values():
+        if d.partition == partition and puzzle in d.puzzles and d.patterns:
+            return d.patterns
+    return None
+
+
+# --------------------------------------------------------------------------- heuristics
+_TILES = tuple(TILE_NAMES.values())
+_ADMISSIBLE = {"admissible": True, "consistent": True, "kernel": True}
+
+MODEL = Option("model", str, "model of a learned heuristic: a name, run folder or file",
+               default_text="the shipped model", metavar="M")
+DEVICE = Option("device", str, "where a network evaluates", choices=("auto", "cpu", "cuda"),
+                default_text="cpu", metavar="DEV")
+PRECISION = Option("precision", str, "a network's hidden layers", choices=("float32", "bfloat16"),
+                   default_text="the model's recommendation, else float32", metavar="P")
+
+HEURISTICS: dict[str, Entry] = {
+    e.name: e
+    for e in [
+        Entry("manhattan", "heuristics.manhattan:Manhattan", "sum of tile Manhattan distances",
+              {}, {"puzzles": _TILES, **_ADMISSIBLE, "needs_pdb": False}),
+        Entry("linear-conflict", "heuristics.manhattan:LinearConflict",
+              "Manhattan distance plus 2 per linear conflict", {},
+              {"puzzles": _TILES, **_ADMISSIBLE, "needs_pdb": False}),
+        Entry("lights-on", "heuristics.lights:LightsOn", "lights on divided by 5, rounded up", {},
+              {"puzzles": "lightsout*", **_ADMISSIBLE, "needs_pdb": False}),
+        *[
+            Entry(name, "heuristics.pdb_cube:KorfCubePDB" if name == "pdb-korf"
+                  else "heuristics.pdb_cube:Cube2PDB", d.summary, {},
+                  {"puzzles": d.puzzles, **_ADMISSIBLE, "needs_pdb": True, "pdb": d,
+                   "exact": name == "pdb-cube2"})
+            for name, d in CUBE_PDBS.items()
+        ],
+        *[
+            Entry(name + suffix, "heuristics.pdb_tiles:AdditiveTilePDB",
+                  d.summary + (", max with the diagonal reflection" if suffix else ""),
+                  {"partition": d.partition, "reflect": bool(suffix)},
+                  {"puzzles": d.puzzles, **_ADMISSIBLE, "needs_pdb": True, "pdb": d,
+                   "exact": name == "pdb-full"})
+            for name, d in TILE_PDBS.items()
+            for suffix in ("", "-reflect")
+        ],
+        Entry("davi", "heuristics.davi.heuristic:LearnedHeuristic",
+              "network trained by deep approximate value iteration (DeepCubeA)", {},
+              {"puzzles": "*", "admissible": False, "consistent": False, "kernel": False,
+               "needs_model": True}, (MODEL, DEVICE, PRECISION)),
+    ]
+}
+
+
+def heuristic_supports(entry: Entry, puzzle_name: str) -> bool:
+    spec = entry.props.get("puzzles", "*")
+    if spec == "*":
+        return True
+    if isinstance(spec, str) and spec.endswith("*"):
+        return puzzle_name.startswith(spec[:-1])
+    return puzzle_name in spec
+
+
+def heuristic_entry(name: str) -> Entry:
+    if name not in HEURISTICS:
+        raise _did_you_mean("heuristic", name, list(HEURISTICS))
+    return HEURISTICS[name]
+
+
+def get_heuristic(name: str, puzzle: Any, **kwargs: Any):
+    """Instantiate heuristic ``name`` for an instantiated ``puzzle``."""
+    entry = heuristic_entry(name)
+    if not heuristic_supports(entry, puzzle.name):
+        ok = [n for n, e in HEURISTICS.items() if heuristic_supports(e, puzzle.name)]
+        raise InputError(
+            f"--heuristic: {name} does not apply to {puzzle.name}; choose one of {', '.join(ok)}"
+        )
+    if kwargs.get("model") is not None and entry.option("model") is None:
+        raise InputError(f"--model: {name} takes no model (only learned heuristics do)")
+    for k in ("device", "precision"):
+        if kwargs.get(k) is not None and entry.option(k) is None:
+            raise InputError(f"--{k}: applies to learned heuristics, not to {name}")
+    given = entry.check_options({k: v for k, v in kwargs.items() if entry.option(k) is not None},
+                                "heuristic")
+    rest = {k: v for k, v in kwargs.items() if entry.option(k) is None and v is not None}
+    return entry.load()(puzzle, **{**entry.kwargs, **rest, **given})
+
+
+# --------------------------------------------------------------------------- solvers
+WEIGHT = Option("weight", float, "weight on g (lambda) of f = weight*g + h", low=0.0, high=1.0,
+                metavar="L")
+BATCH = Option("batch", int, "nodes expanded per iteration (N)", low=1, cap=10**9, metavar="N")
+SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
+    "best_first": (WEIGHT, BATCH),
+    "beam": (
+        Option("width", int, "beam width", low=1, cap=10**9, default_text="per puzzle",
+               metavar="W"),
+        Option("max_depth", int, "layers before a beam gives up", default=1000, low=1,
+               cap=10**9, metavar="D"),
+        Option("goal_depth", int, "finish from any state within D moves of the goal by a "
+               "breadth-first table", default=0, low=0, high=30, metavar="D"),
+        Option("shorten", bool, "shorten a found path through the goal table", default=True,
+               metavar="BOOL"),
+    ),
+}
+
+SOLVERS: dict[str, Entry] = {
+    e.name: e
+    for e in [
+        Entry("ida", "solvers.ida:IDAStar", "iterative-deepening A* (optimal; Numba per-state kernels)",
+              {}, {"optimal": True, "needs_kernel": True}),
+        Entry("bwas", "solvers.best_first:BatchBestFirst",
+              "batch weighted A* (DeepCubeA): f = weight*g + h, expand the N best per iteration",
+              {"weight": 0.6, "batch": 10000}, {"optimal": False},
+              (replace(WEIGHT, default=0.6),
+               replace(BATCH, default=10000))),
+        Entry("astar", "solvers.best_first:BatchBestFirst", "A* (weight 1, batch 1)",
+              {"weight": 1.0, "batch": 1, "preset": "astar"}, {"optimal": True},
+              (replace(WEIGHT, default=1.0),
+               replace(BATCH, default=1))),
+        Entry("greedy", "solvers.best_first:BatchBestFirst", "greedy best-first on h alone",
+              {"weight": 0.0, "batch": 1, "preset": "greedy"}, {"optimal": False},
+              (replace(WEIGHT, default=0.0),
+               replace(BATCH, default=1))),
+        Entry("beam", "solvers.beam:BeamSearch",
+              "beam search: per depth the W distinct children of lowest h (one batch per layer)",
+              {}, {"optimal": False}, SOLVER_OPTIONS["beam"]),
+        Entry("gf2", "solvers.gf2:GF2Solver",
+              "exact Lights Out solver: Gaussian elimination over GF(2) (ignores the heuristic)",
+              {}, {"optimal": True, "puzzles": "lightsout*"}),
+    ]
+}
+
+_KIND: dict[str, dict[str, Entry]] = {"puzzle": PUZZLES, "heuristic": HEURISTICS, "solver": SOLVERS}
+
+
+def solver_entry(name: str) -> Entry:
+    if name not in SOLVERS:
+        raise _did_you_mean("solver", name, list(SOLVERS))
+    return SOLVERS[name]
+
+
+def solver_supports(entry: Entry, puzzle_name: str) -> bool:
+    return heuristic_supports(entry, puzzle_name)
+
+
+def get_solver(name: str, **kwargs: Any):
+    """Instantiate a solver; options given as ``None`` keep the entry's default."""
+    entry = solver_entry(name)
+    given = entry.check_options(kwargs, "solver")
+    return entry.load()(**{**entry.kwargs, **given})
+
+
+def all_options(kind: str) -> dict[str, Option]:
+    """Every option the entries of ``kind`` (``puzzle``, ``heuristic``, ``solver``) declare,
+    by name (the first declaration of a name; its range is the same everywhere)."""
+    out: dict[str, Option] = {}
+    for e in _KIND[kind].values():
+        for o in e.options:
+            out.setdefault(o.name, o)
+    return out

@@ -1,0 +1,113 @@
+"""The row: the record of one (instance, configuration) of a suite run, shared by the runner
+(which plans and finishes rows), the executor (which reports failed workers as rows) and the
+reports (which read them back from ``rows.jsonl`` and the derived tables).
+
+A row is a JSON object; :class:`Row` types its columns and :data:`COLUMNS` says what each holds.
+Columns come in four groups: planned (known before the search), result (from the solver),
+record (added when the row is written) and provenance (the machine and versions).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from core.status import Status
+
+
+class Row(TypedDict, total=False):
+    # planned
+    key: str
+    fingerprint: str
+    suite: str
+    profile: str
+    instance_set: str
+    instance: str
+    config: str
+    puzzle: str
+    goal: str | None
+    heuristic: str
+    solver: str
+    params: str
+    seed: int
+    optimal: int | None
+    scramble_depth: int | None
+    published_length: int | None
+    published_nodes: int | None
+    limit_time_s: float | None
+    limit_nodes: int | None
+    limit_memory_mb: int | None
+    # result
+    status: str
+    actions: str | None
+    length: int | None
+    nodes_generated: int
+    nodes_expanded: int
+    iterations: int
+    h_start: float | None
+    time_s: float
+    load_s: float
+    peak_rss_bytes: int
+    extra: str
+    heuristic_nbytes: int
+    heuristic_load_s: float
+    error: str
+    traceback: str
+    # record
+    state: str
+    finished_at: str
+    # provenance
+    git_rev: str | None
+    date: str
+    cpu: str
+    gpu: str | None
+    v_numpy: str | None
+    v_numba: str | None
+    v_torch: str | None
+
+
+COLUMNS: dict[str, str] = {
+    "key": "instance set / instance / configuration: the row's identity in its run",
+    "fingerprint": "digest of the task (state, configuration, limits, seed); a resume refuses "
+                   "rows whose task changed",
+    "suite": "suite name", "profile": "profile name",
+    "instance_set": "instance set", "instance": "instance id within its set",
+    "config": "configuration name", "puzzle": "puzzle name",
+    "goal": "goal layout (sliding tiles) or null",
+    "heuristic": "heuristic name", "solver": "solver name",
+    "params": "the configuration's heuristic and solver arguments (JSON)",
+    "seed": "random seed of the task",
+    "optimal": "reference optimal length, or null where none is known",
+    "scramble_depth": "moves of the scramble that made the instance, or null",
+    "published_length": "the length a paper reports for this instance, or null",
+    "published_nodes": "the nodes a paper reports for this instance, or null",
+    "limit_time_s": "time limit (s)", "limit_nodes": "node limit",
+    "limit_memory_mb": "the worker's memory budget (MiB)",
+    "status": "how the task ended: " + ", ".join(s.value for s in Status),
+    "actions": "the solution's moves, or null",
+    "length": "solution length (null unless solved)",
+    "nodes_generated": "nodes generated", "nodes_expanded": "nodes expanded",
+    "iterations": "search iterations (IDA* bounds, BWAS batches, beam layers)",
+    "h_start": "heuristic value of the start state",
+    "time_s": "search seconds (loading excluded)", "load_s": "loading seconds in the search",
+    "peak_rss_bytes": "peak resident memory of the search",
+    "extra": "solver-specific figures (JSON)",
+    "heuristic_nbytes": "memory the heuristic holds (tables, weights)",
+    "heuristic_load_s": "seconds to load or build the heuristic",
+    "error": "what went wrong (failed rows)", "traceback": "the last frames of an exception",
+    "state": "the start state, as space-separated values",
+    "finished_at": "UTC time the row was written",
+    "git_rev": "commit of the code", "date": "date of the run's provenance record",
+    "cpu": "processor", "gpu": "GPU or null",
+    "v_numpy": "numpy version", "v_numba": "numba version", "v_torch": "torch version",
+}
+
+#: the provenance columns copied into every row
+PROVENANCE: tuple[str, ...] = ("git_rev", "date", "cpu", "gpu", "v_numpy", "v_numba", "v_torch")
+#: the columns every report aggregate reads (missing ones count as unknown)
+REPORTED: tuple[str, ...] = ("status", "length", "optimal", "nodes_generated", "time_s",
+                             "peak_rss_bytes", "heuristic_nbytes")
+
+
+def failure(status: Status, error: str, **more: Any) -> dict[str, Any]:
+    """The result part of a row (:class:`Row`) for a task that ended without a solver's result."""
+    return {"status": status.value, "error": error, **more}

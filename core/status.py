@@ -1,0 +1,34 @@
+"""Every status a search or a suite row can end with, named once."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Status(StrEnum):
+    """How a search (or a suite row) ended. Members are strings: ``Status.SOLVED == "solved"``.
+
+    ``unsolvable`` claims a proof (the whole reachable space was searched); ``beam-empty`` and
+    ``depth-limit`` end an incomplete search (beam) without one. ``crash``, ``error`` and
+    ``invalid`` are given by the suite runner, never by a solver: the worker died, raised, or
+    returned a path shorter than the reference optimum.
+    """
+
+    SOLVED = "solved"
+    TIMEOUT = "timeout"
+    NODE_LIMIT = "node-limit"
+    OUT_OF_MEMORY = "out-of-memory"
+    UNSOLVABLE = "unsolvable"
+    BEAM_EMPTY = "beam-empty"
+    DEPTH_LIMIT = "depth-limit"
+    CRASH = "crash"
+    ERROR = "error"
+    INVALID = "invalid"
+
+
+#: what a solver may return
+SEARCH_STATUSES: tuple[Status, ...] = (
+    Status.SOLVED, Status.TIMEOUT, Status.NODE_LIMIT, Status.OUT_OF_MEMORY, Status.UNSOLVABLE,
+    Status.BEAM_EMPTY, Status.DEPTH_LIMIT)
+#: every status of a suite row other than solved
+FAILURE_STATUSES: tuple[Status, ...] = tuple(s for s in Status if s is not Status.SOLVED)

@@ -1,0 +1,173 @@
+"""Reference optimal lengths: every rule that gives a state's optimal solution length, in one place,
+used by suites (an instance set's ``optimal``) and by model evaluation (``bench train evaluate``).
+
+Rules:
+
+``file``           a column of the instance file (read by ``suites.sources``; nothing to compute)
+``table``          the puzzle's exhaustive distance table (2x2x2 cube, 8-puzzle); breadth-first
+                   search where the puzzle has none
+``bfs``            breadth-first search from the goal (small puzzles only)
+``gf2``            Lights Out: exact linear algebra over GF(2)
+``exact:H``        a heuristic that is the exact distance (e.g. ``pdb-cube2``)
+``ida:H``          IDA* with the admissible heuristic ``H``, within a time limit per state
+``none``           no reference
+
+``auto_rule`` picks the rule a puzzle affords without a search (a table, then GF(2)). A scramble's
+depth is only an upper bound and is never used as the optimum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core import registry
+from core.errors import InputError
+from core.limits import Limits
+from core.status import Status
+from puzzles.base import Puzzle
+
+#: the rules a suite file's ``optimal`` may name (``exact:H`` and ``ida:H`` besides)
+RULES = ("file", "table", "bfs", "gf2", "none")
+
+
+def auto_rule(puzzle: Puzzle, heuristic: str | None = None) -> str:
+    """The cheapest exact rule ``puzzle`` affords: its table, else GF(2), else IDA* with the
+    admissible ``heuristic`` when one is given, else ``none``."""
+    from puzzles.exhaustive import has_table
+
+    if has_table(puzzle):
+        return "table"
+    if hasattr(puzzle, "optimal_lengths"):
+        return "gf2"
+    if heuristic is not None:
+        return f"ida:{heuristic}"
+    return "none"
+
+
+def check_rule(rule: str, puzzle_name: str) -> str | None:
+    """Why ``rule`` cannot give optimal lengths on ``puzzle_name`` (``None`` if it can)."""
+    if rule in RULES:
+        return None
+    kind, _, name = rule.partition(":")
+    if kind not in ("exact", "ida") or not name:
+        return (f"expected one of {', '.join(RULES)}, exact:HEURISTIC or ida:HEURISTIC, "
+                f"got {rule!r}")
+    try:
+        entry = registry.heuristic_entry(name)
+    except InputError as exc:
+        return str(exc)
+    if kind == "exact" and not entry.props.get("exact"):
+        exact = [n for n, e in registry.HEURISTICS.items() if e.props.get("exact")]
+        return (f"{name} is not an exact distance (an admissible estimate is a lower bound, not "
+                "the optimum); exact: " + ", ".join(exact))
+    if kind == "ida" and not (entry.props.get("admissible") and entry.props.get("kernel")):
+        ok = [n for n, e in registry.HEURISTICS.items()
+              if e.props.get("admissible") and e.props.get("kernel")
+              and registry.heuristic_supports(e, puzzle_name)]
+        return (f"{name} is not an admissible heuristic with an IDA* kernel; for {puzzle_name}: "
+                + ", ".join(ok))
+    if not registry.heuristic_supports(entry, puzzle_name):
+        return f"{name} does not apply to {puzzle_name}"
+    return None
+
+
+def optimal_lengths(puzzle: Puzzle, states: np.ndarray, rule: str,
+                    time_limit: float | None = 600.0) -> np.ndarray | None:
+    """``(n,)`` int64 optimal lengths of ``states`` under ``rule`` (-1 where it found none), or
+    ``None`` for the rules that compute nothing here (``none``, ``file``)."""
+    states = np.asarray(states)
+    if rule in ("none", "file"):
+        return None
+    if len(states) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if rule == "table":
+        from puzzles.exhaustive import table_distances
+
+        table = table_distances(puzzle, states)
+        return table if table is not None else bfs_distances(puzzle, states)
+    if rule == "bfs":
+        return bfs_distances(puzzle, states)
+    if rule == "gf2":
+        from solvers.gf2 import gf2_optimal_lengths
+
+        return np.asarray(gf2_optimal_lengths(puzzle, states), dtype=np.int64)
+    kind, _, name = rule.partition(":")
+    fault = check_rule(rule, puzzle.name)
+    if fault is not None:
+        raise InputError(f"optimal: {fault}")
+    h = registry.get_heuristic(name, puzzle)
+    if kind == "exact":
+        return np.asarray(h(states)).astype(np.int64)
+    ida = registry.get_solver("ida")
+    out = []
+    for s in states:
+        r = ida.solve(puzzle, h, s, Limits(time_s=time_limit))
+        out.append(r.length if r.status == Status.SOLVED else -1)
+    return np.array(out, dtype=np.int64)
+
+
+def set_optimal(puzzle: Puzzle, spec, instances: list) -> None:
+    """Fill ``Instance.optimal`` of ``instances`` from ``spec.optimal`` (None where unknown)."""
+    if not instances:
+        return
+    lengths = optimal_lengths(puzzle, np.stack([i.state for i in instances]), spec.optimal)
+    if lengths is None:
+        return
+    for inst, d in zip(instances, lengths, strict=True):
+        inst.optimal = int(d) if d >= 0 else None
+
+
+def _keys(states: np.ndarray) -> np.ndarray:
+    """Fixed-width byte-string keys of rows ``(B, L)`` (exact; sortable)."""
+    states = np.ascontiguousarray(states, dtype=np.uint8)
+    return states.view(f"S{states.shape[1]}").ravel()
+
+
+def bfs_distances(puzzle: Puzzle, targets: np.ndarray, max_states: int = 20_000_000) -> np.ndarray:
+    """Breadth-first search from the goal until every target ``(T, L)`` is found.
+
+    Returns distances ``(T,)`` (``-1`` for a target not reachable within ``max_states``).
+    """
+    want = _keys(targets)
+    dist = np.full(len(want), -1, dtype=np.int64)
+    frontier = puzzle.goal()[None, :].astype(np.uint8)
+    seen = _keys(frontier)
+    depth = 0
+    while len(frontier):
+        hit = np.isin(want, _keys(frontier))
+        dist[hit & (dist < 0)] = depth
+        if (dist >= 0).all() or len(seen) > max_states:
+            break
+        children, valid = puzzle.expand(frontier)
+        kids = children[valid]
+        k = _keys(kids)
+        k, idx = np.unique(k, return_index=True)
+        new = ~np.isin(k, seen, assume_unique=True)
+        frontier = kids[idx[new]]
+        seen = np.union1d(seen, k[new])
+        depth += 1
+    return dist
+
+
+def bfs_all(puzzle: Puzzle, max_states: int = 5_000_000) -> tuple[np.ndarray, np.ndarray]:
+    """Every state reachable from the goal with its distance: ``(states (S, L), dist (S,))``."""
+    frontier = puzzle.goal()[None, :].astype(np.uint8)
+    seen = _keys(frontier)
+    all_states = [frontier]
+    dists = [np.zeros(1, dtype=np.int64)]
+    depth = 0
+    while len(frontier):
+        children, valid = puzzle.expand(frontier)
+        kids = children[valid]
+        k, idx = np.unique(_keys(kids), return_index=True)
+        new = ~np.isin(k, seen, assume_unique=True)
+        frontier = kids[idx[new]]
+        if not len(frontier):
+            break
+        seen = np.union1d(seen, k[new])
+        depth += 1
+        all_states.append(frontier)
+        dists.append(np.full(len(frontier), depth, dtype=np.int64))
+        if len(seen) > max_states:
+            raise InputError(f"{puzzle.name}: more than {max_states:,} states; too large to enumerate")
+    return np.concatenate(all_states), np.concatenate(dists)

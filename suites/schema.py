@@ -1,0 +1,369 @@
+"""Suite files (``suites/*.toml``): their schema, parsed and validated.
+
+A suite names one puzzle, its instance sets, its configurations (heuristic x solver x
+parameters), per-instance limits and profiles. ``load_suite`` parses and validates a file;
+every fault is an ``InputError`` that names the file and the key. Solver and heuristic
+arguments are checked against the options the registry declares (``core.registry``). The
+instance sources are in ``suites.sources``, the rules for reference optimal lengths in
+``suites.reference``.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core import registry
+from core.errors import InputError
+from core.limits import MIB, Limits
+from suites.reference import check_rule
+
+SUITES_DIR = Path(__file__).resolve().parent
+INSTANCES_DIR = SUITES_DIR / "instances"
+
+SOURCES = ("file", "scramble", "uniform", "deepcubea")
+FORMATS = ("tiles", "maneuver", "vcube", "states")
+#: the figures a suite may name (``bench.plots.FIGURES``, which imports matplotlib)
+FIGURE_NAMES = ("bwas-strips", "excess", "nodes-vs-length")
+
+
+# --------------------------------------------------------------------------- specs
+@dataclass(frozen=True)
+class InstanceSetSpec:
+    name: str
+    source: str
+    goal: str | None = None
+    path: str | None = None
+    format: str | None = None
+    depth: tuple[int, ...] = ()
+    count: int | None = None
+    seed: int = 0
+    optimal: str = "none"
+    fallback: str | None = None
+    citation: str = ""
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ConfigSpec:
+    name: str
+    heuristic: str
+    solver: str
+    heuristic_args: dict[str, Any] = field(default_factory=dict)
+    solver_args: dict[str, Any] = field(default_factory=dict)
+    instance_sets: tuple[str, ...] | None = None
+    limits: Limits | None = None
+    description: str = ""
+
+    def params(self) -> dict[str, Any]:
+        return {**{f"h.{k}": v for k, v in self.heuristic_args.items()},
+                **{f"s.{k}": v for k, v in self.solver_args.items()}}
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    instance_sets: tuple[str, ...] | None = None
+    configs: tuple[str, ...] | None = None
+    limit: int | None = None
+    limits: Limits | None = None
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    puzzle: str
+    path: Path
+    description: str
+    instance_sets: dict[str, InstanceSetSpec]
+    configs: dict[str, ConfigSpec]
+    limits: Limits
+    profiles: dict[str, Profile]
+    figures: tuple[str, ...] = ()
+
+    def profile(self, name: str) -> Profile:
+        if name not in self.profiles:
+            raise InputError(
+                f"--profile: suite {self.name} has no profile {name!r}; "
+                f"known: {', '.join(self.profiles)}"
+            )
+        return self.profiles[name]
+
+
+@dataclass
+class Instance:
+    """One start state: ``state`` has shape ``(L,)``; ``optimal`` is None when not known."""
+
+    set: str
+    id: str
+    state: np.ndarray
+    optimal: int | None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class InstanceSet:
+    spec: InstanceSetSpec
+    puzzle: str
+    goal: str | None
+    instances: list[Instance]
+    origin: str  # where the instances came from (a path or a generator description)
+
+
+# --------------------------------------------------------------------------- parsing suites
+class _Reader:
+    """Reads typed keys from a TOML table; faults name the file and the key path."""
+
+    def __init__(self, path: Path, table: dict[str, Any], where: str) -> None:
+        self.path, self.table, self.where = path, table, where
+
+    def fail(self, key: str, msg: str) -> InputError:
+        name = f"{self.where}.{key}" if self.where and key else (self.where or key)
+        return InputError(f"{self.path.name}: {name}: {msg}")
+
+    def get(self, key: str, types: type | tuple[type, ...], default: Any = None,
+            required: bool = False) -> Any:
+        if key not in self.table:
+            if required:
+                raise self.fail(key, "missing")
+            return default
+        value = self.table[key]
+        if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+            raise self.fail(key, f"expected {_type_name(types)}, got {value!r}")
+        if not isinstance(value, types):
+            raise self.fail(key, f"expected {_type_name(types)}, got {value!r}")
+        return value
+
+    def check_keys(self, allowed: Iterable[str]) -> None:
+        allowed = set(allowed)
+        for key in self.table:
+            if key not in allowed:
+                raise self.fail(key, f"unknown key; expected one of {', '.join(sorted(allowed))}")
+
+
+def _type_name(types: type | tuple[type, ...]) -> str:
+    ts = types if isinstance(types, tuple) else (types,)
+    return " or ".join({"str": "a string", "int": "an integer", "float": "a number",
+                        "dict": "a table", "list": "a list"}.get(t.__name__, t.__name__) for t in ts)
+
+
+def _limits(r: _Reader, key: str) -> Limits | None:
+    table = r.get(key, dict)
+    if table is None:
+        return None
+    sub = _Reader(r.path, table, f"{r.where}.{key}" if r.where else key)
+    sub.check_keys(["time_s", "nodes", "memory_mb"])
+    t = sub.get("time_s", (int, float))
+    n = sub.get("nodes", int)
+    m = sub.get("memory_mb", int)
+    for k, v, high in (("time_s", t, 1e9), ("nodes", n, 2**62), ("memory_mb", m, 2**40)):
+        if v is not None and not math.isfinite(v):
+            raise sub.fail(k, f"must be a finite number, got {v}")
+        if v is not None and v <= 0:
+            raise sub.fail(k, f"must be positive, got {v}")
+        if v is not None and v > high:
+            raise sub.fail(k, f"must be at most {high:g}, got {v}")
+    return Limits(float(t) if t is not None else None, n, m * MIB if m is not None else None)
+
+
+def _names(r: _Reader, key: str, known: Sequence[str], what: str) -> tuple[str, ...] | None:
+    value = r.get(key, list)
+    if value is None:
+        return None
+    for i, v in enumerate(value):
+        if not isinstance(v, str):
+            raise r.fail(f"{key}[{i}]", f"expected a string, got {v!r}")
+        if v not in known:
+            raise r.fail(f"{key}[{i}]", f"unknown {what} {v!r}; known: {', '.join(known)}")
+    return tuple(value)
+
+
+def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
+    """Validate the TOML ``data`` of suite file ``path`` (registry names included)."""
+    top = _Reader(path, data, "")
+    top.check_keys(["suite", "limits", "instances", "configs", "profiles"])
+    head = _Reader(path, top.get("suite", dict, required=True), "suite")
+    head.check_keys(["name", "puzzle", "description", "figures"])
+    name = head.get("name", str, required=True)
+    puzzle = head.get("puzzle", str, required=True)
+    try:
+        pentry = registry.puzzle_entry(puzzle)
+    except InputError as exc:
+        raise head.fail("puzzle", str(exc)) from None
+    figures = tuple(_names(head, "figures", FIGURE_NAMES, "figure") or ())
+    limits = _limits(top, "limits") or Limits()
+
+    sets: dict[str, InstanceSetSpec] = {}
+    for i, table in enumerate(top.get("instances", list, required=True)):
+        r = _Reader(path, table, f"instances[{i}]")
+        if not isinstance(table, dict):
+            raise r.fail("", f"expected a table, got {table!r}")
+        r.check_keys(["name", "source", "goal", "path", "format", "depth", "count", "seed",
+                      "optimal", "fallback", "citation", "description"])
+        sname = r.get("name", str, required=True)
+        if sname in sets:
+            raise r.fail("name", f"duplicate instance set {sname!r}")
+        source = r.get("source", str, required=True)
+        if source not in SOURCES:
+            raise r.fail("source", f"expected one of {', '.join(SOURCES)}, got {source!r}")
+        goal = r.get("goal", str)
+        if goal is not None:
+            if not pentry.props.get("goal_layouts"):
+                raise r.fail("goal", f"{puzzle} has a single goal layout")
+            if goal not in ("blank-first", "blank-last"):
+                raise r.fail("goal", f"expected blank-first or blank-last, got {goal!r}")
+        fmt = r.get("format", str)
+        spath = r.get("path", str)
+        if source == "file":
+            if spath is None:
+                raise r.fail("path", "missing (required for source = 'file')")
+            if fmt not in FORMATS:
+                raise r.fail("format", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
+            if not (INSTANCES_DIR / spath).is_file():
+                raise r.fail("path", f"no such instance file {spath!r} in {INSTANCES_DIR}")
+        depth = r.get("depth", (int, list), default=())
+        depth = (depth,) if isinstance(depth, int) else tuple(depth)
+        if any(not isinstance(d, int) or d < 0 for d in depth):
+            raise r.fail("depth", f"expected non-negative integers, got {list(depth)!r}")
+        count = r.get("count", int)
+        if count is not None and count < 1:
+            raise r.fail("count", f"must be at least 1, got {count}")
+        if count is not None and count > 10**7:
+            raise r.fail("count", f"must be at most 10000000, got {count}")
+        if any(d > 10**6 for d in depth):
+            raise r.fail("depth", f"must be at most 1000000, got {max(depth)}")
+        if source in ("scramble", "uniform") and count is None:
+            raise r.fail("count", f"missing (required for source = {source!r})")
+        if source == "scramble" and not depth:
+            raise r.fail("depth", "missing (required for source = 'scramble')")
+        optimal = r.get("optimal", str, default="none")
+        fault = check_rule(optimal, puzzle)
+        if fault is not None:
+            raise r.fail("optimal", fault)
+        seed = r.get("seed", int, default=0)
+        if not 0 <= seed < 2**63:
+            raise r.fail("seed", f"must be in [0, 2**63), got {seed}")
+        sets[sname] = InstanceSetSpec(
+            name=sname, source=source, goal=goal, path=spath, format=fmt, depth=depth,
+            count=count, seed=seed, optimal=optimal,
+            fallback=r.get("fallback", str), citation=r.get("citation", str, default=""),
+            description=r.get("description", str, default=""),
+        )
+    for i, s in enumerate(sets.values()):
+        if s.fallback is not None and s.fallback not in sets:
+            raise InputError(f"{path.name}: instances[{i}].fallback: unknown instance set "
+                             f"{s.fallback!r}; known: {', '.join(sets)}")
+
+    configs: dict[str, ConfigSpec] = {}
+    for i, table in enumerate(top.get("configs", list, required=True)):
+        r = _Reader(path, table, f"configs[{i}]")
+        if not isinstance(table, dict):
+            raise r.fail("", f"expected a table, got {table!r}")
+        r.check_keys(["name", "heuristic", "solver", "heuristic_args", "solver_args",
+                      "instances", "limits", "description"])
+        cname = r.get("name", str, required=True)
+        if cname in configs:
+            raise r.fail("name", f"duplicate configuration {cname!r}")
+        h = r.get("heuristic", str, required=True)
+        try:
+            hentry = registry.heuristic_entry(h)
+        except InputError as exc:
+            raise r.fail("heuristic", str(exc)) from None
+        if not registry.heuristic_supports(hentry, puzzle):
+            raise r.fail("heuristic", f"{h} does not apply to {puzzle}")
+        solver_name: str | None = r.get("solver", str, default=None)
+        hargs = dict(r.get("heuristic_args", dict, default={}))
+        sargs = dict(r.get("solver_args", dict, default={}))
+        if solver_name is None:  # ida for heuristics with a kernel; a learned model's recommended search
+            if hentry.props.get("needs_model"):
+                from heuristics.davi.heuristic import recommended_search
+
+                try:
+                    rec = recommended_search(puzzle, hargs.get("model"))
+                except InputError as exc:
+                    raise r.fail("heuristic_args", str(exc)) from None
+                solver_name = str(rec["solver"])
+                sargs = {**rec["solver_args"], **sargs}
+                hargs.setdefault("precision", rec["precision"])
+            else:
+                solver_name = "ida"
+        try:
+            sentry = registry.solver_entry(solver_name)
+        except InputError as exc:
+            raise r.fail("solver", str(exc)) from None
+        for k in sargs:
+            if sentry.option(k) is None:
+                raise r.fail("solver_args", f"{k!r} does not apply to {solver_name} (its options: "
+                                            f"{', '.join(o.name for o in sentry.options) or 'none'})")
+        try:
+            sargs = sentry.check_options(sargs, "solver")
+        except InputError as exc:
+            raise r.fail("solver_args", str(exc)) from None
+        configs[cname] = ConfigSpec(
+            name=cname, heuristic=h, solver=solver_name,
+            heuristic_args=hargs,
+            solver_args=sargs,
+            instance_sets=_names(r, "instances", list(sets), "instance set"),
+            limits=_limits(r, "limits"), description=r.get("description", str, default=""),
+        )
+
+    profiles: dict[str, Profile] = {}
+    ptable = top.get("profiles", dict, default={})
+    for pname, table in ptable.items():
+        r = _Reader(path, table, f"profiles.{pname}")
+        if not isinstance(table, dict):
+            raise r.fail("", "expected a table")
+        r.check_keys(["instances", "configs", "limit", "limits", "description"])
+        limit = r.get("limit", int)
+        if limit is not None and limit < 1:
+            raise r.fail("limit", f"must be at least 1, got {limit}")
+        if limit is not None and limit > 10**9:
+            raise r.fail("limit", f"must be at most 1000000000, got {limit}")
+        profiles[pname] = Profile(
+            name=pname, instance_sets=_names(r, "instances", list(sets), "instance set"),
+            configs=_names(r, "configs", list(configs), "configuration"), limit=limit,
+            limits=_limits(r, "limits"), description=r.get("description", str, default=""),
+        )
+    if "default" not in profiles:
+        profiles["default"] = Profile("default")
+    return Suite(name=name, puzzle=puzzle, path=path, description=head.get("description", str, default=""),
+                 instance_sets=sets, configs=configs, limits=limits, profiles=profiles,
+                 figures=figures)
+
+
+def suite_paths() -> dict[str, Path]:
+    """Shipped suite files by name (the file stem)."""
+    return {p.stem: p for p in sorted(SUITES_DIR.glob("*.toml"))}
+
+
+def load_suite(name_or_path: str | Path) -> Suite:
+    """Load a shipped suite by name, or a suite file by path."""
+    path = Path(name_or_path)
+    if path.suffix != ".toml":
+        known = suite_paths()
+        if str(name_or_path) not in known:
+            import difflib
+
+            close = difflib.get_close_matches(str(name_or_path), list(known), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise InputError(f"SUITE: unknown suite {str(name_or_path)!r}{hint}; "
+                             f"known: {', '.join(known)}")
+        path = known[str(name_or_path)]
+    if not path.is_file():
+        raise InputError(f"SUITE: no such suite file {str(path)!r}")
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path.name}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise InputError(f"SUITE: cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    return parse_suite(path, data)

@@ -1,0 +1,293 @@
+"""Instance sources: turning one instance set of a suite into start states.
+
+``file``       a published list shipped under ``suites/instances/`` (formats ``tiles``,
+               ``maneuver``, ``vcube``, ``states``; see ``_parse_file``)
+``scramble``   seeded random walks (``depth`` a list, ``count`` per depth, ``seed``)
+``uniform``    states drawn uniformly (``count``, ``seed``), e.g. 15-puzzle random instances
+``deepcubea``  DeepCubeA's test set for the puzzle, from ``bench suite import-deepcubea`` output
+               or ``../shared/data/deepcubea``; ``fallback`` names the set used when absent
+
+``load_instances`` returns the states (arrays of shape ``(L,)``) with their reference optimal
+lengths (``suites.reference``; ``None`` where none is known: never guessed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core import registry
+from core.errors import InputError
+from core.paths import cache_dir, deepcubea_dir
+from puzzles.base import Puzzle
+from suites.reference import set_optimal
+from suites.schema import INSTANCES_DIR, Instance, InstanceSet, InstanceSetSpec, Suite
+
+
+# --------------------------------------------------------------------------- instance files
+def _data_lines(path: Path) -> Iterable[tuple[int, str]]:
+    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            yield lineno, line
+
+
+def header_comment(path: Path) -> str:
+    """The leading ``#`` lines of an instance file (its citation)."""
+    out = []
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        out.append(line[1:].strip())
+    return " ".join(out)
+
+
+_FACE_RE = re.compile(r"([URFDLB])([123]|2|'|-)?")
+
+
+def maneuver_quarter_turns(text: str) -> list[tuple[str, int]]:
+    """Parse a cube maneuver in any of the shipped notations into ``(face, quarter turns)``.
+
+    ``X``/``X1`` clockwise, ``X'``/``X-``/``X3`` counter-clockwise (3 quarter turns), ``X2`` half.
+    """
+    out: list[tuple[str, int]] = []
+    pos = 0
+    compact = text.replace(" ", "")
+    while pos < len(compact):
+        m = _FACE_RE.match(compact, pos)
+        if not m:
+            raise InputError(f"maneuver: cannot read {compact[pos:pos + 8]!r}")
+        face, suffix = m.group(1), m.group(2)
+        turns = {None: 1, "1": 1, "2": 2, "3": 3, "'": 3, "-": 3}[suffix]
+        out.append((face, turns))
+        pos = m.end()
+    return out
+
+
+def maneuver_text(turns: Sequence[tuple[str, int]], metric: str) -> str:
+    """Write ``(face, quarter turns)`` in Singmaster notation for ``metric`` ``qtm``/``htm``.
+
+    In the quarter-turn metric a half turn is written as two quarter turns.
+    """
+    words = []
+    for face, q in turns:
+        if q == 1:
+            words.append(face)
+        elif q == 3:
+            words.append(face + "'")
+        elif metric == "qtm":
+            words += [face, face]
+        else:
+            words.append(face + "2")
+    return " ".join(words)
+
+
+def _parse_file(spec: InstanceSetSpec, puzzle: Puzzle, path: Path) -> list[Instance]:
+    """Read one instance file.
+
+    ``tiles``:    ``id optimal t0 .. tN`` (tile at each position, 0 = blank)
+    ``maneuver``: ``id maneuver`` or ``id optimal maneuver`` (from the solved cube)
+    ``vcube``:    ``id optimal | scramble | solution``
+    ``states``:   ``id optimal state`` (the puzzle's own text format; ``-`` = unknown optimal)
+    """
+    out: list[Instance] = []
+    metric = "htm" if puzzle.num_actions in (9, 18) else "qtm"
+    for lineno, line in _data_lines(path):
+        where = f"{path.name}:{lineno}"
+        parts = line.split()
+        try:
+            if spec.format == "tiles":
+                iid, opt, tiles = parts[0], int(parts[1]), parts[2:]
+                state = puzzle.parse(" ".join(tiles))
+                meta: dict[str, Any] = {}
+            elif spec.format == "maneuver":
+                iid = parts[0]
+                if len(parts) > 1 and parts[1].isascii() and parts[1].isdigit():
+                    opt_: int | None = int(parts[1])
+                    moves = " ".join(parts[2:])
+                else:
+                    opt_, moves = None, " ".join(parts[1:])
+                state = puzzle.from_moves(puzzle.parse_moves(
+                    maneuver_text(maneuver_quarter_turns(moves), metric)))
+                meta = {"scramble": moves}
+            elif spec.format == "vcube":
+                head, scramble, solution = (x.strip() for x in line.split("|"))
+                iid, opt_s = head.split()
+                opt_ = int(opt_s)
+                state = puzzle.from_moves(puzzle.parse_moves(
+                    maneuver_text(maneuver_quarter_turns(scramble), metric)))
+                meta = {"scramble": scramble, "published_solution": solution}
+            else:  # states
+                iid, opt_s, text = line.split(maxsplit=2)
+                opt_ = None if opt_s == "-" else int(opt_s)
+                state = puzzle.parse(text)
+                meta = {}
+        except InputError as exc:
+            raise InputError(f"{where}: {exc}") from None
+        except (ValueError, IndexError) as exc:
+            raise InputError(f"{where}: malformed line ({exc})") from None
+        if spec.format == "tiles":
+            opt_ = opt
+        if spec.optimal != "file":
+            opt_ = None
+        out.append(Instance(spec.name, iid, np.asarray(state, dtype=puzzle.dtype), opt_, meta))
+    return out
+
+
+def write_states_file(path: Path, puzzle: Puzzle, instances: Sequence[Instance], header: str) -> None:
+    """Write instances in the ``states`` format (``id optimal state``), with a ``#`` header."""
+    lines = [f"# {h}" for h in header.splitlines()]
+    lines.append("# Columns: id optimal_length state (- = optimal length not known)")
+    for inst in instances:
+        opt = "-" if inst.optimal is None else str(inst.optimal)
+        lines.append(f"{inst.id} {opt} {puzzle.format(inst.state)}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+# --------------------------------------------------------------------------- DeepCubeA
+def imported_dir() -> Path:
+    """Where ``bench suite import-deepcubea`` writes converted test sets."""
+    return cache_dir() / "instances" / "deepcubea"
+
+
+def deepcubea_states(puzzle: Puzzle, kind: str, raw: np.ndarray) -> np.ndarray:
+    """Convert DeepCubeA's raw state arrays ``(n, L')`` into ours ``(n, L)``.
+
+    Uses the puzzle's ``from_deepcubea`` (method, or function in the puzzle's module) when it
+    has one; sliding tiles and Lights Out store the same lists we parse (blank-last tiles; 0/1).
+    """
+    conv = getattr(puzzle, "from_deepcubea", None)
+    if conv is None:
+        import importlib
+
+        module = importlib.import_module(type(puzzle).__module__)
+        names = sorted(n for n in dir(module) if n.startswith("from_deepcubea"))
+        wanted = {"cube3": ("cube",), "npuzzle": ("tiles",), "lights": ("lights",),
+                  "lightsout": ("lights",)}.get(kind, ())
+        names = [n for n in names if n == "from_deepcubea" or any(w in n[14:] for w in wanted)]
+        conv = getattr(module, names[0]) if names else None
+    if conv is not None:
+        return np.asarray(conv(raw), dtype=puzzle.dtype)
+    if kind == "cube3":
+        raise InputError(f"{puzzle.name}: no converter from DeepCubeA's cube encoding "
+                         "(puzzles.cube.from_deepcubea)")
+    return np.stack([puzzle.parse(" ".join(str(int(v)) for v in row)) for row in raw])
+
+
+def import_deepcubea(src: Path, puzzle_name: str, dest: Path | None = None) -> Path:
+    """Convert DeepCubeA test set ``src`` (a ``test_data_*.pkl`` or its folder) to a states file."""
+    from suites.importers.deepcubea import load_results, load_test_set
+
+    if src.is_dir():
+        src = src / "test_data_0.pkl"
+    ts = load_test_set(src)
+    goal = "blank-last" if registry.puzzle_entry(puzzle_name).props.get("goal_layouts") else None
+    puzzle = registry.get_puzzle(puzzle_name, goal=goal)
+    states = deepcubea_states(puzzle, ts.kind, ts.states)
+    if states.shape[1] != puzzle.state_dim:
+        raise InputError(f"{src}: states have {states.shape[1]} entries, {puzzle_name} needs "
+                         f"{puzzle.state_dim}")
+    for i, s in enumerate(states):
+        try:
+            puzzle.validate(s)
+        except InputError as exc:
+            raise InputError(f"{src}: state {i}: {exc}") from None
+    instances = [Instance("deepcubea", str(i), s, None) for i, s in enumerate(states)]
+    dest = dest or imported_dir() / f"{puzzle_name}.txt"
+    header = (f"DeepCubeA test set for {puzzle_name} (Agostinelli et al. 2019), converted from {src.name}."
+              f"\nGoal: {goal or 'the solved state'}.")
+    write_states_file(dest, puzzle, instances, header)
+    results = src.parent / "deepcubea_results_output.txt"
+    if results.is_file():
+        rows = load_results(results)
+        (dest.with_suffix(".lengths")).write_text(
+            "".join(f"{r['index']} {r['moves']} {r['nodes_generated']} {r['time_s']}\n" for r in rows))
+    return dest
+
+
+def deepcubea_source(puzzle_name: str) -> Path | None:
+    """An imported states file for ``puzzle_name``, or the shared pickle, or None."""
+    imported = imported_dir() / f"{puzzle_name}.txt"
+    if imported.is_file():
+        return imported
+    shared = deepcubea_dir() / puzzle_name / "test_data_0.pkl"
+    if shared.is_file():
+        return shared
+    return None
+
+
+# --------------------------------------------------------------------------- loading sets
+def make_puzzle(suite: Suite, spec: InstanceSetSpec) -> Puzzle:
+    return registry.get_puzzle(suite.puzzle, goal=spec.goal)
+
+
+def load_instances(suite: Suite, set_name: str, limit: int | None = None,
+                   compute_optimal: bool = True) -> InstanceSet:
+    """Materialize instance set ``set_name`` of ``suite`` (the first ``limit`` instances)."""
+    spec = suite.instance_sets[set_name]
+    puzzle = make_puzzle(suite, spec)
+    if spec.source == "deepcubea":
+        src = deepcubea_source(suite.puzzle)
+        if src is None:
+            if spec.fallback is None:
+                raise InputError(f"{suite.path.name}: instance set {set_name}: DeepCubeA test set "
+                                 f"for {suite.puzzle} not found (bench suite import-deepcubea PATH)")
+            fb = load_instances(suite, spec.fallback, limit, compute_optimal)
+            fb.origin += f" (fallback for {set_name}: DeepCubeA data absent)"
+            return fb
+        if src.suffix == ".pkl":
+            from suites.importers.deepcubea import load_results, load_test_set
+
+            ts = load_test_set(src)
+            n = len(ts.states) if limit is None else min(limit, len(ts.states))
+            states = deepcubea_states(puzzle, ts.kind, ts.states[:n])
+            instances = [Instance(set_name, str(i), s, None) for i, s in enumerate(states)]
+            res = src.parent / "deepcubea_results_output.txt"
+            if res.is_file():
+                for row in load_results(res):
+                    if row["index"] < n:
+                        instances[row["index"]].meta["published_length"] = row["moves"]
+                        instances[row["index"]].meta["published_nodes"] = row["nodes_generated"]
+        else:
+            fspec = InstanceSetSpec(name=set_name, source="file", format="states", optimal="file")
+            instances = _parse_file(fspec, puzzle, src)[:limit]
+            lengths = src.with_suffix(".lengths")
+            if lengths.is_file():
+                pub = {p[0]: p for p in (ln.split() for ln in lengths.read_text().splitlines()) if p}
+                for inst in instances:
+                    if inst.id in pub:
+                        inst.meta["published_length"] = int(pub[inst.id][1])
+                        inst.meta["published_nodes"] = int(pub[inst.id][2])
+        origin = str(src)
+    elif spec.source == "file":
+        path = INSTANCES_DIR / str(spec.path)
+        instances = _parse_file(spec, puzzle, path)[:limit]
+        origin = str(path)
+    elif spec.source == "scramble":
+        instances = []
+        count = int(spec.count or 0)
+        per = count if limit is None else min(count, max(1, -(-limit // len(spec.depth))))
+        for depth in spec.depth:
+            rng = np.random.default_rng([spec.seed, depth])
+            states, moves = puzzle.scramble(count, depth, rng)
+            for i in range(per):
+                instances.append(Instance(set_name, f"d{depth}-{i}", states[i], None,
+                                          {"depth": depth,
+                                           "scramble": puzzle.format_moves(moves[i])}))
+        instances = instances[:limit]
+        origin = f"scramble(depth={list(spec.depth)}, count={count}, seed={spec.seed})"
+    else:  # uniform
+        rng = np.random.default_rng(spec.seed)
+        count = int(spec.count or 0)
+        states = puzzle.random_states(count, rng)
+        n = count if limit is None else min(limit, count)
+        instances = [Instance(set_name, str(i), states[i], None) for i in range(n)]
+        origin = f"uniform(count={count}, seed={spec.seed})"
+    if compute_optimal:
+        set_optimal(puzzle, spec, instances)
+    return InstanceSet(spec, suite.puzzle, spec.goal, instances, origin)
