@@ -394,6 +394,22 @@ def get_heuristic(name: str, puzzle: Any, **kwargs: Any):
 
 
 # --------------------------------------------------------------------------- solvers
+#: beam width per puzzle when none is given (prefix match on the family for unlisted sizes)
+BEAM_WIDTH: dict[str, int] = {
+    "cube2": 256, "cube2-htm": 256, "cube3": 4096, "cube3-htm": 4096,
+    "puzzle8": 256, "puzzle15": 1024, "puzzle24": 1024, "puzzle35": 1024, "puzzle48": 1024,
+}
+
+
+def beam_width(puzzle_name: str) -> int:
+    """The default beam width for ``puzzle_name``."""
+    if puzzle_name in BEAM_WIDTH:
+        return BEAM_WIDTH[puzzle_name]
+    if puzzle_name.startswith("lightsout"):
+        return 64
+    return 1024
+
+
 WEIGHT = Option("weight", float, "weight on g (lambda) of f = weight*g + h", low=0.0, high=1.0,
                 metavar="L")
 BATCH = Option("batch", int, "nodes expanded per iteration (N)", low=1, cap=10**9, metavar="N")

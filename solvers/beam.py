@@ -47,6 +47,7 @@ import numpy as np
 
 from core.errors import InputError
 from core.limits import Limits
+from core.registry import beam_width
 from core.status import Status
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
@@ -54,21 +55,7 @@ from solvers.base import Solver, SolveResult, finish
 from solvers.goal_table import GoalTable, goal_table, member, state_hashes
 from solvers.memory import PeakMemory
 
-#: default beam width per puzzle name (prefix match on the family for unlisted sizes)
-DEFAULT_WIDTH: dict[str, int] = {
-    "cube2": 256, "cube2-htm": 256, "cube3": 4096, "cube3-htm": 4096,
-    "puzzle8": 256, "puzzle15": 1024, "puzzle24": 1024, "puzzle35": 1024, "puzzle48": 1024,
-}
-FALLBACK_WIDTH = 1024
 DEFAULT_MAX_DEPTH = 1000
-
-
-def default_width(puzzle_name: str) -> int:
-    if puzzle_name in DEFAULT_WIDTH:
-        return DEFAULT_WIDTH[puzzle_name]
-    if puzzle_name.startswith("lightsout"):
-        return 64
-    return FALLBACK_WIDTH
 
 
 def _rle(sizes: list[int]) -> list[list[int]]:
@@ -104,7 +91,7 @@ class BeamSearch(Solver):
     def solve(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
               limits: Limits | None = None) -> SolveResult:
         limits = limits or Limits()
-        width = self.width or default_width(puzzle.name)
+        width = self.width or beam_width(puzzle.name)
         start = np.asarray(start, dtype=puzzle.dtype)
         if start.shape != (puzzle.state_dim,):
             raise InputError(f"state: expected {puzzle.state_dim} entries, got shape {start.shape}")

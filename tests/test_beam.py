@@ -11,7 +11,8 @@ from test_solve_cli import run
 from core import registry
 from core.errors import InputError
 from core.limits import Limits
-from solvers.beam import BeamSearch, default_width
+from core.registry import beam_width
+from solvers.beam import BeamSearch
 from tests.toys import Pancake
 
 
@@ -215,7 +216,7 @@ def test_bad_options_are_one_line_errors() -> None:
         BeamSearch(max_depth=0)
     with pytest.raises(InputError, match="--weight: applies to"):
         registry.get_solver("beam", weight=0.5)
-    assert default_width("cube3") == 4096 and default_width("lightsout5") == 64
+    assert beam_width("cube3") == 4096 and beam_width("lightsout5") == 64
 
 
 def test_cli_beam(capsys) -> None:

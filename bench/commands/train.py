@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from bench.commands.common import FINITE_FLOAT, goal_option, json_line
+from bench.commands.common import FINITE_FLOAT, goal_option, json_line, registry_options
 from core.errors import InputError
 from heuristics.davi.limits import MAX_BATCH, MAX_WIDTH
 
@@ -377,11 +377,7 @@ def models_cmd(as_json: bool) -> None:
 @click.option("--count", type=click.IntRange(min=1, max=10**6), default=50, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True)
 @click.option("--solver", default="bwas", show_default=True)
-@click.option("--weight", type=FINITE_FLOAT, default=None, help="lambda, the weight on g")
-@click.option("--batch", type=click.IntRange(min=1, max=10**9), default=None, help="N, nodes expanded per iteration")
-@click.option("--width", type=click.IntRange(min=1, max=10**8), default=None, help="beam width (beam)")
-@click.option("--max-depth", type=click.IntRange(min=1, max=10**6), default=None,
-              help="layers before a beam gives up (beam)")
+@registry_options("solver")
 @click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default="float32",
               show_default=True, help="the network's hidden layers")
 @click.option("--node-limit", type=click.IntRange(min=1, max=2**62), default=None)
@@ -391,34 +387,57 @@ def models_cmd(as_json: bool) -> None:
 @click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
               help="torch CPU threads")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="CSV of per-state rows")
+@click.option("--run-dir", type=click.Path(file_okay=False), default=None,
+              help="run folder (suite file, rows) [runs/evaluate-PUZZLE-TIME]")
+@click.option("--resume", is_flag=True, help="continue the evaluation in --run-dir")
 def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, seed: int, solver: str,
-                 weight: float | None, batch: int | None, width: int | None,
-                 max_depth: int | None, precision: str, node_limit: int | None,
-                 time_limit: float | None, optimal_heuristic: str | None, threads: int | None,
-                 out: str | None) -> None:
-    """Solve a fixed set of PUZZLE states with a learned heuristic; print share solved/optimal."""
+                 precision: str, node_limit: int | None, time_limit: float | None,
+                 optimal_heuristic: str | None, threads: int | None, out: str | None,
+                 run_dir: str | None, resume: bool, **solver_options: str | None) -> None:
+    """Solve a fixed set of PUZZLE states with a learned heuristic; print share solved/optimal.
+
+    The evaluation is a suite (written to RUN_DIR/evaluate.toml) run by the suite runner: every
+    path is replayed, every row kept in RUN_DIR/rows.jsonl."""
+    import datetime as _dt
+
     import torch
 
-    from core import registry
-    from heuristics.davi.evaluate import evaluate, optimal_lengths, start_states, summarize
+    from bench.evaluate import SUITE_FILE, run_evaluation, suite_text, summarize
+    from bench.runner import write_atomic
 
     if threads is not None:
         torch.set_num_threads(max(1, threads))
-    p = registry.get_puzzle(puzzle)
-    h = registry.get_heuristic("davi", p, precision=precision, **({"model": model} if model else {}))
-    states = start_states(p, state_set, count, seed)
-    opt = optimal_lengths(p, states, optimal_heuristic)
-    df = evaluate(p, h, states, solver, weight, batch, node_limit, time_limit, opt, progress=True,
-                  width=width, max_depth=max_depth)
+    from core import registry
+
+    sargs = registry.solver_entry(solver).check_options(solver_options, "solver")
+    text = suite_text(puzzle, model, state_set, count, seed, solver, sargs, precision,
+                      time_limit, node_limit, optimal_heuristic)
+    if run_dir is None:
+        if resume:
+            raise InputError("--resume: needs --run-dir (the folder of the evaluation to continue)")
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        folder = Path("runs") / f"evaluate-{puzzle}-{stamp}"
+    else:
+        folder = Path(run_dir)
+    path = folder / SUITE_FILE
+    if resume:
+        if not path.is_file():
+            raise InputError(f"--resume: {folder} holds no evaluation ({SUITE_FILE} missing)")
+        if path.read_text() != text:
+            raise InputError(f"--resume: {folder} was made with other arguments; use another "
+                             "--run-dir")
+    else:
+        if path.exists():
+            raise InputError(f"--run-dir: {folder} already holds an evaluation; use --resume or "
+                             "another --run-dir")
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
+    df = run_evaluation(path, folder, resume=resume)
     if out:
         df.to_csv(out, index=False)
     summary = summarize(df)
-    summary.update(puzzle=puzzle, model=str(h.model_path), set=state_set, solver=solver,
-                   weight=weight, batch=batch, node_limit=node_limit, time_limit=time_limit)
-    if width is not None:
-        summary.update(width=width)
-    if max_depth is not None:
-        summary.update(max_depth=max_depth)
+    summary.update(puzzle=puzzle, model=model or "shipped", set=state_set, solver=solver,
+                   **sargs, node_limit=node_limit, time_limit=time_limit, run_dir=str(folder))
     if precision != "float32":
         summary.update(precision=precision)
     click.echo(json_line(summary))

@@ -93,8 +93,8 @@ def resolve_model(puzzle_name: str, model: str | Path | None) -> Path:
 
 
 #: search options a model's config.json may recommend (``"search"``: solver and its options)
-SEARCH_KEYS = {"beam": ("width", "max_depth", "goal_depth", "shorten"), "bwas": ("weight", "batch"),
-               "greedy": (), "astar": ()}
+#: the solvers a model may recommend (their options are those the registry declares)
+SEARCH_SOLVERS = ("beam", "bwas", "greedy", "astar")
 
 
 def recommended_search(puzzle_name: str, model: str | Path | None = None) -> dict[str, Any]:
@@ -103,10 +103,10 @@ def recommended_search(puzzle_name: str, model: str | Path | None = None) -> dic
 
     A model folder's ``config.json`` may hold ``"search": {"solver": "beam", "width": 16384,
     "precision": "bfloat16"}``; without one (a user's own model) the answer is beam search at
-    the puzzle's default width (``solvers.beam.default_width``), in float32."""
+    the puzzle's default width (``core.registry.beam_width``), in float32."""
     import json
 
-    from solvers.beam import default_width
+    from core import registry
 
     path = resolve_model(puzzle_name, model)
     cfg_path = path.parent / "config.json"
@@ -116,14 +116,15 @@ def recommended_search(puzzle_name: str, model: str | Path | None = None) -> dic
             rec = json.loads(cfg_path.read_text()).get("search")
         except (ValueError, OSError, AttributeError):
             rec = None
-    if isinstance(rec, dict) and rec.get("solver") in SEARCH_KEYS:
-        args = {k: rec[k] for k in SEARCH_KEYS[rec["solver"]] if k in rec}
+    if isinstance(rec, dict) and rec.get("solver") in SEARCH_SOLVERS:
+        options = registry.solver_entry(rec["solver"]).options
+        args = {o.name: rec[o.name] for o in options if o.name in rec}
         precision = rec.get("precision", "float32")
         if precision not in ("float32", "bfloat16"):
             precision = "float32"
         return {"solver": rec["solver"], "solver_args": args, "precision": precision,
                 "source": "model"}
-    return {"solver": "beam", "solver_args": {"width": default_width(puzzle_name)},
+    return {"solver": "beam", "solver_args": {"width": registry.beam_width(puzzle_name)},
             "precision": "float32", "source": "default"}
 
 

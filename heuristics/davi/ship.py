@@ -3,7 +3,7 @@
 A shipped model folder holds ``model.pt`` (weights, no optimizer state), ``config.json`` (the
 training options, network sizes, figures), the run's ``log.csv`` and ``depth_log.csv``, and a
 ``README.md`` written here from those files plus search results (``evaluation``: a list of
-summaries from ``heuristics.davi.evaluate.summarize`` with their settings).
+summaries from ``bench.evaluate.summarize`` with their settings).
 """
 
 from __future__ import annotations

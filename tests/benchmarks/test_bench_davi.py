@@ -101,19 +101,18 @@ BWAS = {
 
 @pytest.mark.shared
 @pytest.mark.parametrize("puzzle_name", list(BWAS))
-def test_bwas_on_deepcubea_test_sets(benchmark, deepcubea, puzzle_name):
-    from heuristics.davi.evaluate import evaluate, optimal_lengths, start_states, summarize
+def test_bwas_on_deepcubea_test_sets(benchmark, deepcubea, puzzle_name, tmp_path):
+    from bench.evaluate import SUITE_FILE, run_evaluation, suite_text, summarize
 
     if not (SHIPPED_DIR / puzzle_name / "model.pt").is_file():
         pytest.skip(f"no shipped model for {puzzle_name}")
-    p = get_puzzle(puzzle_name)
-    h = LearnedHeuristic(p)
     count = int(os.environ.get("BENCH_DAVI_COUNT", "50"))
     seconds = float(os.environ.get("BENCH_DAVI_TIME", "60"))
-    states = start_states(p, "deepcubea", count)
-    opt = optimal_lengths(p, states)
-    df = benchmark.pedantic(evaluate, args=(p, h, states, "bwas"), kwargs=dict(
-        **BWAS[puzzle_name], time_limit=seconds, optimal=opt), rounds=1, iterations=1)
+    path = tmp_path / SUITE_FILE
+    path.write_text(suite_text(puzzle_name, None, "deepcubea", count, 0, "bwas", BWAS[puzzle_name],
+                               "float32", seconds, None, None))
+    df = benchmark.pedantic(run_evaluation, args=(path, tmp_path), kwargs={"progress": False},
+                            rounds=1, iterations=1)
     summary = summarize(df)
     benchmark.extra_info.update(summary)
     print(f"\n{puzzle_name} BWAS {BWAS[puzzle_name]}: {summary}")
