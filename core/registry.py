@@ -177,7 +177,6 @@ def _did_you_mean(kind: str, name: str, known: list[str]) -> InputError:
 
 # --------------------------------------------------------------------------- puzzles
 TILE_NAMES = {3: "puzzle8", 4: "puzzle15", 5: "puzzle24", 6: "puzzle35", 7: "puzzle48"}
-CUBE_NAMES = ("cube3", "cube3-htm", "cube2", "cube2-htm")
 
 GOAL = Option("goal", str, "goal layout of a sliding-tile puzzle", choices=("blank-first", "blank-last"),
               default_text="blank-last", metavar="LAYOUT")
@@ -202,6 +201,9 @@ PUZZLES: dict[str, Entry] = {
               {"size": 7}, {"family": "lights", "goal_layouts": False}),
     ]
 }
+
+#: the cube puzzles (what the cube pattern databases and kernels serve)
+CUBE_NAMES: tuple[str, ...] = tuple(n for n, e in PUZZLES.items() if e.props["family"] == "cube")
 
 _LIGHTS_RE = re.compile(r"^lightsout([0-9]+)$", re.ASCII)
 
@@ -247,8 +249,8 @@ class PdbDecl:
 
     ``partition``: the key of its patterns; ``patterns``: the tile sets (blank-first tile
     numbers = goal cells) of an additive tile partition, empty for the exact tables;
-    ``tables``: the entry point ``(puzzle name, heuristic name) -> [TableSpec]`` that lists its
-    stored tables (their sizes, files and builders); ``ci``: small enough to build in tests
+    ``tables_fn``: the entry point ``(puzzle name, heuristic name) -> [TableSpec]`` that lists
+    its stored tables (their sizes, files and builders); ``ci``: small enough to build in tests
     (the others are stood in for by the same code with small patterns: the heuristic
     ``stand_in``, or the same heuristic with the arguments ``stand_in_args``).
     """
@@ -256,11 +258,21 @@ class PdbDecl:
     puzzles: tuple[str, ...]
     partition: str
     summary: str
-    tables: str
+    tables_fn: str
     patterns: tuple[tuple[int, ...], ...] = ()
     ci: bool = True
     stand_in: str = ""
     stand_in_args: tuple[tuple[str, Any], ...] = ()
+    build: str = ""  #: measured build cost and size on the 2-core development machine (README)
+
+    def tables(self, puzzle: str, heuristic: str) -> list[Any]:
+        """The stored tables (``pdb_builders.catalog.TableSpec``: file, entries, builder)."""
+        module, _, attr = self.tables_fn.partition(":")
+        return list(getattr(importlib.import_module(module), attr)(puzzle, heuristic))
+
+    def entries(self, puzzle: str, heuristic: str) -> int:
+        """Entries over all its tables (the size before 4-bit packing)."""
+        return sum(t.entries for t in self.tables(puzzle, heuristic))
 
 
 TILE_TABLES = "pdb_builders.additive_tiles:catalog_tables"
@@ -272,21 +284,25 @@ TILE_PDBS: dict[str, PdbDecl] = {
     "pdb-44": PdbDecl(("puzzle8",), "44", "additive disjoint PDBs, two patterns of 4 tiles (small, for tests)",
                       TILE_TABLES, ((1, 2, 3, 4), (5, 6, 7, 8))),
     "pdb-555": PdbDecl(("puzzle15",), "555", "additive disjoint PDBs, three patterns of 5 tiles",
-                       TILE_TABLES, ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15))),
+                       TILE_TABLES, ((1, 2, 3, 6, 7), (4, 5, 8, 9, 12), (10, 11, 13, 14, 15)),
+                       build="7 s of CPU"),
     "pdb-663": PdbDecl(("puzzle15",), "663", "additive disjoint PDBs, patterns of 6, 6 and 3 tiles",
-                       TILE_TABLES, ((1, 2, 3), (4, 5, 8, 9, 12, 13), (6, 7, 10, 11, 14, 15))),
+                       TILE_TABLES, ((1, 2, 3), (4, 5, 8, 9, 12, 13), (6, 7, 10, 11, 14, 15)),
+                       build="19 s of CPU, 240 MiB peak"),
     "pdb-78": PdbDecl(("puzzle15",), "78", "additive disjoint PDBs, patterns of 7 and 8 tiles",
                       TILE_TABLES, (tuple(range(1, 8)), tuple(range(8, 16))), ci=False,
-                      stand_in="pdb-555"),
+                      stand_in="pdb-555", build="27 min of CPU, 5.5 GiB peak, 577 MB of files"),
     "pdb-6666": PdbDecl(("puzzle24",), "6666", "additive disjoint PDBs, four patterns of 6 tiles",
                         TILE_TABLES, (_A24, _mirror5(_A24), (6, 7, 11, 12, 13, 17),
-                                      (14, 18, 19, 22, 23, 24)), ci=False, stand_in="pdb-3x8"),
+                                      (14, 18, 19, 22, 23, 24)), ci=False, stand_in="pdb-3x8",
+                        build="10.5 min, 1.0 GiB peak, 3 x 127.5 MB"),
     "pdb-5x7": PdbDecl(("puzzle35",), "5x7", "additive disjoint PDBs, seven patterns of 5 tiles",
-                       TILE_TABLES, _chunks(1, 35, 5), ci=False, stand_in="pdb-3x11-2"),
+                       TILE_TABLES, _chunks(1, 35, 5), ci=False, stand_in="pdb-3x11-2",
+                       build="6.2 min, 0.6 GiB peak, 7 x 45 MB"),
     "pdb-5x9-3": PdbDecl(("puzzle48",), "5x9-3",
                          "additive disjoint PDBs, nine patterns of 5 tiles and one of 3",
                          TILE_TABLES, _chunks(1, 45, 5) + ((46, 47, 48),), ci=False,
-                         stand_in="pdb-3x16"),
+                         stand_in="pdb-3x16", build="47 min of CPU, 2.1 GiB peak, 9 x 218 MiB"),
     # small partitions: quick, weak heuristics (and the stand-ins of the large ones in tests)
     "pdb-3x8": PdbDecl(("puzzle24",), "3x8", "additive disjoint PDBs, eight patterns of 3 tiles "
                        "(small)", TILE_TABLES, _chunks(1, 24, 3)),
@@ -299,7 +315,7 @@ TILE_PDBS: dict[str, PdbDecl] = {
 CUBE_PDBS: dict[str, PdbDecl] = {
     "pdb-korf": PdbDecl(("cube3", "cube3-htm"), "korf",
                         "Korf 1997: corner database and two disjoint 6-edge databases (max)",
-                        CUBE_TABLES, ci=False,
+                        CUBE_TABLES, ci=False, build="31-40 s per metric, 760 MiB peak, 82.7 MiB",
                         stand_in_args=(("corners", "corner-perm"), ("edges", ((0, 1, 2), (8, 9, 10))))),
     "pdb-cube2": PdbDecl(("cube2", "cube2-htm"), "cube2", "every 2x2x2 state's exact distance",
                          CUBE_TABLES),
@@ -374,6 +390,18 @@ def heuristic_entry(name: str) -> Entry:
     return HEURISTICS[name]
 
 
+def check_heuristic_options(entry: Entry, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The declared options among ``kwargs`` checked; an option of another heuristic (a model
+    for a table, say) is refused in one line."""
+    if kwargs.get("model") is not None and entry.option("model") is None:
+        raise InputError(f"--model: {entry.name} takes no model (only learned heuristics do)")
+    for k in ("device", "precision"):
+        if kwargs.get(k) is not None and entry.option(k) is None:
+            raise InputError(f"--{k}: applies to learned heuristics, not to {entry.name}")
+    return entry.check_options({k: v for k, v in kwargs.items() if entry.option(k) is not None},
+                               "heuristic")
+
+
 def get_heuristic(name: str, puzzle: Any, **kwargs: Any):
     """Instantiate heuristic ``name`` for an instantiated ``puzzle``."""
     entry = heuristic_entry(name)
@@ -382,13 +410,7 @@ def get_heuristic(name: str, puzzle: Any, **kwargs: Any):
         raise InputError(
             f"--heuristic: {name} does not apply to {puzzle.name}; choose one of {', '.join(ok)}"
         )
-    if kwargs.get("model") is not None and entry.option("model") is None:
-        raise InputError(f"--model: {name} takes no model (only learned heuristics do)")
-    for k in ("device", "precision"):
-        if kwargs.get(k) is not None and entry.option(k) is None:
-            raise InputError(f"--{k}: applies to learned heuristics, not to {name}")
-    given = entry.check_options({k: v for k, v in kwargs.items() if entry.option(k) is not None},
-                                "heuristic")
+    given = check_heuristic_options(entry, kwargs)
     rest = {k: v for k, v in kwargs.items() if entry.option(k) is None and v is not None}
     return entry.load()(puzzle, **{**entry.kwargs, **rest, **given})
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.errors import InputError
+from core.registry import CUBE_NAMES, CUBE_PDBS
 from heuristics.base import Heuristic, IdaSpec
 from puzzles.base import Puzzle
 
@@ -39,9 +40,7 @@ class _CubePDB(Heuristic):
         self.name = name
         self.metric = "htm" if puzzle.name.endswith("-htm") else "qtm"
         self.cube2 = puzzle.name.startswith("cube2")
-        if not hasattr(puzzle, "to_cubies") or puzzle.name not in (
-            "cube3", "cube3-htm", "cube2", "cube2-htm"
-        ):
+        if not hasattr(puzzle, "to_cubies") or puzzle.name not in CUBE_NAMES:
             raise InputError(f"--heuristic: {name} applies to cube puzzles, not {puzzle.name}")
         t0 = time.perf_counter()
         self.corner_pattern = kc.parse_pattern(corners)
@@ -67,7 +66,7 @@ class _CubePDB(Heuristic):
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
         """``(B, L)`` facelet states -> ``(B,)`` int32 lower bounds on the distance."""
-        from pdb_builders import _cube_kernels as K
+        from heuristics import _cube_kernels as K
 
         states = np.asarray(states)
         if states.ndim == 1:
@@ -185,8 +184,10 @@ class KorfCubePDB(_CubePDB):
         default = corners == "corners" and tuple(map(tuple, edge_sets)) == kc.KORF_EDGES
         name = "pdb-korf" if default else "pdb-cube[{}|{}]".format(
             corners, "|".join(",".join(map(str, s)) for s in edge_sets))
-        if puzzle.name not in ("cube3", "cube3-htm"):
-            raise InputError(f"--heuristic: pdb-korf applies to cube3 and cube3-htm, not {puzzle.name}")
+        serves = CUBE_PDBS["pdb-korf"].puzzles
+        if puzzle.name not in serves:
+            raise InputError(f"--heuristic: pdb-korf applies to {' and '.join(serves)}, not "
+                             f"{puzzle.name}")
         super().__init__(puzzle, corners, edge_sets, name, progress)
 
 
@@ -194,6 +195,8 @@ class Cube2PDB(_CubePDB):
     """The exact distance of every 2x2x2 state (``pdb-cube2``)."""
 
     def __init__(self, puzzle: Puzzle, progress: bool = True) -> None:
-        if puzzle.name not in ("cube2", "cube2-htm"):
-            raise InputError(f"--heuristic: pdb-cube2 applies to cube2 and cube2-htm, not {puzzle.name}")
+        serves = CUBE_PDBS["pdb-cube2"].puzzles
+        if puzzle.name not in serves:
+            raise InputError(f"--heuristic: pdb-cube2 applies to {' and '.join(serves)}, not "
+                             f"{puzzle.name}")
         super().__init__(puzzle, "cube2-full", (), "pdb-cube2", progress)

@@ -206,17 +206,17 @@ def full_bfs(n: int, w: int, k: int, out_table: np.ndarray, progress_every: int)
 
 # ----------------------------------------------------------------------------- lookups
 @njit(cache=True, nogil=True, inline="always")
-def table_get(table: np.ndarray, packed: bool, i: np.int64) -> int:
+def table_get(table: np.ndarray, packed: bool, i: np.int64) -> np.int64:
     if packed:
-        b = table[i >> 1]
+        b = np.int64(table[i >> 1])  # signed: unsigned arithmetic would widen sums to float
         return (b >> 4) if (i & 1) else (b & 15)
-    return table[i]
+    return np.int64(table[i])
 
 
 @njit(cache=True, nogil=True)
 def entry_value(e: int, pos: np.ndarray, ent_tiles: np.ndarray, ent_k: np.ndarray,
                 ent_flag: np.ndarray, ent_tab: np.ndarray, transpose: np.ndarray, tables,
-                packed: np.ndarray, n: int, buf: np.ndarray) -> int:
+                packed: np.ndarray, n: int, buf: np.ndarray) -> np.int64:
     """Value of lookup entry ``e`` for the tile positions ``pos`` (``(n,)``, ``pos[t]`` = cell of t).
 
     A plain entry reads the cells of its tiles; a transposed one (``ent_flag[e]``) reads the
@@ -250,13 +250,13 @@ def eval_batch(states: np.ndarray, ent_tiles: np.ndarray, ent_k: np.ndarray,
             pos[states[b, c]] = c
         h = 0
         for e in range(num_plain):
-            h += entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose, tables,
-                             packed, n, buf)
+            h += int(entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose, tables,
+                                 packed, n, buf))
         if num > num_plain:
             hr = 0
             for e in range(num_plain, num):
-                hr += entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose, tables,
-                                  packed, n, buf)
+                hr += int(entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose,
+                                      tables, packed, n, buf))
             if hr > h:
                 h = hr
         out[b] = h

@@ -110,7 +110,7 @@ def _databases() -> list[DatabaseEntry]:
         decl = e.props.get("pdb")
         if decl is not None:
             summary = decl.summary + (" (+ reflection: same tables)" if name.endswith("-reflect") else "")
-            out.append(DatabaseEntry(name, decl.puzzles, decl.tables, summary))
+            out.append(DatabaseEntry(name, decl.puzzles, decl.tables_fn, summary))
     return out
 
 

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import InputError
+from core.registry import CUBE_NAMES
 
 #: bump when the ranking or the table layout changes: older files are then refused
 BUILDER_VERSION = 1
@@ -392,8 +393,8 @@ def table_spec(puzzle: str, pattern: Pattern | str) -> Any:
 
     if isinstance(pattern, str):
         pattern = parse_pattern(pattern)
-    if puzzle not in ("cube3", "cube3-htm", "cube2", "cube2-htm"):
-        raise InputError(f"puzzle: cube databases serve cube3, cube3-htm, cube2, cube2-htm; got {puzzle!r}")
+    if puzzle not in CUBE_NAMES:
+        raise InputError(f"puzzle: cube databases serve {', '.join(CUBE_NAMES)}; got {puzzle!r}")
     if pattern.cube2 != puzzle.startswith("cube2"):
         raise InputError(f"pattern: {pattern.name!r} does not apply to {puzzle}")
     safe = "full" if pattern.cube2 else pattern.name.replace(":", "-").replace(",", "-")

@@ -33,6 +33,7 @@ import numpy as np
 
 from core.errors import InputError
 from puzzles.base import Puzzle
+from puzzles.permutations import parities
 
 LAYOUTS: tuple[str, ...] = ("blank-last", "blank-first")
 ACTION_NAMES: tuple[str, ...] = ("U", "D", "L", "R")
@@ -106,35 +107,12 @@ def convert_moves(actions: Sequence[int] | np.ndarray) -> np.ndarray:
     return ROTATE_180[np.asarray(actions, dtype=np.int64)]
 
 
-def permutation_parity(states: np.ndarray) -> np.ndarray:
-    """Parity of each row read as a permutation of ``0 .. N-1``: ``(B, N) -> (B,)`` int64 in {0, 1}.
-
-    Counts cycles (parity = (N - cycles) mod 2), vectorised over the batch.
-    """
-    s = np.atleast_2d(np.asarray(states)).astype(np.int64)
-    b, n = s.shape
-    seen = np.zeros((b, n), dtype=bool)
-    cycles = np.zeros(b, dtype=np.int64)
-    rows = np.arange(b)
-    for start in range(n):
-        new = ~seen[:, start]
-        cycles += new
-        cur = np.full(b, start, dtype=np.int64)
-        active = new.copy()
-        # follow the cycle through ``start`` for rows where it is new
-        while active.any():
-            seen[rows[active], cur[active]] = True
-            cur[active] = s[rows[active], cur[active]]
-            active &= ~seen[rows, cur]
-    return (n - cycles) % 2
-
-
 def _class_invariant(states: np.ndarray, width: int) -> np.ndarray:
     """Parity invariant of each state under moves: permutation parity + blank row + blank column."""
     s = np.atleast_2d(states)
     blank = np.argmax(s == 0, axis=1)
     r, c = np.divmod(blank, width)
-    return (permutation_parity(s) + r + c) % 2
+    return (parities(s) + r + c) % 2
 
 
 def solvable(states: np.ndarray, width: int, layout: str = "blank-last") -> np.ndarray:

@@ -40,9 +40,12 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from heuristics._cube_kernels import corner_value, korf_value
 from heuristics.base import IdaSpec
 from pdb_builders._cube_kernels import nibble
 from puzzles.base import Puzzle
+from puzzles.permutations import parity
+from solvers._ida_engine import EXP, GEN, ITER_DONE, NEXT, PAUSED, SOLVED, drive
 
 #: nodes generated between returns to Python (about 60 ms of CPU at 4-5 million nodes/s, so a
 #: deadline is noticed well within a second even on a loaded machine)
@@ -50,10 +53,9 @@ CHUNK = 1 << 18
 #: deepest path the stack holds (God's number is 20 htm / 26 qtm)
 MAX_DEPTH = 64
 
-_SOLVED, _ITER_DONE, _BUDGET = 0, 1, 2
 _INF = 1 << 30
-# ctl slots
-_D, _BOUND, _NEXT, _GEN, _EXP, _FRESH = 0, 1, 2, 3, 4, 5
+# slots of ``cur``: depth, cost bound, whether the root still has to be expanded
+_D, _BOUND, _FRESH = 0, 1, 2
 
 
 @njit(cache=True, inline="always")
@@ -74,24 +76,6 @@ def _allowed(a: int, d: int, path: np.ndarray, face: np.ndarray, cw: np.ndarray,
         return True
     # opposite faces (f, f + 3) commute: only the order U..D, R..L, F..B
     return f + 3 != lf
-
-
-@njit(cache=True, inline="always")
-def _h(cp: int, tw: int, e1: int, e2: int, cpart: int, nt: int, ctab: np.ndarray,
-       tab1: np.ndarray, tab2: np.ndarray) -> int:
-    if cpart == 0:
-        h = nibble(ctab, cp * nt + tw)
-    elif cpart == 1:
-        h = nibble(ctab, cp)
-    else:
-        h = nibble(ctab, tw)
-    v = nibble(tab1, e1)
-    if v > h:
-        h = v
-    v = nibble(tab2, e2)
-    if v > h:
-        h = v
-    return h
 
 
 @njit(cache=True)
@@ -126,12 +110,7 @@ def _expand(d: int, bound: int, path: np.ndarray, st: np.ndarray, kids: np.ndarr
         tw = twm[p1, a]
         kids[d, a, 0] = cp
         kids[d, a, 1] = tw
-        if cpart == 0:
-            fval[d, a] = g + nibble(ctab, cp * nt + tw)
-        elif cpart == 1:
-            fval[d, a] = g + nibble(ctab, cp)
-        else:
-            fval[d, a] = g + nibble(ctab, tw)
+        fval[d, a] = g + corner_value(cp, tw, cpart, nt, ctab)
     # first edge table for the survivors
     ea0 = st[d, 2]
     eb0 = st[d, 3]
@@ -175,36 +154,36 @@ def _expand(d: int, bound: int, path: np.ndarray, st: np.ndarray, kids: np.ndarr
 
 
 @njit(cache=True)
-def _run(ctl: np.ndarray, path: np.ndarray, nxt: np.ndarray, st: np.ndarray,
+def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st: np.ndarray,
          kids: np.ndarray, fval: np.ndarray, budget: int,
          face: np.ndarray, cw: np.ndarray, qtm: bool,
          cpm: np.ndarray, twm: np.ndarray, em: np.ndarray, kf: int, goal_a: int, goal_b: int,
          cpart: int, nt: int, ctab: np.ndarray,
          m1: np.ndarray, k1: int, tab1: np.ndarray, m2: np.ndarray, k2: int, tab2: np.ndarray,
          same: bool) -> int:
-    """Resume the depth-first iteration stored in ``ctl, path, nxt, st, kids, fval``.
+    """Resume the depth-first iteration stored in ``cur, path, nxt, st, kids, fval``.
 
     ``st (MAX_DEPTH + 1, 6)``: per depth the node's ``cp, tw, eA, eB, e1, e2``;
     ``kids (MAX_DEPTH + 1, A, 6)`` and ``fval (MAX_DEPTH + 1, A)`` its generated children;
     ``path (MAX_DEPTH,)`` actions; ``nxt (MAX_DEPTH + 1,)`` the next child to visit. With
-    ``ctl[_FRESH]`` set the root ``st[0]`` is expanded first. Returns ``_SOLVED`` (``ctl[_D]``
-    is the path length), ``_ITER_DONE`` (``ctl[_NEXT]``: the next cost bound) or ``_BUDGET``.
+    ``cur[_FRESH]`` set the root ``st[0]`` is expanded first; ``ctl`` holds the driver's counters.
+    Returns SOLVED (``cur[_D]`` is the path length), ITER_DONE or PAUSED.
     """
     num_moves = cpm.shape[1]
-    d = ctl[_D]
-    bound = ctl[_BOUND]
-    nextb = ctl[_NEXT]
-    gen = ctl[_GEN]
-    exp = ctl[_EXP]
+    d = cur[_D]
+    bound = cur[_BOUND]
+    nextb = ctl[NEXT]
+    gen = ctl[GEN]
+    exp = ctl[EXP]
     stop = gen + budget
-    if ctl[_FRESH]:
-        ctl[_FRESH] = 0
+    if cur[_FRESH]:
+        cur[_FRESH] = 0
         n, nb = _expand(0, bound, path, st, kids, fval, face, cw, qtm, cpm, twm, em, kf,
                         cpart, nt, ctab, m1, k1, tab1, m2, k2, tab2, same)
         gen += n
         if nb < nextb:
             nextb = nb
-    status = _ITER_DONE
+    status = ITER_DONE
     while d >= 0:
         a = nxt[d]
         if a >= num_moves:
@@ -214,14 +193,14 @@ def _run(ctl: np.ndarray, path: np.ndarray, nxt: np.ndarray, st: np.ndarray,
             nxt[d] = a + 1
             continue
         if gen >= stop:
-            status = _BUDGET
+            status = PAUSED
             break
         nxt[d] = a + 1
         path[d] = a
         if (kids[d, a, 0] == 0 and kids[d, a, 1] == 0 and kids[d, a, 2] == goal_a
                 and kids[d, a, 3] == goal_b):
             d += 1
-            status = _SOLVED
+            status = SOLVED
             break
         if d + 1 >= path.shape[0]:
             continue
@@ -235,10 +214,10 @@ def _run(ctl: np.ndarray, path: np.ndarray, nxt: np.ndarray, st: np.ndarray,
         gen += n
         if nb < nextb:
             nextb = nb
-    ctl[_D] = d
-    ctl[_NEXT] = nextb
-    ctl[_GEN] = gen
-    ctl[_EXP] = exp
+    cur[_D] = d
+    ctl[NEXT] = nextb
+    ctl[GEN] = gen
+    ctl[EXP] = exp
     return status
 
 
@@ -253,12 +232,6 @@ def _kernel_args(puzzle: Puzzle, spec: IdaSpec) -> tuple[Any, ...]:
     return (face, cw, bool(p["metric"] == "qtm"), cpm, twm, em, int(p["k_full"]),
             int(p["goal_a"]), int(p["goal_b"]), int(p["corner_part"]), int(p["nt"]), ctab,
             m1, int(p["k1"]), tab1, m2, int(p["k2"]), tab2, bool(p["same"]))
-
-
-def _permutation_parity(perm: np.ndarray) -> int:
-    n = perm.shape[0]
-    inversions = sum(int(perm[i] > perm[j]) for i in range(n) for j in range(i + 1, n))
-    return inversions % 2
 
 
 def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray:
@@ -279,65 +252,64 @@ def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray
     return out
 
 
+class CubeSearch:
+    """One cube IDA* search (the :class:`solvers._ida_engine.Search` protocol)."""
+
+    def __init__(self, puzzle: Puzzle, spec: IdaSpec, start: np.ndarray) -> None:
+        self.args = _kernel_args(puzzle, spec)
+        self.root = coordinates(puzzle, spec, start)[0]
+        cp, tw, ea, eb, e1, e2 = (int(x) for x in self.root)
+        self.goal = cp == 0 and tw == 0 and ea == self.args[7] and eb == self.args[8]
+        cpart, nt, ctab, tab1, tab2 = (self.args[9], self.args[10], self.args[11], self.args[14],
+                                       self.args[17])
+        self.h_root = int(korf_value(cp, tw, e1, e2, cpart, nt, ctab, tab1, tab2))
+        self.parity: int | None = None
+        if spec.params["metric"] == "qtm":
+            # a quarter turn is a 4-cycle of corners: solution lengths have the permutation's parity
+            cperm = puzzle.to_cubies(np.asarray(start)[None, :])[0][0]  # type: ignore[attr-defined]
+            self.parity = parity(np.asarray(cperm, dtype=np.int64))
+        self.path = np.zeros(MAX_DEPTH, dtype=np.int64)
+        self.nxt = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
+        self.st = np.zeros((MAX_DEPTH + 1, 6), dtype=np.int64)
+        self.kids = np.zeros((MAX_DEPTH + 1, puzzle.num_actions, 6), dtype=np.int64)
+        self.fval = np.zeros((MAX_DEPTH + 1, puzzle.num_actions), dtype=np.int64)
+        self.cur = np.zeros(3, dtype=np.int64)
+        self.ctl = np.zeros(3, dtype=np.int64)
+
+    def is_goal(self) -> bool:
+        return bool(self.goal)
+
+    def _with_parity(self, bound: int) -> int:
+        if self.parity is not None and (bound - self.parity) % 2:
+            return bound + 1  # quarter turns: every solution has the corner permutation's parity
+        return bound
+
+    def first_bound(self) -> int:
+        return self._with_parity(self.h_root)
+
+    def next_bound(self, least_f: int) -> int:
+        return self._with_parity(least_f)
+
+    def begin(self, bound: int) -> None:
+        self.st[0] = self.root
+        self.nxt[0] = 0
+        self.cur[:] = (0, bound, 1)
+
+    def run(self, budget: int) -> int:
+        return int(_run(self.ctl, self.cur, self.path, self.nxt, self.st, self.kids, self.fval,
+                        budget, *self.args))
+
+    def solution(self) -> list[int]:
+        return [int(a) for a in self.path[: int(self.cur[_D])]]
+
+    def generated_at_solution(self) -> int:
+        return int(self.ctl[GEN]) - _unvisited_siblings(self.path, self.fval, int(self.cur[_D]))
+
+
 def search(puzzle: Puzzle, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
            deadline_s: float | None) -> dict[str, Any]:
     """IDA* from ``start (L,)``; see :mod:`solvers.ida` for the contract."""
-    args = _kernel_args(puzzle, spec)
-    root = coordinates(puzzle, spec, start)[0]
-    cp, tw, ea, eb, e1, e2 = (int(x) for x in root)
-    if cp == 0 and tw == 0 and ea == args[7] and eb == args[8]:
-        return dict(status="solved", actions=[], nodes_generated=0, nodes_expanded=0,
-                    iterations=0)
-    cpart, nt, ctab, tab1, tab2 = args[9], args[10], args[11], args[14], args[17]
-    h_root = int(_h(cp, tw, e1, e2, cpart, nt, ctab, tab1, tab2))
-    parity = None
-    if spec.params["metric"] == "qtm":
-        # a quarter turn is a 4-cycle of corners: solution lengths have the permutation's parity
-        cperm = puzzle.to_cubies(np.asarray(start)[None, :])[0][0]  # type: ignore[attr-defined]
-        parity = _permutation_parity(np.asarray(cperm, dtype=np.int64))
-        h_root += (h_root - parity) % 2
-    path = np.zeros(MAX_DEPTH, dtype=np.int64)
-    nxt = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-    st = np.zeros((MAX_DEPTH + 1, 6), dtype=np.int64)
-    kids = np.zeros((MAX_DEPTH + 1, puzzle.num_actions, 6), dtype=np.int64)
-    fval = np.zeros((MAX_DEPTH + 1, puzzle.num_actions), dtype=np.int64)
-    ctl = np.zeros(6, dtype=np.int64)
-    bound = h_root
-    iterations = 0
-    gen = exp = 0
-    while True:
-        iterations += 1
-        st[0] = root
-        nxt[0] = 0
-        ctl[:] = (0, bound, _INF, gen, exp + 1, 1)
-        while True:
-            budget = CHUNK
-            if max_nodes is not None:
-                budget = max(1, min(CHUNK, int(max_nodes) + 1 - int(ctl[_GEN])))
-            status = _run(ctl, path, nxt, st, kids, fval, budget, *args)
-            gen, exp = int(ctl[_GEN]), int(ctl[_EXP])
-            if status == _SOLVED:
-                length = int(ctl[_D])
-                return dict(status="solved", actions=[int(a) for a in path[:length]],
-                            nodes_generated=gen - _unvisited_siblings(path, fval, length),
-                            nodes_expanded=exp, iterations=iterations)
-            if status == _ITER_DONE:
-                break
-            if max_nodes is not None and gen > max_nodes:
-                return dict(status="node-limit", actions=None, nodes_generated=gen,
-                            nodes_expanded=exp, iterations=iterations)
-            if deadline_s is not None and time.monotonic() > deadline_s:
-                return dict(status="timeout", actions=None, nodes_generated=gen,
-                            nodes_expanded=exp, iterations=iterations)
-        if int(ctl[_NEXT]) >= _INF or int(ctl[_NEXT]) > MAX_DEPTH:
-            return dict(status="unsolvable", actions=None, nodes_generated=gen,
-                        nodes_expanded=exp, iterations=iterations)
-        bound = int(ctl[_NEXT])
-        if parity is not None and (bound - parity) % 2:
-            bound += 1  # quarter turns: every solution has the parity of the corner permutation
-        if deadline_s is not None and time.monotonic() > deadline_s:
-            return dict(status="timeout", actions=None, nodes_generated=gen,
-                        nodes_expanded=exp, iterations=iterations)
+    return drive(CubeSearch(puzzle, spec, start), max_nodes, deadline_s, CHUNK, MAX_DEPTH)
 
 
 def _unvisited_siblings(path: np.ndarray, fval: np.ndarray, length: int) -> int:
@@ -403,7 +375,7 @@ def _ball(depth: int, root: np.ndarray, face: np.ndarray, cw: np.ndarray, qtm: b
         else:
             e1 = m1[st[d, 4] >> k1, a] ^ (st[d, 4] & mask1)
             e2 = m2[st[d, 5] >> k2, a] ^ (st[d, 5] & mask2)
-        h = _h(cp, tw, e1, e2, cpart, nt, ctab, tab1, tab2)
+        h = korf_value(cp, tw, e1, e2, cpart, nt, ctab, tab1, tab2)
         out[0] += 1
         if h > d + 1:
             out[1] += 1

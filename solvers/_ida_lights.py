@@ -12,15 +12,14 @@ so (a) a child whose press leaves such a cell lit is discarded after its generat
 remaining siblings are not generated once skipping a press leaves such a cell lit.
 
 "Nodes generated" counts children produced by a press (including children then discarded as
-dead ends or by the cost bound), over all iterations, up to the first solution. The kernel is
-resumable: it returns to Python every ``CHUNK`` generated nodes, so time and node limits are
-checked between chunks.
+dead ends or by the cost bound), over all iterations, up to the first solution. The search is
+resumable: the driver (``solvers._ida_engine``) runs it in slices of ``CHUNK`` generated nodes
+and checks time and node limits between them.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from functools import lru_cache
 from typing import Any
 
@@ -30,13 +29,13 @@ from numba import njit
 from core.errors import InputError
 from heuristics.base import IdaSpec
 from puzzles.base import Puzzle
+from solvers._ida_engine import EXP, GEN, INF, ITER_DONE, NEXT, PAUSED, SOLVED, drive
 
 #: generated nodes per kernel call between time checks
 CHUNK = 1 << 20
 
-_INF = 1 << 30
-# indices into the int64 ``st`` array holding the search's scalars
-_DEPTH, _ON, _BOUND, _NEXT, _GEN, _EXP = 0, 1, 2, 3, 4, 5
+# slots of ``cur``: depth, lit cells, cost bound
+_DEPTH, _ON, _BOUND = 0, 1, 2
 
 
 @lru_cache(maxsize=32)
@@ -90,27 +89,26 @@ def _press(lights, toggles, count, p):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
-def _run(lights, toggles, count, fin_cells, fin_start, path, nxt, st, budget):  # pragma: no cover
+def _run(lights, toggles, count, fin_cells, fin_start, path, nxt, cur, ctl, budget):  # pragma: no cover
     """Continue one cost-bounded depth-first iteration for at most ``budget`` generated nodes.
 
     ``lights`` (N,) uint8 is the current node's state; ``path`` (N + 1,) the presses from the
-    start; ``nxt`` (N + 2,) the next candidate press at each depth; ``st`` (6,) int64 holds
-    depth, lit count, bound, next bound, generated and expanded counters. Returns 0 when the
-    budget ran out (call again to resume), 1 when the node at ``st[depth]`` is the goal
-    (``path[:depth]`` solves the start), 2 when the iteration finished without a solution.
+    start; ``nxt`` (N + 2,) the next candidate press at each depth; ``cur`` (3,) int64 the depth,
+    lit count and bound; ``ctl`` the driver's counters. Returns PAUSED (call again to resume),
+    SOLVED (``path[:depth]`` solves the start) or ITER_DONE.
     """
     N = lights.shape[0]
-    depth = st[0]
-    on = st[1]
-    bound = st[2]
-    next_bound = st[3]
-    gen0 = st[4]
-    generated = st[4]
-    expanded = st[5]
-    code = 0
+    depth = cur[_DEPTH]
+    on = cur[_ON]
+    bound = cur[_BOUND]
+    next_bound = ctl[NEXT]
+    gen0 = ctl[GEN]
+    generated = ctl[GEN]
+    expanded = ctl[EXP]
+    code = PAUSED
     while True:
         if generated - gen0 >= budget:
-            code = 0
+            code = PAUSED
             break
         p = nxt[depth]
         m = 0
@@ -125,7 +123,7 @@ def _run(lights, toggles, count, fin_cells, fin_start, path, nxt, st, budget):  
                     break
         if not ok:
             if depth == 0:
-                code = 2
+                code = ITER_DONE
                 break
             depth -= 1
             on += _press(lights, toggles, count, path[depth])
@@ -150,15 +148,15 @@ def _run(lights, toggles, count, fin_cells, fin_start, path, nxt, st, budget):  
         path[depth] = p
         depth += 1
         if on == 0:
-            code = 1
+            code = SOLVED
             break
         nxt[depth] = p + 1
         expanded += 1
-    st[0] = depth
-    st[1] = on
-    st[3] = next_bound
-    st[4] = generated
-    st[5] = expanded
+    cur[_DEPTH] = depth
+    cur[_ON] = on
+    ctl[NEXT] = next_bound
+    ctl[GEN] = generated
+    ctl[EXP] = expanded
     return code
 
 
@@ -167,6 +165,44 @@ def _board_size(puzzle: Puzzle) -> int:
     if n * n != puzzle.state_dim or puzzle.num_actions != puzzle.state_dim:
         raise InputError(f"--solver ida: {puzzle.name} is not a square Lights Out board")
     return n
+
+
+class LightsSearch:
+    """One Lights Out IDA* search (the :class:`solvers._ida_engine.Search` protocol)."""
+
+    def __init__(self, n: int, start: np.ndarray) -> None:
+        N = n * n
+        self.tables = tables(n)
+        self.lights = np.ascontiguousarray(start, dtype=np.uint8).copy()
+        self.on0 = int(self.lights.sum())
+        self.path = np.zeros(N + 1, dtype=np.int64)
+        self.nxt = np.zeros(N + 2, dtype=np.int64)
+        self.cur = np.zeros(3, dtype=np.int64)
+        self.ctl = np.zeros(3, dtype=np.int64)
+
+    def is_goal(self) -> bool:
+        return self.on0 == 0
+
+    def first_bound(self) -> int:
+        return (self.on0 + 4) // 5
+
+    def next_bound(self, least_f: int) -> int:
+        return least_f
+
+    def begin(self, bound: int) -> None:
+        self.nxt[0] = 0
+        self.cur[:] = (0, self.on0, bound)
+
+    def run(self, budget: int) -> int:
+        toggles, count, fin_cells, fin_start = self.tables
+        return int(_run(self.lights, toggles, count, fin_cells, fin_start, self.path, self.nxt,
+                        self.cur, self.ctl, budget))
+
+    def solution(self) -> list[int]:
+        return [int(a) for a in self.path[: int(self.cur[_DEPTH])]]
+
+    def generated_at_solution(self) -> int:
+        return int(self.ctl[GEN])
 
 
 def search(
@@ -186,49 +222,8 @@ def search(
         raise InputError(f"start: expected shape ({N},), got {s.shape}")
     if np.any(s > 1):
         raise InputError("start: Lights Out cells must be 0 or 1")
-    toggles, count, fin_cells, fin_start = tables(n)
-    lights = np.ascontiguousarray(s, dtype=np.uint8).copy()
-    path = np.zeros(N + 1, dtype=np.int64)
-    nxt = np.zeros(N + 2, dtype=np.int64)
-    st = np.zeros(6, dtype=np.int64)
-    on = int(lights.sum())
-    result: dict[str, Any] = dict(status="unsolvable", actions=None, nodes_generated=0,
-                                  nodes_expanded=0, iterations=0)
-    if on == 0:
-        result.update(status="solved", actions=[])
-        return result
-    bound = (on + 4) // 5
-    generated = expanded = iterations = 0
-    while True:
-        iterations += 1
-        nxt[0] = 0
-        st[:] = (0, on, bound, _INF, generated, expanded + 1)
-        while True:
-            budget = CHUNK
-            if max_nodes is not None:
-                budget = min(budget, max_nodes - int(st[_GEN]))
-            code = _run(lights, toggles, count, fin_cells, fin_start, path, nxt, st, budget)
-            generated, expanded = int(st[_GEN]), int(st[_EXP])
-            if code == 1:
-                depth = int(st[_DEPTH])
-                result.update(status="solved", actions=[int(a) for a in path[:depth]])
-                break
-            if code == 0 and max_nodes is not None and generated >= max_nodes:
-                result["status"] = "node-limit"
-                break
-            if deadline_s is not None and time.monotonic() >= deadline_s:
-                result["status"] = "timeout"
-                break
-            if code == 2:
-                break
-        if code != 2 or result["status"] == "timeout":
-            break
-        if st[_NEXT] >= _INF:  # nothing beyond the bound: no solution exists
-            result["status"] = "unsolvable"
-            break
-        bound = int(st[_NEXT])
-    result.update(nodes_generated=generated, nodes_expanded=expanded, iterations=iterations)
-    return result
+    # f <= depth + 1 + ceil(lit / 5) with depth <= N: no bound of a finite search goes past that
+    return drive(LightsSearch(n, s), max_nodes, deadline_s, CHUNK, N + 1 + (N + 4) // 5)
 
 
 def warmup(puzzle: Puzzle, spec: IdaSpec) -> None:
@@ -238,5 +233,6 @@ def warmup(puzzle: Puzzle, spec: IdaSpec) -> None:
     _press(lights, toggles, count, 4)
     path = np.zeros(10, dtype=np.int64)
     nxt = np.zeros(11, dtype=np.int64)
-    st = np.array([0, int(lights.sum()), 1, _INF, 0, 1], dtype=np.int64)
-    _run(lights, toggles, count, fin_cells, fin_start, path, nxt, st, 1000)
+    cur = np.array([0, int(lights.sum()), 1], dtype=np.int64)
+    ctl = np.array([0, 1, INF], dtype=np.int64)
+    _run(lights, toggles, count, fin_cells, fin_start, path, nxt, cur, ctl, 1000)

@@ -3,8 +3,10 @@
 The search runs in the blank-first canonical layout (blank-last starts are converted with
 ``puzzles.npuzzle.convert_layout`` and the solution's moves mirrored back, U<->D, L<->R). The
 depth-first search keeps an explicit stack, so it can stop after a budget of generated nodes and
-resume exactly where it stopped: Python calls it in slices of ``SLICE`` nodes and checks the
-node limit and the clock between slices (a slice takes well under a second).
+resume exactly where it stopped: the driver (``solvers._ida_engine``) calls it in slices of
+``SLICE`` nodes and checks the node limit and the clock between slices (a slice takes well under
+a second). Each heuristic has its own search loop, tuned for it (Manhattan evaluates a child
+before moving the tile, so children beyond the bound cost no move).
 
 Heuristics, all evaluated incrementally per move:
 
@@ -21,7 +23,6 @@ bound that is not the goal).
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,8 @@ from numba import njit
 from heuristics._tiles_kernels import line_conflicts
 from heuristics.base import IdaSpec
 from pdb_builders._additive_kernels import entry_value
+from puzzles.npuzzle import blank_moves_table
+from solvers._ida_engine import EXP, GEN, NEXT, drive
 
 #: nodes generated per call of the kernel between clock and node-limit checks (Manhattan runs
 #: at ~10^8 nodes/s, the others at ~10^6..10^7)
@@ -40,24 +43,8 @@ MAX_DEPTH = 1000
 K_MANHATTAN, K_LINEAR, K_PDB = 0, 1, 2
 _KINDS = {"manhattan": K_MANHATTAN, "linear-conflict": K_LINEAR, "additive-pdb": K_PDB}
 
-# status codes of the search kernels (_run_md, _run_lc, _run_pdb)
-PAUSED, ITER_DONE, SOLVED = 0, 1, 2
-
-
-def _moves_table(w: int) -> np.ndarray:
-    n = w * w
-    t = np.full((n, 4), -1, dtype=np.int64)
-    for c in range(n):
-        r, k = divmod(c, w)
-        if r > 0:
-            t[c, 0] = c - w
-        if r < w - 1:
-            t[c, 1] = c + w
-        if k > 0:
-            t[c, 2] = c - 1
-        if k < w - 1:
-            t[c, 3] = c + 1
-    return t
+# status codes of the search kernels (_run_md, _run_lc, _run_pdb): the driver's
+from solvers._ida_engine import ITER_DONE, PAUSED, SOLVED  # noqa: E402
 
 
 @njit(cache=True)
@@ -360,8 +347,8 @@ def _initial_terms(kind: int, w: int, tiles: np.ndarray, pos: np.ndarray, md: np
         h = 0
         hr = 0
         for e in range(ent_k.shape[0]):
-            v = entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose, tables,
-                            packed, n, buf)
+            v = int(entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose, tables,
+                                packed, n, buf))
             vals[0, e] = v
             if e < num_plain:
                 h += v
@@ -408,6 +395,87 @@ def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
                 num_plain=num_plain)
 
 
+class TilesSearch:
+    """One tiles IDA* search (the :class:`solvers._ida_engine.Search` protocol) over the
+    kernel of its heuristic."""
+
+    def __init__(self, spec: IdaSpec, w: int, start: np.ndarray) -> None:
+        n = w * w
+        self.w, self.n = w, n
+        self.u = u = _unpack(spec, w)
+        self.tiles = start.astype(np.int64)
+        self.pos = np.empty(n, dtype=np.int64)
+        self.pos[self.tiles] = np.arange(n)
+        self.moves = np.ascontiguousarray(blank_moves_table(w), dtype=np.int64)
+        self.moves_flat = self.moves.reshape(-1).copy()
+        self.md_flat = np.ascontiguousarray(u["md"], dtype=np.int64).reshape(-1)
+        depth_cap = MAX_DEPTH + 2
+        self.next_a = np.zeros(depth_cap, dtype=np.int64)
+        self.path = np.zeros(depth_cap, dtype=np.int64)
+        self.hs = np.zeros(depth_cap, dtype=np.int64)
+        self.lcr = np.zeros((depth_cap, w), dtype=np.int64)
+        self.lcc = np.zeros((depth_cap, w), dtype=np.int64)
+        nent = max(1, u["ent_k"].shape[0])
+        vals = np.zeros((1, nent + 2), dtype=np.int64)  # the root's terms and their two sums
+        self.hs[0] = int(_initial_terms(u["kind"], w, self.tiles, self.pos, u["md"], self.lcr,
+                                        self.lcc, vals, u["ent_tiles"], u["ent_k"], u["ent_flag"],
+                                        u["ent_tab"], u["transpose"], u["tables"], u["packed"],
+                                        u["num_plain"]))
+        # additive PDBs: the root's terms stay in vals (updated in place), sums per depth
+        self.vals = vals[0]
+        self.sums = np.zeros((depth_cap, 2), dtype=np.int64)
+        self.sums[0, 0] = vals[0, nent]
+        self.sums[0, 1] = vals[0, nent + 1]
+        self.undo_e = np.zeros((depth_cap, 4), dtype=np.int64)
+        self.undo_v = np.zeros((depth_cap, 4), dtype=np.int64)
+        self.undo_n = np.zeros(depth_cap, dtype=np.int64)
+        self.st = np.zeros(5, dtype=np.int64)  # depth, blank, generated, expanded, next bound
+        self.blank0 = int(self.pos[0])
+        self.ctl = np.zeros(3, dtype=np.int64)
+        self.bound = 0
+        self.goal = bool(np.all(self.tiles == np.arange(n)))
+
+    def is_goal(self) -> bool:
+        return self.goal
+
+    def first_bound(self) -> int:
+        return int(self.hs[0])
+
+    def next_bound(self, least_f: int) -> int:
+        return least_f
+
+    def begin(self, bound: int) -> None:
+        self.bound = bound
+        self.st[0] = 0
+        self.st[1] = self.blank0
+        self.next_a[0] = 0
+
+    def run(self, budget: int) -> int:
+        st, ctl, u = self.st, self.ctl, self.u
+        st[2], st[3], st[4] = ctl[GEN], ctl[EXP], ctl[NEXT]
+        budget_end = int(st[2]) + budget
+        if u["kind"] == K_MANHATTAN:
+            code = _run_md(self.n, self.bound, budget_end, self.tiles, self.moves_flat, st,
+                           self.next_a, self.path, self.hs, self.md_flat)
+        elif u["kind"] == K_PDB:
+            code = _run_pdb(self.w, self.bound, budget_end, self.tiles, self.pos,
+                            self.moves_flat, st, self.next_a, self.path, self.sums, self.vals,
+                            self.undo_e, self.undo_v, self.undo_n, u["ent_tiles"], u["ent_k"],
+                            u["ent_flag"], u["ent_tab"], u["transpose"], u["dep"], u["tables"],
+                            u["packed"])
+        else:
+            code = _run_lc(self.w, self.bound, budget_end, self.tiles, self.moves, st,
+                           self.next_a, self.path, self.hs, u["md"], self.lcr, self.lcc)
+        ctl[GEN], ctl[EXP], ctl[NEXT] = st[2], st[3], st[4]
+        return int(code)
+
+    def solution(self) -> list[int]:
+        return [int(a) for a in self.path[: int(self.st[0])]]
+
+    def generated_at_solution(self) -> int:
+        return int(self.ctl[GEN])
+
+
 def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
            deadline_s: float | None) -> dict[str, Any]:
     """IDA* from ``start`` (``(N,)`` uint8) under ``spec``; see ``solvers.ida`` for the contract."""
@@ -421,89 +489,11 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
         from puzzles.npuzzle import convert_layout
 
         s = np.ascontiguousarray(convert_layout(s, w), dtype=np.uint8)
-    u = _unpack(spec, w)
-    tiles = s.astype(np.int64)
-    pos = np.empty(n, dtype=np.int64)
-    pos[tiles] = np.arange(n)
-    moves = _moves_table(w)
-    moves_flat = moves.reshape(-1).copy()
-    md_flat = np.ascontiguousarray(u["md"], dtype=np.int64).reshape(-1)
-    depth_cap = MAX_DEPTH + 2
-    next_a = np.zeros(depth_cap, dtype=np.int64)
-    path = np.zeros(depth_cap, dtype=np.int64)
-    hs = np.zeros(depth_cap, dtype=np.int64)
-    lcr = np.zeros((depth_cap, w), dtype=np.int64)
-    lcc = np.zeros((depth_cap, w), dtype=np.int64)
-    nent = max(1, u["ent_k"].shape[0])
-    vals = np.zeros((1, nent + 2), dtype=np.int64)  # the root's terms and their two sums
-    h0 = int(_initial_terms(u["kind"], w, tiles, pos, u["md"], lcr, lcc, vals, u["ent_tiles"],
-                            u["ent_k"], u["ent_flag"], u["ent_tab"], u["transpose"], u["tables"],
-                            u["packed"], u["num_plain"]))
-    hs[0] = h0
-    # additive PDBs: the root's terms stay in vals[0] (updated in place), sums per depth
-    sums = np.zeros((depth_cap, 2), dtype=np.int64)
-    sums[0, 0] = vals[0, nent]
-    sums[0, 1] = vals[0, nent + 1]
-    undo_e = np.zeros((depth_cap, 4), dtype=np.int64)
-    undo_v = np.zeros((depth_cap, 4), dtype=np.int64)
-    undo_n = np.zeros(depth_cap, dtype=np.int64)
-    st = np.zeros(5, dtype=np.int64)  # depth, blank, generated, expanded, next bound
-    st[1] = int(pos[0])
-    bound = h0
-    iterations = 0
-    gen_total = 0
-    exp_total = 0
-    limit = None if max_nodes is None else int(max_nodes)
-    big = np.iinfo(np.int64).max // 4
-    goal = bool(np.all(tiles == np.arange(n)))
-    if goal:
-        return dict(status="solved", actions=[], nodes_generated=0, nodes_expanded=0, iterations=0)
-    while True:
-        iterations += 1
-        if bound > MAX_DEPTH:
-            raise RuntimeError(f"tiles IDA*: cost bound {bound} exceeds the stack ({MAX_DEPTH})")
-        st[0] = 0
-        st[2] = gen_total
-        st[3] = exp_total + 1  # the root is expanded
-        st[4] = big
-        next_a[0] = 0
-        while True:
-            budget_end = st[2] + (SLICE if u["kind"] == K_MANHATTAN else SLICE_SLOW)
-            if limit is not None:
-                budget_end = min(budget_end, limit + 1)
-            if u["kind"] == K_MANHATTAN:
-                code = _run_md(n, bound, budget_end, tiles, moves_flat, st, next_a, path, hs,
-                               md_flat)
-            elif u["kind"] == K_PDB:
-                code = _run_pdb(w, bound, budget_end, tiles, pos, moves_flat, st, next_a, path,
-                                sums, vals[0], undo_e, undo_v, undo_n, u["ent_tiles"],
-                                u["ent_k"], u["ent_flag"], u["ent_tab"], u["transpose"],
-                                u["dep"], u["tables"], u["packed"])
-            else:
-                code = _run_lc(w, bound, budget_end, tiles, moves, st, next_a, path, hs,
-                               u["md"], lcr, lcc)
-            if code != PAUSED:
-                break
-            if limit is not None and st[2] > limit:
-                return dict(status="node-limit", actions=None, nodes_generated=int(st[2]),
-                            nodes_expanded=int(st[3]), iterations=iterations)
-            if deadline_s is not None and time.monotonic() > deadline_s:
-                return dict(status="timeout", actions=None, nodes_generated=int(st[2]),
-                            nodes_expanded=int(st[3]), iterations=iterations)
-        gen_total, exp_total = int(st[2]), int(st[3])
-        if code == SOLVED:
-            actions = path[: int(st[0])].copy()
-            if layout == "blank-last":
-                actions = actions ^ 1  # U<->D, L<->R under the 180-degree rotation
-            return dict(status="solved", actions=[int(a) for a in actions],
-                        nodes_generated=gen_total, nodes_expanded=exp_total, iterations=iterations)
-        if st[4] >= big:
-            return dict(status="unsolvable", actions=None, nodes_generated=gen_total,
-                        nodes_expanded=exp_total, iterations=iterations)
-        bound = int(st[4])
-        if deadline_s is not None and time.monotonic() > deadline_s:
-            return dict(status="timeout", actions=None, nodes_generated=gen_total,
-                        nodes_expanded=exp_total, iterations=iterations)
+    slice_nodes = SLICE if _KINDS.get(spec.kind) == K_MANHATTAN else SLICE_SLOW
+    out = drive(TilesSearch(spec, w, s), max_nodes, deadline_s, slice_nodes, MAX_DEPTH)
+    if out["actions"] and layout == "blank-last":
+        out["actions"] = [a ^ 1 for a in out["actions"]]  # U<->D, L<->R under the rotation
+    return out
 
 
 def warmup(puzzle: Any, spec: IdaSpec) -> None:

@@ -10,7 +10,10 @@ peak memory (:mod:`solvers.memory`), and replays the returned path (``finish``).
 Kernel contract
 ---------------
 Each family (``spec.family``: ``"tiles"``, ``"cube"``, ``"lights"``) has a module
-``solvers._ida_<family>`` with::
+``solvers._ida_<family>``: its resumable depth-first search (the family's moves and move pruning,
+the heuristic's incremental evaluation) wrapped as a ``solvers._ida_engine.Search``, which the
+one driver (``solvers._ida_engine.drive``: iterations, slices, limits, statuses, counts) runs.
+The module's entry point is::
 
     search(puzzle, spec, start, max_nodes, deadline_s) -> dict(
         status="solved" | "timeout" | "node-limit" | "unsolvable",
@@ -107,17 +110,9 @@ def _warm_up(module: ModuleType, puzzle: Puzzle, spec: IdaSpec) -> float:
 
 class IDAStar(Solver):
     """Iterative-deepening A*: optimal with an admissible heuristic, memory linear in depth.
-
-    Takes no parameters (``weight`` and ``batch`` belong to the best-first engine).
-    """
+    It takes no options."""
 
     name = "ida"
-
-    def __init__(self, weight: float | None = None, batch: int | None = None) -> None:
-        if weight is not None:
-            raise InputError("--weight: applies to bwas/astar/greedy, not to ida")
-        if batch is not None:
-            raise InputError("--batch: applies to bwas/astar/greedy, not to ida")
 
     def solve(
         self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, limits: Limits | None = None

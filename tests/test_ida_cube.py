@@ -7,6 +7,8 @@ import time
 import numpy as np
 import pytest
 
+from puzzles.permutations import parity as perm_parity
+
 cube = pytest.importorskip("puzzles.cube")
 
 from cube_helpers import bfs_ball, exact_distance  # noqa: E402
@@ -186,7 +188,7 @@ def _naive_ida(puzzle, h, start, face, cw, qtm):
             path.pop()
         return False
 
-    parity = ida._permutation_parity(np.asarray(puzzle.to_cubies(start[None, :])[0][0]))
+    parity = perm_parity(np.asarray(puzzle.to_cubies(start[None, :])[0][0]))
     bound, iterations = h(start), 0
     while True:
         if qtm and (bound - parity) % 2:
@@ -219,3 +221,18 @@ def test_cube_counts_equal_a_child_by_child_search(metric):
         assert out["status"] == "solved" and out["actions"] == path
         assert (out["nodes_generated"], out["nodes_expanded"], out["iterations"]) == (
             gen, exp, iterations)
+
+
+@pytest.mark.nojit
+def test_small_tables_solve_optimally_also_as_plain_python():
+    """The cube search through the one driver, with small tables (also run without JIT)."""
+    puzzle = cube.Cube3("htm")
+    h = KorfCubePDB(puzzle, progress=False, **SMALL)
+    spec = h.ida_spec()
+    states, dist = bfs_ball(puzzle, 3)
+    known = {st.tobytes(): int(d) for st, d in zip(states, dist, strict=True)}
+    for s in puzzle.scramble(3, 3, np.random.default_rng(3))[0]:
+        out = ida.search(puzzle, spec, s, None, None)
+        assert out["status"] == "solved" and puzzle.check_solution(s, out["actions"])
+        assert len(out["actions"]) == known[s.tobytes()]
+

@@ -33,6 +33,24 @@ def test_optimal_on_8_puzzle_states(layout: str, name: str) -> None:
 
 
 @pytest.mark.nojit
+@pytest.mark.parametrize("name", ["linear-conflict", "pdb-44", "pdb-44-reflect"])
+def test_every_tile_kernel_is_optimal_also_as_plain_python(name: str) -> None:
+    """Each heuristic's search loop through the one driver (also run without JIT): the root's
+    heuristic equals the batch heuristic and the paths are optimal."""
+    from puzzles.exhaustive import perm_ranks, puzzle8_distances
+
+    p = get_puzzle("puzzle8", goal="blank-first")
+    h = get_heuristic(name, p, **({"progress": False} if name.startswith("pdb") else {}))
+    spec = h.ida_spec()
+    dist = puzzle8_distances("blank-first")
+    for s in p.scramble(3, 12, np.random.default_rng(5))[0]:
+        assert _ida_tiles.TilesSearch(spec, 3, s).first_bound() == h(s[None])[0]
+        out = _ida_tiles.search(p, spec, s, None, None)
+        assert len(out["actions"]) == dist[perm_ranks(s[None])[0]]
+        assert p.check_solution(s, out["actions"])
+
+
+@pytest.mark.nojit
 def test_node_counts_match_naive_ida() -> None:
     p = get_puzzle("puzzle8", goal="blank-first")
     spec = get_heuristic("manhattan", p).ida_spec()

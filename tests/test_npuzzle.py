@@ -15,9 +15,9 @@ from puzzles.npuzzle import (
     convert_layout,
     convert_moves,
     goal_state,
-    permutation_parity,
     solvable,
 )
+from puzzles.permutations import parities
 
 WIDTHS = [2, 3, 4, 5, 6, 7]
 
@@ -140,7 +140,7 @@ def test_goal_layouts():
 def test_permutation_parity_matches_inversions():
     rng = np.random.default_rng(3)
     perms = np.array([rng.permutation(16) for _ in range(200)])
-    np.testing.assert_array_equal(permutation_parity(perms), [naive_parity(q) for q in perms])
+    np.testing.assert_array_equal(parities(perms), [naive_parity(q) for q in perms])
 
 
 @pytest.mark.parametrize("width", [3, 4, 5])

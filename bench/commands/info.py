@@ -27,10 +27,16 @@ def list_cmd(kind: str) -> None:
             puzzles = e.props.get("puzzles", "*")
             where = puzzles if isinstance(puzzles, str) else ",".join(puzzles)
             adm = "admissible" if e.props.get("admissible") else "inadmissible"
-            click.echo(f"{name:<20} {adm:<13} {where:<40} {e.summary}")
+            line = f"{name:<20} {adm:<13} {where:<40} {e.summary}"
+            decl = e.props.get("pdb")
+            if decl is not None and decl.build:  # sizes: bench pdb list (imports the builders)
+                line += f" [built in {decl.build}]"
+            opts = ", ".join(o.flag for o in e.options)
+            click.echo(line + (f" (options: {opts})" if opts else ""))
     else:
         for name, e in registry.SOLVERS.items():
-            click.echo(f"{name:<8} {e.summary}")
+            opts = ", ".join(o.flag for o in e.options)
+            click.echo(f"{name:<8} {e.summary}" + (f" (options: {opts})" if opts else ""))
 
 
 @click.command("show")

@@ -73,7 +73,7 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
 @click.option("--scramble", "moves", metavar="MOVES", help="move sequence applied to the goal")
 @goal_option
 @click.option("--heuristic", "heuristic_name", metavar="H", help="heuristic name (bench list heuristics)")
-@click.option("--model", metavar="M", help="model of a learned heuristic (passed as model=)")
+@registry_options("heuristic")
 @click.option("--solver", "solver_name", metavar="S", default=None,
               help="solver name (bench list solvers) [ida for heuristics with a per-state "
                    "kernel; a learned model's recommended search]")
@@ -82,16 +82,11 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
 @click.option("--node-limit", metavar="N", help="limit on nodes generated (> 0)")
 @click.option("--memory-limit", metavar="MB", help="limit on the search's memory in MiB (> 0; "
               "enforced by bwas/astar/greedy; IDA* needs memory linear in depth)")
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
-              help="where a network evaluates [cpu]")
-@click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default=None,
-              help="a network's hidden layers [the model's recommendation, else float32]")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None,
-              heuristic_name: str | None, model: str | None, solver_name: str,
-              time_limit: str | None, node_limit: str | None, memory_limit: str | None,
-              device: str | None, precision: str | None, as_json: bool,
-              **solver_options: str | None) -> None:
+              heuristic_name: str | None, solver_name: str, time_limit: str | None,
+              node_limit: str | None, memory_limit: str | None, as_json: bool,
+              **options: str | None) -> None:
     """Solve STATE (or the state MOVES make from the goal) of PUZZLE.
 
     Exits 0 whenever the search ran, whatever its status (solved, timeout, node-limit,
@@ -104,15 +99,14 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     mb = _number("--memory-limit", memory_limit, float, 0.0, False, cap=2**40)
     entry = registry.heuristic_entry(heuristic_name)
     learned = bool(entry.props.get("needs_model"))
-    if model is not None and not learned:
-        raise InputError(f"--model: {heuristic_name} takes no model (only learned heuristics do)")
-    for opt, val in (("--device", device), ("--precision", precision)):
-        if val is not None and not learned:
-            raise InputError(f"{opt}: applies to learned heuristics, not to {heuristic_name}")
+    hnames = registry.all_options("heuristic")
+    hargs = registry.check_heuristic_options(
+        entry, {k: v for k, v in options.items() if k in hnames})
+    model, precision = hargs.get("model"), hargs.get("precision")
     p = registry.get_puzzle(puzzle, goal=goal)
     s = read_state(p, state, moves)
-    options = registry.all_options("solver")
-    given = {k: options[k].check(v) for k, v in solver_options.items()}
+    sopts = registry.all_options("solver")
+    given = {k: sopts[k].check(v) for k, v in options.items() if k in sopts}
     if solver_name is None:
         if learned:
             from heuristics.davi.heuristic import recommended_search
@@ -128,12 +122,9 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
         else:
             solver_name = "ida"
     solver = registry.get_solver(solver_name, **given)
-    kwargs: dict[str, Any] = {"model": model} if model is not None else {}
-    if device is not None:
-        kwargs["device"] = device
     if precision is not None and learned:
-        kwargs["precision"] = precision
-    h = registry.get_heuristic(heuristic_name, p, **kwargs)
+        hargs["precision"] = precision
+    h = registry.get_heuristic(heuristic_name, p, **hargs)
     limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
     result = solver.solve(p, h, s, limits)
     if as_json:

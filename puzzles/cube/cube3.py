@@ -11,13 +11,12 @@ from puzzles.cube.cubies import (
     FLIP_TABLE,
     corners_from_facelets,
     corners_to_facelets,
-    parity,
-    perm_parities,
     random_perms,
 )
 from puzzles.cube.deepcubea import from_deepcubea_cube3
 from puzzles.cube.facelets import EDGE_COLORS, EDGE_NAMES, B, D, F, L, R, U, piece_facelets
 from puzzles.notation import FACES, tokenize
+from puzzles.permutations import parities, parity
 
 
 # ----------------------------------------------------------------------------- 3x3x3
@@ -136,7 +135,7 @@ class Cube3(CubeBase):
         cp = random_perms(n, 8, rng)
         ep = random_perms(n, 12, rng)
         # fix parity: swap the last two edges where the parities differ
-        odd = perm_parities(cp) != perm_parities(ep)
+        odd = parities(cp) != parities(ep)
         ep[odd, 10], ep[odd, 11] = ep[odd, 11].copy(), ep[odd, 10].copy()
         co = rng.integers(0, 3, size=(n, 8))
         co[:, 7] = (-co[:, :7].sum(axis=1)) % 3

@@ -1,5 +1,5 @@
 """The cubie model: corner and edge permutations and twists, read from and written to
-facelets; permutation parity and uniform random permutations."""
+facelets; uniform random permutations."""
 
 from __future__ import annotations
 
@@ -65,31 +65,8 @@ def corners_to_facelets(out: np.ndarray, cp: np.ndarray, co: np.ndarray, cf: np.
         out[b, slot_facelet] = CORNER_COLORS[cp, k]
 
 
-def parity(perm: np.ndarray) -> int:
-    """0 for an even permutation, 1 for odd."""
-    seen = np.zeros(len(perm), bool)
-    swaps = 0
-    for i in range(len(perm)):
-        if not seen[i]:
-            j, length = i, 0
-            while not seen[j]:
-                seen[j] = True
-                j = int(perm[j])
-                length += 1
-            swaps += length - 1
-    return swaps % 2
-
-
 def random_perms(n: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """``(n, size)`` uniformly random permutations."""
     return np.argsort(rng.random((n, size)), axis=1)
 
 
-def perm_parities(perms: np.ndarray) -> np.ndarray:
-    """Parities ``(n,)`` of ``(n, size)`` permutations (count of inversions mod 2)."""
-    size = perms.shape[1]
-    inv = np.zeros(perms.shape[0], dtype=np.int64)
-    for i in range(size):
-        for j in range(i + 1, size):
-            inv += perms[:, i] > perms[:, j]
-    return inv % 2
