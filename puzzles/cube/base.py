@@ -32,6 +32,22 @@ class CubeBase(Puzzle):
     encoding_name = "onehot-stickers"
     positional_moves = True  # a move permutes sticker positions, whatever the state
 
+    def check_colours(self, state: np.ndarray, what: str = "state") -> np.ndarray:
+        """``state`` as a flat array; ``InputError`` unless it has ``state_dim`` facelets of
+        colours 0..5, each colour on a sixth of them."""
+        state = np.asarray(state).reshape(-1)
+        n = self.state_dim
+        if state.shape != (n,):
+            raise InputError(f"{what}: expected {n} facelets, got {state.size}")
+        if state.min() < 0 or state.max() > 5:
+            raise InputError(f"{what}: colours must be 0..5")
+        counts = np.bincount(state.astype(np.int64), minlength=6)
+        per = n // 6
+        if np.any(counts != per):
+            bad = [f"{FACES[c]}={counts[c]}" for c in range(6) if counts[c] != per]
+            raise InputError(f"{what}: wrong colour counts ({', '.join(bad)}; each colour needs {per})")
+        return state
+
     def __init__(self, metric: str = "qtm") -> None:
         if metric not in ("qtm", "htm"):
             raise InputError(f"metric: expected 'qtm' or 'htm', got {metric!r}")

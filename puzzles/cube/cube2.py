@@ -21,7 +21,7 @@ from puzzles.cube.facelets import (
     cw_matrix,
     rotation_perm,
 )
-from puzzles.notation import FACES, tokenize
+from puzzles.notation import tokenize
 
 # ----------------------------------------------------------------------------- 2x2x2
 _ROTATIONS = all_rotations()
@@ -177,15 +177,7 @@ class Cube2(CubeBase):
 
     def validate(self, state: np.ndarray, what: str = "state") -> None:
         """Raise ``InputError``: colour counts, impossible/duplicated corners, twist, DBL not fixed."""
-        state = np.asarray(state).reshape(-1)
-        if state.shape != (24,):
-            raise InputError(f"{what}: expected 24 facelets, got {state.size}")
-        if state.min() < 0 or state.max() > 5:
-            raise InputError(f"{what}: colours must be 0..5")
-        counts = np.bincount(state.astype(np.int64), minlength=6)
-        if np.any(counts != 4):
-            bad = [f"{FACES[c]}={counts[c]}" for c in range(6) if counts[c] != 4]
-            raise InputError(f"{what}: wrong colour counts ({', '.join(bad)}; each colour needs 4)")
+        state = self.check_colours(state, what)
         cp, co = self._validate_corners(state, what)
         if cp[DBL] != DBL or co[DBL] != 0:
             raise InputError(f"{what}: the DBL corner is not in place (re-orient the cube, see parse)")

@@ -86,15 +86,7 @@ class Cube3(CubeBase):
 
     def validate(self, state: np.ndarray, what: str = "state") -> None:
         """Raise ``InputError`` naming the first fault: centres, pieces, twist, flip, parity."""
-        state = np.asarray(state).reshape(-1)
-        if state.shape != (54,):
-            raise InputError(f"{what}: expected 54 facelets, got {state.size}")
-        if state.min() < 0 or state.max() > 5:
-            raise InputError(f"{what}: colours must be 0..5")
-        counts = np.bincount(state.astype(np.int64), minlength=6)
-        if np.any(counts != 9):
-            bad = [f"{FACES[c]}={counts[c]}" for c in range(6) if counts[c] != 9]
-            raise InputError(f"{what}: wrong colour counts ({', '.join(bad)}; each colour needs 9)")
+        state = self.check_colours(state, what)
         centres = state[4::9]
         if len(set(centres.tolist())) != 6:
             raise InputError(
