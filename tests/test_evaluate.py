@@ -1,0 +1,59 @@
+"""``bench train evaluate``: a suite of one model run by the suite runner (rows kept, resumable,
+never overwriting a finished evaluation)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.cli import main
+from core.registry import get_puzzle
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    from heuristics.davi.train import TrainConfig, Trainer
+
+    torch.set_num_threads(1)
+    out = tmp_path_factory.mktemp("davi-lights3")
+    cfg = TrainConfig(puzzle="lightsout3", preset="tiny", batch=128, lr=3e-3, lr_decay=1.0,
+                      k_max=9, epsilon=0.05, check_every=10, eval_per_depth=4, eval_depths=2)
+    Trainer(cfg, out, puzzle=get_puzzle("lightsout3"), progress=False).train(10)
+    return out / "model.pt"
+
+
+def _run(capsys, *args):
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_evaluation_is_a_resumable_suite_run(capsys, model, tmp_path):
+    run = tmp_path / "ev"
+    args = ["train", "evaluate", "lightsout3", "--model", str(model), "--set", "uniform",
+            "--count", "6", "--solver", "bwas", "--batch", "10", "--run-dir", str(run)]
+    code, out, _ = _run(capsys, *args)
+    assert code == 0
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["states"] == 6 and summary["solved"] == 1.0
+    assert summary["optimal"] is not None  # GF(2) gives Lights Out's optima
+    rows = [json.loads(x) for x in (run / "rows.jsonl").read_text().splitlines()]
+    assert len(rows) == 6 and all(r["status"] == "solved" for r in rows)
+    assert all(r["length"] >= r["optimal"] for r in rows)
+    assert (run / "evaluate.toml").is_file()
+    # resuming runs nothing new and reports the same
+    code, out2, _ = _run(capsys, *args, "--resume")
+    assert code == 0 and json.loads(out2.strip().splitlines()[-1])["states"] == 6
+    assert len((run / "rows.jsonl").read_text().splitlines()) == 6
+    # a finished evaluation is never overwritten; other arguments are refused on resume
+    code, _, err = _run(capsys, *args)
+    assert code == 2 and "already holds an evaluation" in err and err.count("\n") == 1
+    code, _, err = _run(capsys, *args[:-2], "--run-dir", str(run), "--count", "3", "--resume")
+    assert code == 2 and "other arguments" in err
