@@ -135,17 +135,18 @@ class Entry:
                 return o
         return None
 
-    def check_options(self, given: dict[str, Any], what: str = "") -> dict[str, Any]:
-        """``given`` checked against this entry's options (``None`` values dropped); an
-        option another entry of the same kind declares is refused naming those that take it."""
+    def check_options(self, given: dict[str, Any], kind: str = "") -> dict[str, Any]:
+        """``given`` checked against this entry's options (``None`` values dropped); an option
+        another entry of ``kind`` (``puzzle``, ``heuristic``, ``solver``) declares is refused
+        naming those that take it."""
         out = {}
         for k, v in given.items():
             if v is None:
                 continue
             opt = self.option(k)
             if opt is None:
-                users = [n for n, e in _KIND[what or self.props.get("kind", "")].items()
-                         if e.option(k) is not None] if (what or self.props.get("kind")) else []
+                users = [n for n, e in _KIND[kind].items() if e.option(k) is not None] \
+                    if kind else []
                 flag = "--" + k.replace("_", "-")
                 if users:
                     raise InputError(f"{flag}: applies to {'/'.join(users)}, not to {self.name}")
@@ -265,15 +266,6 @@ class PdbDecl:
     stand_in_args: tuple[tuple[str, Any], ...] = ()
     build: str = ""  #: measured build cost and size on the 2-core development machine (README)
 
-    def tables(self, puzzle: str, heuristic: str) -> list[Any]:
-        """The stored tables (``pdb_builders.catalog.TableSpec``: file, entries, builder)."""
-        module, _, attr = self.tables_fn.partition(":")
-        return list(getattr(importlib.import_module(module), attr)(puzzle, heuristic))
-
-    def entries(self, puzzle: str, heuristic: str) -> int:
-        """Entries over all its tables (the size before 4-bit packing)."""
-        return sum(t.entries for t in self.tables(puzzle, heuristic))
-
 
 TILE_TABLES = "pdb_builders.additive_tiles:catalog_tables"
 CUBE_TABLES = "pdb_builders.korf_cube:catalog_tables"
@@ -320,14 +312,6 @@ CUBE_PDBS: dict[str, PdbDecl] = {
     "pdb-cube2": PdbDecl(("cube2", "cube2-htm"), "cube2", "every 2x2x2 state's exact distance",
                          CUBE_TABLES),
 }
-
-
-def tile_patterns(puzzle: str, partition: str) -> tuple[tuple[int, ...], ...] | None:
-    """The declared patterns of ``partition`` on ``puzzle`` (``None`` if not declared)."""
-    for d in TILE_PDBS.values():
-        if d.partition == partition and puzzle in d.puzzles and d.patterns:
-            return d.patterns
-    return None
 
 
 # --------------------------------------------------------------------------- heuristics

@@ -26,9 +26,5 @@ class Status(StrEnum):
     INVALID = "invalid"
 
 
-#: what a solver may return
-SEARCH_STATUSES: tuple[Status, ...] = (
-    Status.SOLVED, Status.TIMEOUT, Status.NODE_LIMIT, Status.OUT_OF_MEMORY, Status.UNSOLVABLE,
-    Status.BEAM_EMPTY, Status.DEPTH_LIMIT)
 #: every status of a suite row other than solved
 FAILURE_STATUSES: tuple[Status, ...] = tuple(s for s in Status if s is not Status.SOLVED)

@@ -489,8 +489,9 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
         from puzzles.npuzzle import convert_layout
 
         s = np.ascontiguousarray(convert_layout(s, w), dtype=np.uint8)
-    slice_nodes = SLICE if _KINDS.get(spec.kind) == K_MANHATTAN else SLICE_SLOW
-    out = drive(TilesSearch(spec, w, s), max_nodes, deadline_s, slice_nodes, MAX_DEPTH)
+    tiles_search = TilesSearch(spec, w, s)
+    slice_nodes = SLICE if tiles_search.u["kind"] == K_MANHATTAN else SLICE_SLOW
+    out = drive(tiles_search, max_nodes, deadline_s, slice_nodes, MAX_DEPTH)
     if out["actions"] and layout == "blank-last":
         out["actions"] = [a ^ 1 for a in out["actions"]]  # U<->D, L<->R under the rotation
     return out

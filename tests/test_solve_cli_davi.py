@@ -9,6 +9,7 @@ import pytest
 
 from bench.cli import main
 from core.registry import get_heuristic, get_puzzle, get_solver
+from core.rows import COLUMNS, Row
 
 torch = pytest.importorskip("torch")
 
@@ -71,3 +72,36 @@ def test_bwas_evaluates_the_network_on_whole_batches(model):
     r = get_solver("bwas", batch=50).solve(p, h, s)
     assert r.status == "solved"
     assert max(sizes) > 50  # one call per iteration over all new children of the batch
+
+
+# --------------------------------------------------------------------------- bench train evaluate
+def test_evaluation_is_a_resumable_suite_run(capsys, model, tmp_path):
+    """``bench train evaluate`` is a suite of one model run by the suite runner: rows kept,
+    resumable, never overwriting a finished evaluation."""
+    run = tmp_path / "ev"
+    args = ["train", "evaluate", "lightsout3", "--model", str(model), "--set", "uniform",
+            "--count", "6", "--solver", "bwas", "--batch", "10", "--run-dir", str(run)]
+    code, out, _ = _run(capsys, *args)
+    assert code == 0
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["states"] == 6 and summary["solved"] == 1.0
+    assert summary["optimal"] is not None  # GF(2) gives Lights Out's optima
+    rows = [json.loads(x) for x in (run / "rows.jsonl").read_text().splitlines()]
+    assert len(rows) == 6 and all(r["status"] == "solved" for r in rows)
+    assert all(r["length"] >= r["optimal"] for r in rows)
+    # every column a run writes is one the row schema declares
+    assert all(set(r) <= set(COLUMNS) for r in rows), set(rows[0]) - set(COLUMNS)
+    assert (run / "evaluate.toml").is_file()
+    # resuming runs nothing new and reports the same
+    code, out2, _ = _run(capsys, *args, "--resume")
+    assert code == 0 and json.loads(out2.strip().splitlines()[-1])["states"] == 6
+    assert len((run / "rows.jsonl").read_text().splitlines()) == 6
+    # a finished evaluation is never overwritten; other arguments are refused on resume
+    code, _, err = _run(capsys, *args)
+    assert code == 2 and "already holds an evaluation" in err and err.count("\n") == 1
+    code, _, err = _run(capsys, *args[:-2], "--run-dir", str(run), "--count", "3", "--resume")
+    assert code == 2 and "other arguments" in err
+
+
+def test_the_row_schema_types_every_column_it_documents():
+    assert set(Row.__annotations__) == set(COLUMNS)
