@@ -112,6 +112,12 @@ def test_maneuver_notations_agree():
      r"instances\[0\].optimal: manhattan is not an exact distance .*exact: .*pdb-full"),
     ("count = 3", 'count = 3\noptimal = "exact:pdb-cube2"',
      r"instances\[0\].optimal: pdb-cube2 does not apply to puzzle8"),
+    ("count = 3", 'count = 3\noptimal = "ida:davi"',
+     r"instances\[0\].optimal: davi is not an admissible heuristic with an IDA\* kernel; for "
+     r"puzzle8: manhattan, linear-conflict"),
+    ("count = 3", 'count = 3\noptimal = "shortest"',
+     r"instances\[0\].optimal: expected one of file, table, bfs, gf2, none, exact:HEURISTIC or "
+     r"ida:HEURISTIC, got 'shortest'"),
     ('name = "c"', 'name = "c"\nlimits = { time_s = nan }',
      r"configs\[0\].limits.time_s: must be a finite number, got nan"),
     ('name = "c"', 'name = "c"\nlimits = { time_s = inf }', r"limits.time_s: must be a finite number"),

@@ -132,3 +132,17 @@ def test_unreadable_instance_line_names_file_and_line(tmp_path, monkeypatch):
     p = registry.get_puzzle("puzzle15", goal="blank-first")
     with pytest.raises(L.InputError, match="x.txt:2"):
         L._parse_file(spec, p, tmp_path / "x.txt")
+
+
+def test_every_optimal_rule_agrees_on_8_puzzle_states():
+    """The reference rules give the same optimal lengths where several apply."""
+    from suites.reference import auto_rule, optimal_lengths
+
+    p = registry.get_puzzle("puzzle8", goal="blank-first")
+    states = p.scramble(5, 14, np.random.default_rng(2))[0]
+    table = optimal_lengths(p, states, "table")
+    assert auto_rule(p) == "table"
+    np.testing.assert_array_equal(optimal_lengths(p, states, "ida:manhattan"), table)
+    np.testing.assert_array_equal(optimal_lengths(p, states, "bfs"), table)
+    np.testing.assert_array_equal(optimal_lengths(p, states, "exact:pdb-full"), table)
+    assert optimal_lengths(p, states, "none") is None
