@@ -21,15 +21,20 @@ declare -A kmax=([cube3]=26 [puzzle15]=300)
 declare -A eps=([cube3]=0.1 [puzzle15]=0.5)
 declare -A depth=([cube3]=40 [puzzle15]=150)
 warm=$((budget * 150))
+# a run trains into NAME.partial and becomes NAME only when it ends, so a run cut off by a kill is
+# started again (its checkpoint holds a model of a fraction of the budget, which must not count)
+train() {
+  local d=$1; shift
+  [ -f "$d/model.pt" ] && return 0
+  rm -rf "$d.partial"
+  python -m bench train "$@" --out "$d.partial" && mv "$d.partial" "$d"
+}
 for seed in 0 1 2; do
   k=(--k-max "${kmax[$puzzle]}" --seed "$seed")
-  d="$runs/$puzzle-diffusion-s$seed"; [ -f "$d/model.pt" ] || \
-    python -m bench train diffusion "$puzzle" --out "$d" "${common[@]}" "${k[@]}"
-  d="$runs/$puzzle-davi-s$seed"; [ -f "$d/model.pt" ] || \
-    python -m bench train davi "$puzzle" --out "$d" "${common[@]}" "${k[@]}" --epsilon "${eps[$puzzle]}"
-  d="$runs/$puzzle-schedule-s$seed"; [ -f "$d/model.pt" ] || \
-    python -m bench train davi "$puzzle" --out "$d" "${common[@]}" "${k[@]}" --epsilon "${eps[$puzzle]}" \
-      --diffusion-warmup "$warm"
+  train "$runs/$puzzle-diffusion-s$seed" diffusion "$puzzle" "${common[@]}" "${k[@]}"
+  train "$runs/$puzzle-davi-s$seed" davi "$puzzle" "${common[@]}" "${k[@]}" --epsilon "${eps[$puzzle]}"
+  train "$runs/$puzzle-schedule-s$seed" davi "$puzzle" "${common[@]}" "${k[@]}" \
+    --epsilon "${eps[$puzzle]}" --diffusion-warmup "$warm"
 done
 for t in davi diffusion schedule; do for seed in 0 1 2; do
   python -m bench train evaluate "$puzzle" --model "$runs/$puzzle-$t-s$seed" --set deepcubea \
