@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "scramble": ("bench.commands.info:scramble_cmd", "print seeded random states"),
     "pdb": ("bench.commands.pdb:pdb_group", "build and inspect pattern databases"),
     "h": ("bench.commands.pdb:h_cmd", "print heuristic values of states"),
+    "macro": ("bench.commands.macro:macro_group", "show and build macro-operator tables"),
     "solve": ("bench.commands.solve:solve_cmd", "solve one state"),
     "train": ("bench.commands.train:train_group", "train learned heuristics"),
     "models": ("bench.commands.train:models_cmd", "list shipped and trained models"),

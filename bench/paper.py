@@ -14,6 +14,9 @@ Published figures we do not have on record are shown as ``not recorded``, never 
 ``deepcubea-table3``  heuristic evaluation speed (states per second, batch evaluation).
 ``deepcubea-fig2``    BWAS with N = 10,000, lambda 0.0 / 0.1 / 0.2 on the cube, learned
                       heuristic against Korf's PDB: length, nodes, time, one dot per state.
+``korf1982``          Korf (1982) Table 2: average solution length of the macro problem solver
+                      (8-puzzle 39, Rubik's cube 90 in the half-turn metric) beside optimal
+                      (8-puzzle 22) and human (38, 125), over random states.
 """
 
 from __future__ import annotations
@@ -302,6 +305,70 @@ def deepcubea_fig2(run_dir: Path | None, limit: int | None, jobs: int | None, ou
     return "\n".join(lines), summ
 
 
+#: Korf (1982), Table 2: average number of primitive moves
+KORF1982: dict[str, dict[str, int | None]] = {
+            "puzzle8": {"optimal": 22, "macro": 39, "human": 38},
+            "cube3-htm": {"optimal": None, "macro": 90, "human": 125}}
+#: rows of our Table 2: (puzzle, goal layout, in the paper)
+KORF1982_ROWS = [("puzzle8", "korf1982", True), ("cube3-htm", None, True),
+                 ("cube3", None, False), ("cube2-htm", None, False), ("puzzle15", None, False)]
+
+
+def korf1982(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path, command: str,
+             count: int = 10_000, seed: int = 0) -> tuple[str, pd.DataFrame]:
+    """Korf (1982) Table 2 over ``count`` uniformly random states per puzzle."""
+    from core import registry
+    from core.limits import Limits
+    from puzzles.exhaustive import has_table, table_distances
+    from solvers.macro import MacroSolver, table_for
+
+    solver = MacroSolver()
+    zero = None
+    rows = []
+    for puzzle_name, goal, published in KORF1982_ROWS:
+        puzzle = registry.get_puzzle(puzzle_name, goal=goal)
+        zero = registry.get_heuristic("zero", puzzle)
+        t0 = time.perf_counter()
+        table = table_for(puzzle)
+        load_s = time.perf_counter() - t0
+        states = puzzle.random_states(count, np.random.default_rng(seed))
+        lengths, times = [], []
+        for s in states:
+            r = solver.solve(puzzle, zero, s, Limits())
+            if r.status != "solved" or r.length is None:
+                raise RuntimeError(f"macro solver failed on a {puzzle_name} state: {r.status}")
+            lengths.append(r.length)
+            times.append(r.time_s)
+        opt = table_distances(puzzle, states) if has_table(puzzle) else None
+        paper: dict[str, int | None] = KORF1982.get(puzzle_name, {}) if published else {}
+        rows.append({
+            "puzzle": puzzle_name + (f" ({goal})" if goal else ""),
+            "states": count,
+            "macros": table.count, "longest macro": table.longest,
+            "optimal (paper)": paper.get("optimal"),
+            "optimal (ours)": None if opt is None else round(float(np.mean(opt)), 2),
+            "macro solver (paper)": paper.get("macro"),
+            "macro solver (ours)": round(float(np.mean(lengths)), 2),
+            "longest solution (ours)": int(np.max(lengths)),
+            "human (paper)": paper.get("human"),
+            "ms per state (ours)": round(1000 * float(np.mean(times)), 3),
+            "table load or build s": round(load_s, 1),
+        })
+    table_df = pd.DataFrame(rows)
+    shown = table_df.astype(object).where(table_df.notna(), "-")
+    lines = _header("Korf (1982) Table 2: average solution length of the macro problem solver",
+                    command, [
+                        f"{count:,} uniformly random states per puzzle (seed {seed}); every "
+                        "solution replayed. Moves are the paper's primitive moves: blank moves on "
+                        "the 8-puzzle (its goal 1 2 3 / 8 B 4 / 7 6 5, order B 1 2 3 8 7 4 5 6), "
+                        "the eighteen quarter and half twists on the cube (`cube3-htm`). Optimal "
+                        "8-puzzle lengths come from the exact table. The paper's table has 238 "
+                        "cube macros of at most 16 moves; `macros` and `longest macro` give ours. "
+                        "Rows the paper does not have are ours only (`-` where it has no figure)."])
+    lines += [report.markdown_table(shown), ""]
+    return "\n".join(lines), table_df
+
+
 PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
     "felner2004": felner2004,
     "deepcubea-table2": lambda run_dir, limit, jobs, out, command, build=False:
@@ -309,12 +376,16 @@ PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
     "deepcubea-table3": lambda run_dir, limit, jobs, out, command, build=False:
         deepcubea_tables("deepcubea-table3", build, out, command),
     "deepcubea-fig2": deepcubea_fig2,
+    "korf1982": lambda run_dir, limit, jobs, out, command, count=None:
+        korf1982(run_dir, limit, jobs, out, command, count=count or 10_000),
 }
+#: tables computed here rather than read from a suite run
+STANDALONE = ("deepcubea-table2", "deepcubea-table3", "korf1982")
 
 
 def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs: int | None = None,
          out: Path = DEFAULT_OUT, command: str = "", build: bool = False,
-         profile: str | None = None) -> str:
+         profile: str | None = None, count: int | None = None) -> str:
     """Make table ``name`` into ``out/name/``; returns its markdown.
 
     ``profile``: the suite profile run by the tables made from a suite run (felner2004:
@@ -326,12 +397,17 @@ def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise InputError(f"NAME: unknown table {name!r}{hint}; known: {', '.join(PAPERS)}")
     dest = out / name
-    if name.startswith("deepcubea-table"):
+    if count is not None and name not in ("korf1982",):
+        raise InputError(f"--count: applies to korf1982, not to {name}")
+    if limit is not None and name == "korf1982":
+        raise InputError("--limit: korf1982 solves random states; give their number with --count")
+    if name in STANDALONE:
         if profile is not None:
             raise InputError(f"--profile: {name} runs no suite")
         if run_dir is not None:
             raise InputError(f"--run: {name} reads no run")
-        kwargs: dict[str, Any] = {"build": build}
+        kwargs: dict[str, Any] = {"build": build} if name.startswith("deepcubea-table") else \
+            {"count": count}
     else:
         kwargs = {"profile": profile}
         if run_dir is not None:

@@ -55,8 +55,8 @@ def optimal_by_construction(row: Any) -> bool:
     solver, heuristic = row.get("solver"), row.get("heuristic")
     if solver not in registry.SOLVERS or heuristic not in registry.HEURISTICS:
         return False
-    if solver == "gf2":
-        return True
+    if not registry.uses_heuristic(solver):  # a table-driven solver: optimal or not by itself
+        return bool(registry.SOLVERS[solver].props.get("optimal"))
     if not registry.HEURISTICS[heuristic].props.get("admissible"):
         return False
     if solver == "ida":

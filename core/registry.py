@@ -12,7 +12,8 @@ Heuristic properties: ``puzzles`` (names, ``"*"`` or a ``"prefix*"``), ``admissi
 ``consistent``, ``exact``, ``kernel`` (a per-state Numba kernel for IDA*), ``needs_pdb``,
 ``needs_model``, ``pdb`` (the pattern database: :class:`PdbDecl`). Every heuristic evaluates
 batches of states. Solver properties: ``optimal`` (with an admissible heuristic),
-``needs_kernel``, ``puzzles``.
+``needs_kernel``, ``puzzles``, ``heuristic`` (``False``: a table-driven solver that uses no
+heuristic; it runs with ``zero`` and refuses any other).
 """
 
 from __future__ import annotations
@@ -179,7 +180,8 @@ def _did_you_mean(kind: str, name: str, known: list[str]) -> InputError:
 # --------------------------------------------------------------------------- puzzles
 TILE_NAMES = {3: "puzzle8", 4: "puzzle15", 5: "puzzle24", 6: "puzzle35", 7: "puzzle48"}
 
-GOAL = Option("goal", str, "goal layout of a sliding-tile puzzle", choices=("blank-first", "blank-last"),
+GOAL = Option("goal", str, "goal layout of a sliding-tile puzzle (korf1982: the 8-puzzle's "
+              "1 2 3 / 8 B 4 / 7 6 5)", choices=("blank-first", "blank-last", "korf1982"),
               default_text="blank-last", metavar="LAYOUT")
 
 PUZZLES: dict[str, Entry] = {
@@ -351,6 +353,9 @@ HEURISTICS: dict[str, Entry] = {
             for name, d in TILE_PDBS.items()
             for suffix in ("", "-reflect")
         ],
+        Entry("zero", "heuristics.zero:Zero", "h = 0 (blind search; what table-driven solvers run "
+              "with)", {}, {"puzzles": "*", "admissible": True, "consistent": True, "kernel": False,
+                            "needs_pdb": False}),
         Entry("davi", "heuristics.davi.heuristic:LearnedHeuristic",
               "network trained by deep approximate value iteration (DeepCubeA)", {},
               {"puzzles": "*", "admissible": False, "consistent": False, "kernel": False,
@@ -431,6 +436,11 @@ SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
         Option("shorten", bool, "shorten a found path through the goal table", default=True,
                metavar="BOOL"),
     ),
+    "macro": (
+        Option("max_states", int, "states the macro learner's search from the goal keeps (its "
+               "depth); a table is cached per value", default_text="per puzzle", low=1000,
+               cap=10**9, metavar="N"),
+    ),
 }
 
 SOLVERS: dict[str, Entry] = {
@@ -455,8 +465,13 @@ SOLVERS: dict[str, Entry] = {
               "beam search: per depth the W distinct children of lowest h (one batch per layer)",
               {}, {"optimal": False}, SOLVER_OPTIONS["beam"]),
         Entry("gf2", "solvers.gf2:GF2Solver",
-              "exact Lights Out solver: Gaussian elimination over GF(2) (ignores the heuristic)",
-              {}, {"optimal": True, "puzzles": "lightsout*"}),
+              "exact Lights Out solver: Gaussian elimination over GF(2) (no heuristic)",
+              {}, {"optimal": True, "puzzles": "lightsout*", "heuristic": False}),
+        Entry("macro", "solvers.macro:MacroSolver",
+              "Korf's macro problem solver: one learned macro per piece, no search (Korf 1982)",
+              {}, {"optimal": False, "heuristic": False,
+                   "puzzles": ("puzzle8", "puzzle15", "cube2", "cube2-htm", "cube3", "cube3-htm")},
+              SOLVER_OPTIONS["macro"]),
     ]
 }
 
@@ -471,6 +486,28 @@ def solver_entry(name: str) -> Entry:
 
 def solver_supports(entry: Entry, puzzle_name: str) -> bool:
     return heuristic_supports(entry, puzzle_name)
+
+
+#: the heuristic of solvers that use none
+NO_HEURISTIC = "zero"
+
+
+def uses_heuristic(solver_name: str) -> bool:
+    """Whether solver ``solver_name`` reads a heuristic (table-driven solvers do not)."""
+    return bool(solver_entry(solver_name).props.get("heuristic", True))
+
+
+def check_solver_heuristic(solver_name: str, heuristic_name: str | None) -> str:
+    """The heuristic a configuration runs with: ``zero`` for a solver that uses none (another
+    one is refused), else ``heuristic_name`` (``InputError`` when missing)."""
+    if not uses_heuristic(solver_name):
+        if heuristic_name not in (None, NO_HEURISTIC):
+            raise InputError(f"--heuristic: solver {solver_name} uses no heuristic; leave it out "
+                             f"(or give {NO_HEURISTIC})")
+        return NO_HEURISTIC
+    if heuristic_name is None:
+        raise InputError("--heuristic: missing (see bench list heuristics)")
+    return heuristic_name
 
 
 def get_solver(name: str, **kwargs: Any):

@@ -22,8 +22,11 @@ def tiles_puzzle_info(puzzle: Puzzle) -> tuple[int, str]:
     """``(width, layout)`` of a sliding-tile puzzle; ``InputError`` for other puzzles."""
     width = getattr(puzzle, "width", None)
     layout = getattr(puzzle, "layout", None)
-    if width is None or layout not in ("blank-first", "blank-last"):
+    if width is None:
         raise InputError(f"heuristic: applies to sliding-tile puzzles, not {puzzle.name}")
+    if layout not in ("blank-first", "blank-last"):
+        raise InputError(f"heuristic: the {layout} goal is served by exact tables and table-driven "
+                         "solvers, not by tile heuristics (use blank-first or blank-last)")
     return int(width), str(layout)
 
 

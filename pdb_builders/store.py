@@ -251,8 +251,9 @@ def read_attrs(path: str | os.PathLike[str]) -> dict[str, Any]:
 
         with h5py.File(path, "r") as f:
             return {k: _decode_attr(v) for k, v in f.attrs.items()}
-    except OSError as exc:
-        raise DatabaseError(f"database file {path} is damaged or not HDF5 ({exc})") from None
+    except (OSError, RuntimeError, ValueError, KeyError) as exc:  # h5py's errors on bad bytes
+        reason = " ".join(str(exc).split())
+        raise DatabaseError(f"database file {path} is damaged or not HDF5 ({reason})") from None
 
 
 class PackedTable:

@@ -7,6 +7,10 @@ Goal layouts:
 
 * ``blank-last`` (default; DeepCubeA's): tiles ``1 .. N-1`` in order, then the blank.
 * ``blank-first`` (Korf's): the blank at position 0 and tile ``t`` at position ``t``.
+* ``korf1982`` (8-puzzle only): Korf's macro-operator layout ``1 2 3 / 8 B 4 / 7 6 5``, tiles
+  around the border clockwise and the blank in the centre. Its states are the other half of the
+  8-puzzle's permutations (the layout differs from ``blank-last`` by an odd permutation of the
+  tiles); the exact distance table, the macro-operator solver and blind search serve it.
 
 On odd widths both goals lie in the same class of states. On even widths a state is solvable to
 exactly one of them: Korf's 100 15-puzzles only to ``blank-first``, DeepCubeA's test states and the
@@ -35,7 +39,9 @@ from core.errors import InputError
 from puzzles.base import Puzzle
 from puzzles.permutations import parities
 
-LAYOUTS: tuple[str, ...] = ("blank-last", "blank-first")
+LAYOUTS: tuple[str, ...] = ("blank-last", "blank-first", "korf1982")
+#: Korf (1982): tiles clockwise around the border, blank in the centre
+KORF1982_GOAL = (1, 2, 3, 8, 0, 4, 7, 6, 5)
 ACTION_NAMES: tuple[str, ...] = ("U", "D", "L", "R")
 #: inverse of each action: U<->D, L<->R
 INVERSE = np.array([1, 0, 3, 2], dtype=np.int64)
@@ -79,8 +85,12 @@ def goal_state(width: int, layout: str = "blank-last") -> np.ndarray:
         g = np.concatenate([np.arange(1, n), [0]])
     elif layout == "blank-first":
         g = np.arange(n)
+    elif layout == "korf1982":
+        if width != 3:
+            raise InputError(f"goal: korf1982 is an 8-puzzle layout (width 3), not width {width}")
+        g = np.array(KORF1982_GOAL)
     else:
-        raise InputError(f"goal: expected blank-first or blank-last, got {layout!r}")
+        raise InputError(f"goal: expected {', '.join(LAYOUTS)}, got {layout!r}")
     return g.astype(np.uint8)
 
 
@@ -136,13 +146,13 @@ class NPuzzle(Puzzle):
     def __init__(self, width: int = 4, goal: str = "blank-last") -> None:
         self.width = _check_width(width)
         if goal not in LAYOUTS:
-            raise InputError(f"goal: expected blank-first or blank-last, got {goal!r}")
+            raise InputError(f"goal: expected {', '.join(LAYOUTS)}, got {goal!r}")
         self.layout = goal
         self.size = self.width * self.width
         self.state_dim = self.size
         self.num_symbols = self.size
         self.name = f"puzzle{self.size - 1}"
-        self._goal = goal_state(self.width, goal)
+        self._goal = goal_state(self.width, goal)  # refuses korf1982 on other widths
         self._goal.setflags(write=False)
         self._moves = _blank_moves(self.width)
         # goal position of each tile, shape (N,)
@@ -303,9 +313,10 @@ class NPuzzle(Puzzle):
             )
         state = v.astype(np.uint8)
         if not solvable(state[None, :], self.width, self.layout)[0]:
-            other = "blank-first" if self.layout == "blank-last" else "blank-last"
-            if solvable(state[None, :], self.width, other)[0]:
-                hint = f"; it is solvable to the {other} goal (use --goal {other})"
+            others = [g for g in LAYOUTS if g != self.layout and (g != "korf1982" or self.width == 3)
+                      and solvable(state[None, :], self.width, g)[0]]
+            if others:
+                hint = f"; it is solvable to the {others[0]} goal (use --goal {others[0]})"
             else:
                 hint = "; swapping two tiles makes it solvable"
             raise InputError(

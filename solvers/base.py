@@ -64,6 +64,17 @@ def finish(puzzle: Puzzle, start: np.ndarray, solver: str, heuristic: str, *, st
         heuristic=heuristic, solver=solver, extra=extra))
 
 
+def check_no_heuristic(solver: str, heuristic: Heuristic) -> None:
+    """A table-driven solver runs with the ``zero`` heuristic; another one is refused (a row
+    must not name an estimate the solver never read)."""
+    from core.errors import InputError
+
+    name = getattr(heuristic, "name", "")
+    if name != "zero":
+        raise InputError(f"--heuristic: solver {solver} uses no heuristic; leave it out "
+                         f"(or give zero), not {name}")
+
+
 class Solver(ABC):
     """Solvers take ``(puzzle, heuristic, start, limits)`` and return a checked ``SolveResult``."""
 

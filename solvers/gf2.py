@@ -3,7 +3,8 @@
 Presses commute and pressing twice undoes a press, so the shortest solution is the lightest
 solution of a linear system over GF(2); ``puzzles.lightsout.LightsOut.optimal_solution`` computes
 it (``puzzles.gf2``). This wrapper returns it as a ``SolveResult`` so suites can compare it with
-heuristic search; it ignores the heuristic.
+heuristic search; it runs with the ``zero``
+heuristic (it uses none).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from core.limits import Limits
 from core.status import Status
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
-from solvers.base import Solver, SolveResult
+from solvers.base import Solver, SolveResult, check_no_heuristic
 
 
 def gf2_optimal_lengths(puzzle: Puzzle, states: np.ndarray) -> np.ndarray:
@@ -41,6 +42,7 @@ class GF2Solver(Solver):
         fn = getattr(puzzle, "optimal_solution", None)
         if fn is None:
             raise InputError(f"solver gf2: applies to Lights Out only, not {puzzle.name}")
+        check_no_heuristic(self.name, heuristic)
         t0 = time.perf_counter()
         hname = getattr(heuristic, "name", "")
         try:

@@ -217,8 +217,12 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         if goal is not None:
             if not pentry.props.get("goal_layouts"):
                 raise r.fail("goal", f"{puzzle} has a single goal layout")
-            if goal not in ("blank-first", "blank-last"):
-                raise r.fail("goal", f"expected blank-first or blank-last, got {goal!r}")
+            try:
+                registry.GOAL.check(goal)
+            except InputError as exc:
+                raise r.fail("goal", str(exc).split(": ", 1)[1]) from None
+            if goal == "korf1982" and puzzle != "puzzle8":
+                raise r.fail("goal", f"korf1982 is an 8-puzzle layout, not one of {puzzle}")
         fmt = r.get("format", str)
         spath = r.get("path", str)
         if source == "file":
@@ -271,14 +275,20 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         cname = r.get("name", str, required=True)
         if cname in configs:
             raise r.fail("name", f"duplicate configuration {cname!r}")
-        h = r.get("heuristic", str, required=True)
+        solver_name: str | None = r.get("solver", str, default=None)
+        h_given = r.get("heuristic", str, default=None)
         try:
+            if solver_name is not None and solver_name in registry.SOLVERS:
+                h = registry.check_solver_heuristic(solver_name, h_given)
+            elif h_given is None:
+                raise InputError("missing (only a solver that uses no heuristic goes without)")
+            else:
+                h = h_given
             hentry = registry.heuristic_entry(h)
         except InputError as exc:
-            raise r.fail("heuristic", str(exc)) from None
+            raise r.fail("heuristic", str(exc).removeprefix("--heuristic: ")) from None
         if not registry.heuristic_supports(hentry, puzzle):
             raise r.fail("heuristic", f"{h} does not apply to {puzzle}")
-        solver_name: str | None = r.get("solver", str, default=None)
         hargs = dict(r.get("heuristic_args", dict, default={}))
         sargs = dict(r.get("solver_args", dict, default={}))
         if solver_name is None:  # ida for heuristics with a kernel; a learned model's recommended search
@@ -298,6 +308,8 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
             sentry = registry.solver_entry(solver_name)
         except InputError as exc:
             raise r.fail("solver", str(exc)) from None
+        if not registry.solver_supports(sentry, puzzle):
+            raise r.fail("solver", f"{solver_name} does not apply to {puzzle}")
         for k in sargs:
             if sentry.option(k) is None:
                 raise r.fail("solver_args", f"{k!r} does not apply to {solver_name} (its options: "

@@ -42,8 +42,10 @@ CASES = [
     (SOLVE + ["--solver", "beam", "--width", "1e20"], "--width: expected an integer"),
     (SOLVE + ["--solver", "beam", "--max-depth", "-1"], "--max-depth: must be >= 1"),
     (SOLVE + ["--solver", "bwas", "--weight", "inf"], "--weight: expected a finite number"),
-    (["solve", "lightsout7", "--scramble", "r0c0", "--heuristic", "lights-on", "--solver", "gf2",
+    (["solve", "lightsout7", "--scramble", "r0c0", "--solver", "gf2",
       "--weight", "0.5"], "--weight: applies to"),
+    (["solve", "lightsout7", "--scramble", "r0c0", "--heuristic", "lights-on", "--solver", "gf2"],
+     "--heuristic: solver gf2 uses no heuristic"),
     (["solve", "puzzle8", "1_2,3,4,5,6,7,8,0,9", "--heuristic", "manhattan"], "is not an integer"),
     (["solve", "lightsout٧", "--heuristic", "lights-on"], "unknown puzzle"),
     # bench scramble, show, h, pdb
@@ -208,6 +210,7 @@ BASE_ARGS = {
     "train rate": ["train", "rate", "puzzle8"], "train infer-rate": ["train", "infer-rate", "puzzle8"],
     "train evaluate": ["train", "evaluate", "puzzle8"], "run suite": ["run", "suite", "lightsout7"],
     "quality": ["quality", "puzzle8", "manhattan"], "paper": ["paper", "felner2004"],
+    "macro show": ["macro", "show", "puzzle8"], "macro build": ["macro", "build", "puzzle8"],
 }
 
 

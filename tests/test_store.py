@@ -186,3 +186,4 @@ def test_damaged_attributes_are_rebuilt_by_the_catalog(tmp_path: Path, monkeypat
     packed = spec.ensure(progress=False)
     assert packed.length == spec.entries
     assert "damaged attributes" in capsys.readouterr().err
+

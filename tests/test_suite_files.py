@@ -66,7 +66,7 @@ def _parse(tmp_path, text):
     ('name = "c"', 'name = "c"\nlimits = { time_s = -1 }', r"configs\[0\].limits.time_s: must be positive"),
     ('name = "c"', 'name = "c"\ncolour = 1', r"bad.toml: configs\[0\].colour: unknown key"),
     ('source = "scramble"', 'source = "scramble"\ngoal = "blank-middle"',
-     r"instances\[0\].goal: expected blank-first or blank-last"),
+     r"instances\[0\].goal: expected blank-first, blank-last or korf1982"),
 ])
 def test_bad_suite_names_file_and_key(tmp_path, old, new, match):
     with pytest.raises(InputError, match=match):
@@ -143,12 +143,26 @@ def test_configs_that_are_not_tables_are_refused(tmp_path):
         _parse(tmp_path, text)
 
 
+def _lights(text: str) -> str:
+    return text.replace('puzzle = "puzzle8"', 'puzzle = "lightsout7"')
+
+
 def test_gf2_solver_args_are_refused(tmp_path):
-    text = BASE.replace('puzzle = "puzzle8"', 'puzzle = "lightsout7"').replace(
-        'heuristic = "manhattan"', 'heuristic = "lights-on"').replace(
+    text = _lights(BASE).replace('heuristic = "manhattan"\n', '').replace(
         'solver = "astar"', 'solver = "gf2"\nsolver_args = { weight = 0.5 }')
     with pytest.raises(InputError, match=r"solver_args: 'weight' does not apply to gf2 \(its options: none\)"):
         _parse(tmp_path, text)
+
+
+def test_a_solver_that_uses_no_heuristic_runs_with_zero_and_refuses_another(tmp_path):
+    suite = _parse(tmp_path, _lights(BASE).replace('heuristic = "manhattan"\n', '').replace(
+        'solver = "astar"', 'solver = "gf2"'))
+    assert {c.heuristic for c in suite.configs.values() if c.solver == "gf2"} == {"zero"}
+    with pytest.raises(InputError, match=r"heuristic: solver gf2 uses no heuristic; leave it out"):
+        _parse(tmp_path, _lights(BASE).replace('heuristic = "manhattan"', 'heuristic = "lights-on"')
+               .replace('solver = "astar"', 'solver = "gf2"'))
+    with pytest.raises(InputError, match=r"configs\[0\].heuristic: missing"):
+        _parse(tmp_path, BASE.replace('heuristic = "manhattan"\n', ''))
 
 
 def test_non_utf8_suite_file_is_one_line(tmp_path):
@@ -165,3 +179,13 @@ def test_figure_names_match_the_plots():
     assert set(FIGURE_NAMES) == set(plots.FIGURES)
     with pytest.raises(InputError, match="--figures: unknown figure 'nope'"):
         plots.run_figures(None, ["nope"])
+
+
+def test_korf1982_goal_is_an_8_puzzle_layout(tmp_path):
+    ok = BASE.replace('source = "scramble"', 'source = "scramble"\ngoal = "korf1982"').replace(
+        'heuristic = "manhattan"\n', '').replace('solver = "astar"', 'solver = "macro"')
+    suite = _parse(tmp_path, ok)
+    assert suite.instance_sets["s"].goal == "korf1982"
+    bad = ok.replace('puzzle = "puzzle8"', 'puzzle = "puzzle15"')
+    with pytest.raises(InputError, match=r"instances\[0\].goal: korf1982 is an 8-puzzle layout"):
+        _parse(tmp_path, bad)

@@ -10,6 +10,7 @@ from typing import Any
 import click
 import numpy as np
 
+from core import registry
 from core.errors import InputError
 from puzzles.base import Puzzle
 
@@ -54,8 +55,9 @@ def json_line(obj: Any) -> str:
     return json.dumps(_finite(obj), allow_nan=False, default=str)
 
 goal_option: Callable[[Any], Any] = click.option(
-    "--goal", default=None, metavar="blank-first|blank-last",
-    help="goal layout (sliding tiles only; default blank-last)",
+    "--goal", default=None, metavar="|".join(registry.GOAL.choices or ()),
+    help="goal layout (sliding tiles only; default blank-last; korf1982: the 8-puzzle's "
+         "1 2 3 / 8 B 4 / 7 6 5)",
 )
 
 

@@ -92,7 +92,10 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     Exits 0 whenever the search ran, whatever its status (solved, timeout, node-limit,
     out-of-memory, unsolvable); 2 on bad input.
     """
-    if heuristic_name is None:
+    if solver_name is not None:
+        registry.solver_entry(solver_name)
+        heuristic_name = registry.check_solver_heuristic(solver_name, heuristic_name)
+    elif heuristic_name is None:
         raise InputError("--heuristic: missing (see bench list heuristics)")
     t = _number("--time-limit", time_limit, float, 0.0, False, cap=10**9)
     n = _number("--node-limit", node_limit, int, 0, False, cap=2**62)
@@ -121,6 +124,8 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
             click.echo(f"solver: {solver_name} {args} ({origin})".rstrip(), err=True)
         else:
             solver_name = "ida"
+    if not registry.solver_supports(registry.solver_entry(solver_name), p.name):
+        raise InputError(f"--solver: {solver_name} does not apply to {p.name}")
     solver = registry.get_solver(solver_name, **given)
     if precision is not None and learned:
         hargs["precision"] = precision
