@@ -17,6 +17,8 @@ Published figures we do not have on record are shown as ``not recorded``, never 
 ``korf1982``          Korf (1982) Table 2: average solution length of the macro problem solver
                       (8-puzzle 39, Rubik's cube 90 in the half-turn metric) beside optimal
                       (8-puzzle 22) and human (38, 125), over random states.
+``bischoff2013``      Bischoff et al. (2013) Tables 1 and 2: local value iteration on the
+                      15-puzzle, actions per class S_1..S_5 and per initial region size.
 """
 
 from __future__ import annotations
@@ -305,6 +307,23 @@ def deepcubea_fig2(run_dir: Path | None, limit: int | None, jobs: int | None, ou
     return "\n".join(lines), summ
 
 
+def frame_rows(df: pd.DataFrame) -> list[list[str]]:
+    """A frame as header + rows of text for ``report.markdown_table``: whole numbers without a
+    decimal point, at most two decimals otherwise, ``-`` where there is no figure."""
+    def cell(v: Any) -> str:
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            return "-"
+        if isinstance(v, float | np.floating):
+            return f"{int(v):,}" if float(v).is_integer() and abs(v) >= 1000 else (
+                str(int(v)) if float(v).is_integer() else f"{v:,.2f}".rstrip("0").rstrip("."))
+        if isinstance(v, int | np.integer):
+            return f"{int(v):,}" if abs(int(v)) >= 10_000 else str(int(v))
+        return str(v)
+
+    return [list(map(str, df.columns))] + [[cell(v) for v in row] for row in
+                                            df.itertuples(index=False)]
+
+
 #: Korf (1982), Table 2: average number of primitive moves
 KORF1982: dict[str, dict[str, int | None]] = {
             "puzzle8": {"optimal": 22, "macro": 39, "human": 38},
@@ -355,7 +374,6 @@ def korf1982(run_dir: Path | None, limit: int | None, jobs: int | None, out: Pat
             "table load or build s": round(load_s, 1),
         })
     table_df = pd.DataFrame(rows)
-    shown = table_df.astype(object).where(table_df.notna(), "-")
     lines = _header("Korf (1982) Table 2: average solution length of the macro problem solver",
                     command, [
                         f"{count:,} uniformly random states per puzzle (seed {seed}); every "
@@ -365,8 +383,97 @@ def korf1982(run_dir: Path | None, limit: int | None, jobs: int | None, out: Pat
                         "8-puzzle lengths come from the exact table. The paper's table has 238 "
                         "cube macros of at most 16 moves; `macros` and `longest macro` give ours. "
                         "Rows the paper does not have are ours only (`-` where it has no figure)."])
-    lines += [report.markdown_table(shown), ""]
+    lines += [report.markdown_table(frame_rows(table_df)), ""]
     return "\n".join(lines), table_df
+
+
+#: Bischoff et al. (2013): Table 1 (average actions per class), Theorem 2 (share of each class,
+#: %), Theorem 3 (longest solution per class), Table 2 (average actions per initial region size)
+BISCHOFF2013 = {
+    "average": {1: 68.85, 2: 100.68, 3: 112.16, 4: 122.92, 5: 128.71, "all": 123.35},
+    "share": {1: 0.04, 2: 6.62, 3: 18.3, 4: 8.3, 5: 66.6},
+    "bound": {1: 142, 2: 220, 3: 248, 4: 255, 5: 288},
+    "region": {1: 123.35, 2: 99.36, 3: 93.69, 4: 78.07, 5: 73.82},
+    "largest_table": 10_080,
+    "seconds_per_puzzle": 0.25,
+}
+
+
+#: the initial region sizes of Table 2
+BISCHOFF2013_REGIONS = (1, 2, 3, 4, 5)
+
+
+def bischoff2013(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
+                 command: str, count: int = 100_000, seed: int = 0) -> tuple[str, pd.DataFrame]:
+    """Tables 1 and 2 of Bischoff et al. (2013) over ``count`` random 15-puzzles."""
+    from core import registry
+    from solvers import lvi
+
+    puzzle = registry.get_puzzle("puzzle15")
+    states = puzzle.random_states(count, np.random.default_rng(seed))
+    pub = BISCHOFF2013
+    per_region: dict[int, dict[str, float]] = {}
+    classes = lengths = None
+    for region in BISCHOFF2013_REGIONS:
+        lvi.TABLES_USED.clear()
+        t0 = time.perf_counter()
+        for s in states[:1]:
+            lvi.lvi_solve(4, s, region)  # computes the stage tables most solves need
+        tables_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        res = [lvi.lvi_solve(4, s, region) for s in states]
+        solve_s = (time.perf_counter() - t0) / count
+        lens = np.array([len(r.actions) for r in res if r is not None])
+        if len(lens) != count:
+            raise RuntimeError("local value iteration left a state unsolved")
+        for s, r in zip(states[:200], res[:200], strict=True):  # replay a sample here too
+            if r is None or not puzzle.check_solution(s, r.actions):
+                raise RuntimeError("a local value iteration path does not solve its state")
+        per_region[region] = {"mean": float(lens.mean()), "max": int(lens.max()),
+                              "ms": 1000 * solve_s, "tables_s": tables_s,
+                              "largest": max(lvi.TABLES_USED.values())}
+        if region == 1:
+            classes = np.array([r.largest_group for r in res if r is not None])
+            lengths = lens
+    rows = []
+    if classes is not None and lengths is not None:
+        for k in range(1, 6):
+            m = classes == k
+            rows.append({"table": "1", "class / region": f"S_{k}",
+                         "share % (paper)": pub["share"][k],
+                         "share % (ours)": round(100 * float(m.mean()), 2),
+                         "average actions (paper)": pub["average"][k],
+                         "average actions (ours)": round(float(lengths[m].mean()), 2)
+                         if m.any() else None,
+                         "longest (bound, paper)": pub["bound"][k],
+                         "longest (ours)": int(lengths[m].max()) if m.any() else None})
+        rows.append({"table": "1", "class / region": "all",
+                     "share % (paper)": 100.0, "share % (ours)": 100.0,
+                     "average actions (paper)": pub["average"]["all"],
+                     "average actions (ours)": round(float(lengths.mean()), 2),
+                     "longest (bound, paper)": max(pub["bound"].values()),
+                     "longest (ours)": int(lengths.max())})
+    for region, r in per_region.items():
+        rows.append({"table": "2", "class / region": f"l = {region}",
+                     "average actions (paper)": pub["region"][region],
+                     "average actions (ours)": round(r["mean"], 2), "longest (ours)": r["max"],
+                     "ms per puzzle (ours)": round(r["ms"], 3),
+                     "tables s (ours)": round(r["tables_s"], 1),
+                     "largest local table (ours)": r["largest"]})
+    df = pd.DataFrame(rows)
+    largest = per_region.get(1, {}).get("largest")
+    lines = _header("Bischoff et al. (2013): local value iteration on the 15-puzzle", command, [
+        f"{count:,} uniformly random solvable 15-puzzles (seed {seed}), goal blank-last, tiles "
+        "placed in order. Table 1: the class S_k of a state is the size of the largest local "
+        "region G it needed (l = 1); the paper's class shares are its Theorem 2, its longest "
+        "solutions per class the bounds of its Theorem 3. Table 2: each stage starts with l "
+        "tiles. The paper reports about 0.25 s per puzzle; `ms per puzzle` is ours (tables "
+        "computed before timing: `tables s`).",
+        f"Largest local state space (l = 1): {largest:,} arrangements of G and the blank on the "
+        f"free cells (G = 9..13 once 1..8 are placed: 8 cells, 6 objects); the paper's Theorem 1 "
+        f"gives {pub['largest_table']:,}, half of it." if largest else ""])
+    lines += [report.markdown_table(frame_rows(df)), ""]
+    return "\n".join(lines), df
 
 
 PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
@@ -378,9 +485,13 @@ PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
     "deepcubea-fig2": deepcubea_fig2,
     "korf1982": lambda run_dir, limit, jobs, out, command, count=None:
         korf1982(run_dir, limit, jobs, out, command, count=count or 10_000),
+    "bischoff2013": lambda run_dir, limit, jobs, out, command, count=None:
+        bischoff2013(run_dir, limit, jobs, out, command, count=count or 100_000),
 }
 #: tables computed here rather than read from a suite run
-STANDALONE = ("deepcubea-table2", "deepcubea-table3", "korf1982")
+STANDALONE = ("deepcubea-table2", "deepcubea-table3", "korf1982", "bischoff2013")
+#: tables that solve random states (their number: --count)
+COUNTED = ("korf1982", "bischoff2013")
 
 
 def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs: int | None = None,
@@ -397,10 +508,10 @@ def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise InputError(f"NAME: unknown table {name!r}{hint}; known: {', '.join(PAPERS)}")
     dest = out / name
-    if count is not None and name not in ("korf1982",):
-        raise InputError(f"--count: applies to korf1982, not to {name}")
-    if limit is not None and name == "korf1982":
-        raise InputError("--limit: korf1982 solves random states; give their number with --count")
+    if count is not None and name not in COUNTED:
+        raise InputError(f"--count: applies to {' and '.join(COUNTED)}, not to {name}")
+    if limit is not None and name in COUNTED:
+        raise InputError(f"--limit: {name} solves random states; give their number with --count")
     if name in STANDALONE:
         if profile is not None:
             raise InputError(f"--profile: {name} runs no suite")

@@ -154,6 +154,8 @@ def _stats(g: pd.DataFrame, ci: bool, seed: int) -> dict[str, Any]:
         if "peak_rss_bytes" in g and g["peak_rss_bytes"].notna().any() else math.nan,
         "heuristic_mb": float(np.nanmax(_num(g["heuristic_nbytes"]))) / 2**20
         if "heuristic_nbytes" in g and g["heuristic_nbytes"].notna().any() else math.nan,
+        "solver_mb": float(np.nanmax(_num(g["solver_nbytes"]))) / 2**20
+        if "solver_nbytes" in g and g["solver_nbytes"].notna().any() else math.nan,
     }
     if "published_length" in solved:
         pub = _num(solved["published_length"])
@@ -239,14 +241,16 @@ DISPLAY = [
     ("mean_nodes", "mean nodes [95% CI]"), ("median_nodes", "median nodes"),
     ("mean_time_s", "mean time s [95% CI]"), ("nodes_per_s", "nodes/s"),
     ("peak_rss_mb", "peak MiB"), ("heuristic_mb", "heuristic MiB"),
-    ("mean_vs_published", "length - DeepCubeA's"),
+    ("solver_mb", "solver tables MiB"), ("mean_vs_published", "length - DeepCubeA's"),
 ]
+#: columns shown only when some row has a figure for them
+OPTIONAL = {"mean_vs_published": lambda v: v.notna().any(), "solver_mb": lambda v: (v > 0).any()}
 
 
 def display_table(summary: pd.DataFrame, by: str = "config") -> list[list[str]]:
     """Header + rows of formatted strings for a summary frame."""
     shown = [(c, label) for c, label in DISPLAY
-             if c != "mean_vs_published" or (c in summary and summary[c].notna().any())]
+             if c not in OPTIONAL or (c in summary and bool(OPTIONAL[c](summary[c])))]
     header = [by, "n"] + [label for _, label in shown]
     out = [header]
     for _, row in summary.iterrows():

@@ -441,6 +441,10 @@ SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
                "depth); a table is cached per value", default_text="per puzzle", low=1000,
                cap=10**9, metavar="N"),
     ),
+    "lvi": (
+        Option("region", int, "tiles in each stage's first local region (l; Bischoff et al. "
+               "2013, Table 2)", default=1, low=1, high=5, metavar="L"),
+    ),
 }
 
 SOLVERS: dict[str, Entry] = {
@@ -472,6 +476,11 @@ SOLVERS: dict[str, Entry] = {
               {}, {"optimal": False, "heuristic": False,
                    "puzzles": ("puzzle8", "puzzle15", "cube2", "cube2-htm", "cube3", "cube3-htm")},
               SOLVER_OPTIONS["macro"]),
+        Entry("lvi", "solvers.lvi:LocalValueIteration",
+              "local value iteration: tiles placed in order by small value-iteration tables "
+              "(Bischoff et al. 2013)", {},
+              {"optimal": False, "heuristic": False, "puzzles": ("puzzle8", "puzzle15")},
+              SOLVER_OPTIONS["lvi"]),
     ]
 }
 

@@ -49,6 +49,7 @@ class Row(TypedDict, total=False):
     peak_rss_bytes: int
     extra: str
     heuristic_nbytes: int
+    solver_nbytes: int
     heuristic_load_s: float
     error: str
     traceback: str
@@ -92,6 +93,7 @@ COLUMNS: dict[str, str] = {
     "peak_rss_bytes": "peak resident memory of the search",
     "extra": "solver-specific figures (JSON)",
     "heuristic_nbytes": "memory the heuristic holds (tables, weights)",
+    "solver_nbytes": "memory a table-driven solver's own tables hold (macro, local value tables)",
     "heuristic_load_s": "seconds to load or build the heuristic",
     "error": "what went wrong (failed rows)", "traceback": "the last frames of an exception",
     "state": "the start state, as space-separated values",

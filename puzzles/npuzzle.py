@@ -313,7 +313,8 @@ class NPuzzle(Puzzle):
             )
         state = v.astype(np.uint8)
         if not solvable(state[None, :], self.width, self.layout)[0]:
-            others = [g for g in LAYOUTS if g != self.layout and (g != "korf1982" or self.width == 3)
+            # korf1982 holds the other half of the 8-puzzle's states: never offered as the fix
+            others = [g for g in LAYOUTS if g not in (self.layout, "korf1982")
                       and solvable(state[None, :], self.width, g)[0]]
             if others:
                 hint = f"; it is solvable to the {others[0]} goal (use --goal {others[0]})"

@@ -96,5 +96,6 @@ class MacroSolver(Solver):
             actions=actions if status == Status.SOLVED else None,
             generated=nodes, expanded=nodes, iterations=stages, h_start=None, time_s=elapsed,
             load_s=load_s, peak_rss_bytes=mem.peak_bytes,
-            extra={"macro_table": str(table.path or ""), "macros": stages},
+            extra={"macro_table": str(table.path or ""), "macros": stages,
+                   "table_nbytes": table.nbytes},
         )

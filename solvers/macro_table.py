@@ -283,6 +283,11 @@ class MacroTable:
         return len(self.entries)
 
     @property
+    def nbytes(self) -> int:
+        """Bytes the table holds: one per move, plus its row, column and length per macro."""
+        return sum(len(m) for m in self.entries.values()) + 24 * len(self.entries)
+
+    @property
     def longest(self) -> int:
         return max((len(m) for m in self.entries.values()), default=0)
 

@@ -274,7 +274,7 @@ def test_moves_parse_and_format():
 
 
 def test_constructor_errors():
-    with pytest.raises(InputError, match="goal: expected blank-first or blank-last"):
+    with pytest.raises(InputError, match="goal: expected blank-last, blank-first, korf1982"):
         NPuzzle(4, goal="middle")
     with pytest.raises(InputError, match="width"):
         NPuzzle(1)

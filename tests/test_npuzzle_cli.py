@@ -32,7 +32,7 @@ def assert_one_line_error(res: subprocess.CompletedProcess[str], text: str) -> N
         (("show", "puzzle8", "1,2,3,4,5,6,7,8,a"), "'a' is not an integer"),
         (("show", "puzzle8", "1,2,3,4,5,6,7,8,8"), "duplicate tiles 8; missing tiles 0"),
         (("show", "puzzle8", "--scramble", "UX"), "'X' is not a move"),
-        (("show", "puzzle15", KORF1, "--goal", "middle"), "--goal: expected blank-first or blank-last"),
+        (("show", "puzzle15", KORF1, "--goal", "middle"), "--goal: expected blank-first, blank-last or korf1982"),
         (("show", "lightsout7", "--goal", "blank-first"), "--goal applies to sliding-tile puzzles"),
         (("show", "cube3", "--goal", "blank-first"), "--goal applies to sliding-tile puzzles"),
         (("scramble", "puzzle15", "--uniform", "--depth", "3"), "--uniform: cannot be combined"),
