@@ -566,6 +566,10 @@ def get_table(puzzle: Puzzle, order: tuple[str, ...] | None = None,
     with build_lock(path):
         if path.exists() and not rebuild:
             return load(path, puzzle, order, budget)
+        import sys
+
+        print(f"learning the macro table of {puzzle.name} (a search of up to {budget:,} states "
+              f"from the goal) into {path}", file=sys.stderr, flush=True)
         table = learn(puzzle, order, budget)
         save(table, path, budget, puzzle)
         table.path = path
