@@ -19,6 +19,8 @@ Published figures we do not have on record are shown as ``not recorded``, never 
                       (8-puzzle 22) and human (38, 125), over random states.
 ``bischoff2013``      Bischoff et al. (2013) Tables 1 and 2: local value iteration on the
                       15-puzzle, actions per class S_1..S_5 and per initial region size.
+``deepcubea-summary`` DeepCubeA's per-domain results: the paper's text and its per-instance
+                      results files beside ours (from a suite run given with ``--run``).
 """
 
 from __future__ import annotations
@@ -317,6 +319,8 @@ def frame_rows(df: pd.DataFrame) -> list[list[str]]:
             x = float(v)
             if x.is_integer():
                 return f"{int(x):,}" if abs(x) >= 10_000 else str(int(x))
+            if abs(x) < 1:
+                return f"{x:.3g}"
             return f"{x:,.2f}".rstrip("0").rstrip(".")
         if isinstance(v, int | np.integer):
             return f"{int(v):,}" if abs(int(v)) >= 10_000 else str(int(v))
@@ -479,6 +483,91 @@ def bischoff2013(run_dir: Path | None, limit: int | None, jobs: int | None, out:
     return "\n".join(lines), df
 
 
+#: the figures of the per-domain summary, in its order
+SUMMARY_FIGURES = (("solved_pct", "solved %"), ("mean_length", "mean length"),
+                   ("optimal_pct", "% optimal"), ("mean_nodes", "mean nodes generated"),
+                   ("mean_time_s", "mean seconds"))
+
+
+def _ours(run_dir: Path) -> tuple[str, dict[str, dict[str, float]]]:
+    """The puzzle of a run and, per configuration, its figures on DeepCubeA's test states."""
+    from bench.runner import load_table
+
+    df = report.with_reference_optima(load_table(run_dir))
+    if "instance_set" in df:
+        df = df[df["instance_set"] == "deepcubea"]
+    if df.empty:
+        raise InputError(f"--run: {run_dir} has no rows on DeepCubeA's test states "
+                         "(instance set deepcubea)")
+    puzzles = sorted(df["puzzle"].dropna().unique())
+    if len(puzzles) != 1:
+        raise InputError(f"--run: {run_dir} mixes puzzles ({', '.join(puzzles)})")
+    figures: dict[str, dict[str, float]] = {}
+    if "published_length" in df and "optimal" in df:  # DeepCubeA's lengths against known optima
+        per = df.drop_duplicates("instance")
+        both = per[per["published_length"].notna() & per["optimal"].notna()]
+        if len(both):
+            figures["__published__"] = {
+                "optimal_pct": 100.0 * float((both["published_length"] == both["optimal"]).mean()),
+                "n": float(len(both))}
+    for config, g in df.groupby("config", sort=False):
+        st = report.summarize(g, ci=False).iloc[0]
+        figures[str(config)] = {"solved_pct": st["solved_pct"], "mean_length": st["mean_length"],
+                                "optimal_pct": st["optimal_pct"], "mean_nodes": st["mean_nodes"],
+                                "mean_time_s": st["mean_time_s"], "n": st["n"]}
+    return str(puzzles[0]), figures
+
+
+def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
+                      command: str, profile: str | None = None) -> tuple[str, pd.DataFrame]:
+    """DeepCubeA's per-domain figures (text and results files) beside a run of ours."""
+    from bench import published
+
+    puzzle, ours = _ours(run_dir) if run_dir is not None else ("", {})
+    rows = []
+    for domain in published.DOMAINS:
+        files = published.per_instance(domain)
+        for key, label in SUMMARY_FIGURES:
+            fig = published.stated(domain, key)
+            row: dict[str, Any] = {
+                "domain": domain, "figure": label,
+                "DeepCubeA (text)": fig.value if fig.value is not None else "not stated",
+                "DeepCubeA (results files)":
+                    "no file" if files is None else
+                    files.get(key) if key != "solved_pct" else f"{files['n']} listed"}
+            if key == "optimal_pct" and files is not None:
+                known = ours.get("__published__") if domain == puzzle else None
+                row["DeepCubeA (results files)"] = "-" if known is None else \
+                    f"{known['optimal_pct']:.1f} (the {int(known['n'])} states of our run)"
+            for config, figs in ours.items():
+                if config == "__published__":
+                    continue
+                value = figs.get(key) if domain == puzzle else "not run here"
+                if key == "mean_nodes" and isinstance(value, float):
+                    value = round(value)
+                row[f"ours: {config}"] = value
+            if key == "mean_nodes" and isinstance(row["DeepCubeA (results files)"], float):
+                row["DeepCubeA (results files)"] = round(row["DeepCubeA (results files)"])
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    notes = ["DeepCubeA (text): figures stated in the paper; DeepCubeA (results files): means "
+             "over its per-instance results (`deepcubea_results_output.txt`: the states it lists "
+             "as solved, their lengths, nodes generated and seconds on its GPU machine). The two "
+             "differ slightly where both exist (e.g. puzzle48: 253.53 in the text, the files' "
+             "mean below). The cube's optimal lengths are not in the files: % optimal there is "
+             "the text's alone (60.3%; 36.4% two moves longer, 3.3% four)."]
+    if run_dir is not None:
+        notes.append(f"Ours: `{run_dir}` ({puzzle}, DeepCubeA's test states: "
+                     + ", ".join(f"{c} {int(f['n'])}" for c, f in ours.items()
+                                 if c != "__published__")
+                     + " states), on this machine's CPU.")
+    else:
+        notes.append("Ours: no run given (`--run RUN`, a suite run on DeepCubeA's test states).")
+    lines = _header("DeepCubeA's results per domain, published beside ours", command, notes)
+    lines += [report.markdown_table(frame_rows(df)), ""]
+    return "\n".join(lines), df
+
+
 PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
     "felner2004": felner2004,
     "deepcubea-table2": lambda run_dir, limit, jobs, out, command, build=False:
@@ -490,6 +579,7 @@ PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
         korf1982(run_dir, limit, jobs, out, command, count=count or 10_000),
     "bischoff2013": lambda run_dir, limit, jobs, out, command, count=None:
         bischoff2013(run_dir, limit, jobs, out, command, count=count or 100_000),
+    "deepcubea-summary": deepcubea_summary,
 }
 #: tables computed here rather than read from a suite run
 STANDALONE = ("deepcubea-table2", "deepcubea-table3", "korf1982", "bischoff2013")
@@ -522,6 +612,12 @@ def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs:
             raise InputError(f"--run: {name} reads no run")
         kwargs: dict[str, Any] = {"build": build} if name.startswith("deepcubea-table") else \
             {"count": count}
+    elif name == "deepcubea-summary":
+        if profile is not None:
+            raise InputError(f"--profile: {name} runs no suite; give a finished run with --run")
+        if limit is not None:
+            raise InputError(f"--limit: {name} reads a finished run (--run)")
+        kwargs = {}
     else:
         kwargs = {"profile": profile}
         if run_dir is not None:

@@ -72,3 +72,33 @@ def test_a_table_row_that_cannot_be_measured_keeps_the_earlier_measurement(tmp_p
     table = pd.read_csv(dest / "table.csv").set_index("heuristic")
     assert table.loc["pdb-cube2", "status"] == "measured (earlier run)"
     assert table.loc["pdb-cube2", "memory_mb"] == 1.75
+
+
+def test_deepcubea_summary_labels_each_source_and_reads_a_run(tmp_path, monkeypatch):
+    from bench import published
+
+    data = tmp_path / "shared" / "data" / "deepcubea" / "puzzle15"
+    data.mkdir(parents=True)
+    (data / "deepcubea_results_output.txt").write_text(
+        "State: 0, SolnCost: 50.00, # Moves: 50, # Nodes Gen: 1,000, Time: 2.00\n"
+        "State: 1, SolnCost: 54.00, # Moves: 54, # Nodes Gen: 3,000, Time: 4.00\n")
+    monkeypatch.setenv("BENCH_SHARED", str(tmp_path / "shared"))
+    assert published.per_instance("puzzle15")["mean_length"] == 52
+    assert published.per_instance("cube3") is None
+    run = tmp_path / "run"
+    run.mkdir()
+    with (run / "rows.jsonl").open("w") as f:
+        for i, (length, pub, opt) in enumerate([(52, 50, 50), (56, 54, 52)]):
+            f.write(json.dumps({"key": f"deepcubea/{i}/davi", "suite": "puzzle15", "config": "davi",
+                                "puzzle": "puzzle15", "instance_set": "deepcubea",
+                                "instance": str(i), "status": "solved", "length": length,
+                                "optimal": opt, "published_length": pub,
+                                "nodes_generated": 100, "time_s": 0.5,
+                                "peak_rss_bytes": 1, "heuristic_nbytes": 1}) + "\n")
+    text = paper.make("deepcubea-summary", run_dir=run, out=tmp_path / "out")
+    assert "| puzzle15 | % optimal | 99.4 | 50.0 (the 2 states of our run) | 0 |" in text
+    assert "| puzzle15 | mean length | not stated | 52 | 54 |" in text
+    assert "| puzzle48 | mean length | 253.53 | no file | not run here |" in text
+    assert "| cube3 | % optimal | 60.3 | no file | not run here |" in text
+    with pytest.raises(InputError, match="--limit: deepcubea-summary reads a finished run"):
+        paper.make("deepcubea-summary", run_dir=run, out=tmp_path / "out", limit=3)
