@@ -103,6 +103,11 @@ def test_trained_model_solves_through_bench_solve(run8):
     (["train", "davi", "cube4"], "unknown puzzle"),
     (["train", "diffusion", "puzzle8", "--resume"], "--resume"),
     (["train", "davi", "puzzle8", "--time-limit", "0"], "--time-limit"),
+    (["train", "diffusion", "puzzle8", "--arch", "cnn", "--preset", "mlp"],
+     "--preset: mlp is a mlp network, not cnn"),
+    (["train", "diffusion", "cube2", "--arch", "cnn", "--iterations", "1"],
+     "cnn reads a sliding-tile board"),
+    (["train", "diffusion", "puzzle8", "--arch", "cnn", "--resume"], "drop --arch"),
     (["solve", "puzzle8", "--scramble", "U", "--heuristic", "davi", "--model", "nope",
       "--solver", "greedy"], "--model"),
 ])

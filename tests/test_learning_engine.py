@@ -84,12 +84,16 @@ def test_batches_are_reproducible_and_distinct() -> None:
     assert not torch.equal(torch.rand(4, generator=g1), torch.rand(4, generator=g2))
 
 
-@pytest.mark.parametrize("preset", ["tiny", "mlp-tiny", "small", "mlp"])
+@pytest.mark.parametrize("preset", ["tiny", "mlp-tiny", "small", "mlp", "cnn-tiny", "cnn"])
 def test_fast_forward_equals_the_module(preset: str) -> None:
     torch.manual_seed(0)
-    net = ResnetFC(ModelConfig.preset(preset, 54, 6))
+    if preset.startswith("cnn"):  # a board of tiles: 15-puzzle states
+        net = ResnetFC(ModelConfig.preset(preset, 16, 16))
+        x = torch.stack([torch.randperm(16) for _ in range(512)]).to(torch.uint8)
+    else:
+        net = ResnetFC(ModelConfig.preset(preset, 54, 6))
+        x = torch.randint(0, 6, (512, 54), dtype=torch.uint8)
     opt = torch.optim.Adam(net.parameters(), 1e-2)
-    x = torch.randint(0, 6, (512, 54), dtype=torch.uint8)
     for _ in range(3):  # move batch-norm statistics away from their initial values
         loss = (net(x) - x.float().mean(1)).pow(2).mean()
         opt.zero_grad()
@@ -109,6 +113,33 @@ def test_mlp_preset_size() -> None:
     c = ModelConfig.preset("mlp", 54, 6)
     assert c.arch == "mlp" and (c.h1, c.layers) == (512, 3)
     assert num_parameters(ResnetFC(c)) == 324 * 512 + 512 + 2 * (512 * 512 + 512) + 513 + 3 * 1024
+
+
+def test_cnn_reads_the_board_as_channels_and_refuses_other_states() -> None:
+    net = ResnetFC(ModelConfig.preset("cnn", 16, 16))
+    codes = torch.tensor([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0]])
+    board = net.board(codes)
+    assert board.shape == (1, 16, 4, 4)
+    assert board[0, 0, 3, 3] == 1 and board[0, 5, 1, 0] == 1 and board.sum() == 16
+    # three 2x2 convolutions of 128 channels take a 4x4 board to 1x1, then 512 units
+    assert num_parameters(net) == (16 * 4 * 128 + 128) + 2 * (128 * 4 * 128 + 128) + 3 * 256 \
+        + (128 * 512 + 512) + 1024 + 513
+    from core.errors import InputError
+
+    with pytest.raises(InputError, match="cnn reads a sliding-tile board"):
+        ResnetFC(ModelConfig.preset("cnn", 54, 6))
+    with pytest.raises(InputError, match="a 3x3 board takes 1 to 2"):
+        ResnetFC(ModelConfig(9, 9, 8, 16, 0, arch="cnn", layers=3))
+
+
+def test_cnn_trains_on_the_8_puzzle_with_two_convolutions(tmp_path) -> None:
+    cfg = TrainConfig(puzzle="puzzle8", target="diffusion", preset="cnn-tiny", batch=64,
+                      k_max=10, check_every=4, eval_per_depth=2, eval_depths=1)
+    t = Trainer(cfg, tmp_path / "run", progress=False)
+    t.train(4)
+    assert t.model.config.arch == "cnn" and t.model.config.layers == 2
+    t2 = Trainer.resume(tmp_path / "run", progress=False)
+    assert t2.model.config == t.model.config
 
 
 def test_diffusion_warmup_switches_to_davi(tmp_path) -> None:

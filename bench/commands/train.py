@@ -15,6 +15,9 @@ from heuristics.davi.limits import MAX_BATCH, MAX_WIDTH
 
 # options that shape a run; with --resume the run's own values are used and these must be absent
 # (except --epsilon and --walk: changed from the resumed iteration on, and recorded)
+#: every network preset (residual, mlp*, cnn*)
+PRESET_NAMES = ["tiny", "small", "medium", "deepcubea", "mlp-tiny", "mlp", "mlp-wide", "cnn-tiny",
+                "cnn"]
 _RUN_OPTIONS = ("batch", "preset", "seed", "lr", "lr_decay", "k_max", "check_every",
                 "polyak", "amp", "goal", "h1", "res_dim", "num_blocks", "backtrack",
                 "eval_per_depth", "eval_max_steps", "diffusion_warmup", "data")
@@ -35,9 +38,11 @@ def _train_options(f: Any) -> Any:
         click.option("--out", type=click.Path(file_okay=False), default=None,
                      help="run folder [$BENCH_CACHE/models/TARGET-PUZZLE-sSEED]"),
         click.option("--resume", is_flag=True, help="continue the run in --out exactly where it stopped"),
-        click.option("--preset", type=click.Choice(["tiny", "small", "medium", "deepcubea",
-                                                    "mlp-tiny", "mlp", "mlp-wide"]),
-                     default=None, help="network: residual sizes, or a plain MLP (mlp*) [small]"),
+        click.option("--arch", type=click.Choice(["resnet", "mlp", "cnn"]), default=None,
+                     help="network: DeepCubeA's residual network, a plain MLP, or Phipat's CNN "
+                          "(sliding tiles) [resnet; its preset: small, mlp, cnn]"),
+        click.option("--preset", type=click.Choice(PRESET_NAMES),
+                     default=None, help="network sizes (mlp*: a plain MLP, cnn*: the CNN) [small]"),
         click.option("--h1", type=click.IntRange(min=1, max=MAX_WIDTH), default=None,
                      help="first hidden layer width; an MLP's width (overrides preset)"),
         click.option("--res-dim", type=click.IntRange(min=1, max=MAX_WIDTH), default=None, help="residual width (overrides preset)"),
@@ -89,6 +94,17 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
     for opt, v in (("--time-limit", minutes), ("--cpu-limit", cpu_minutes)):
         if v is not None and not (0 < v < float("inf")):
             raise InputError(f"{opt}: must be a positive number of minutes, got {v}")
+    arch = opts.pop("arch")
+    if arch is not None and opts.get("resume"):
+        raise InputError("--resume continues with the run's own network; drop --arch")
+    if arch is not None:
+        from heuristics.davi.model import ARCH_PRESET, preset_arch
+
+        if opts.get("preset") is None:
+            opts["preset"] = ARCH_PRESET[arch]
+        elif preset_arch(opts["preset"]) != arch:
+            raise InputError(f"--preset: {opts['preset']} is a {preset_arch(opts['preset'])} "
+                             f"network, not {arch}")
     resume = opts.pop("resume")
     progress = not opts.pop("quiet")
     out = opts.pop("out")
@@ -164,8 +180,7 @@ def diffusion_cmd(puzzle: str, **opts: Any) -> None:
 @train_group.command("rate")
 @click.argument("puzzle")
 @click.option("--target", type=click.Choice(["davi", "diffusion"]), default="davi", show_default=True)
-@click.option("--preset", type=click.Choice(["tiny", "small", "medium", "deepcubea", "mlp-tiny",
-                                             "mlp", "mlp-wide"]), default="small", show_default=True)
+@click.option("--preset", type=click.Choice(PRESET_NAMES), default="small", show_default=True)
 @click.option("--batch", type=click.IntRange(min=2, max=10**7), default=10000, show_default=True)
 @click.option("--iterations", type=click.IntRange(min=1, max=10**6), default=20, show_default=True,
               help="timed iterations (after 3 warm-up iterations)")

@@ -12,6 +12,12 @@ A second architecture, ``mlp`` (``arch="mlp"``), is a plain stack of ``layers`` 
 ``h1`` units with batch norm and ReLU: the network CayleyPy trains on diffusion distance
 (three 512-unit layers, about 0.7 M parameters on the cube, preset ``mlp``).
 
+A third, ``cnn`` (``arch="cnn"``, sliding tiles only), is the convolutional network of Phipat
+(2020): the one-hot board as ``N`` channels of a ``width x width`` image, ``layers`` (three)
+2x2 convolutions with stride 1 and no padding, each with ``h1`` channels, batch norm and ReLU
+(a 4x4 board shrinks to 1x1, a 5x5 to 2x2), then two linear layers (``res_dim`` units, then the
+output). Preset ``cnn``: 128 channels, 512 units (about 0.2 M parameters on the 15-puzzle).
+
 The networks take integer codes ``(B, state_dim)`` (``Puzzle.encode``). The first layer is a
 linear map of the one-hot input, computed without building the one-hot matrix: its output is the
 sum of one weight column per position (``embedding_bag``), which is the same linear map at a
@@ -48,7 +54,19 @@ MLP_PRESETS: dict[str, tuple[int, int]] = {
     "mlp": (512, 3),  # CayleyPy's cube network, about 0.7 M parameters on the cube
     "mlp-wide": (1024, 3),  # about 2.4 M parameters
 }
-ARCHS = ("resnet", "mlp")
+#: named CNNs (sliding tiles): (channels, linear units, convolutions)
+CNN_PRESETS: dict[str, tuple[int, int, int]] = {
+    "cnn-tiny": (8, 16, 3),  # tests
+    "cnn": (128, 512, 3),
+}
+ARCHS = ("resnet", "mlp", "cnn")
+#: the preset each architecture starts from when only the architecture is named
+ARCH_PRESET = {"resnet": "small", "mlp": "mlp", "cnn": "cnn"}
+
+
+def preset_arch(name: str) -> str:
+    """The architecture of a preset name."""
+    return "mlp" if name in MLP_PRESETS else "cnn" if name in CNN_PRESETS else "resnet"
 
 
 @dataclass(frozen=True)
@@ -78,9 +96,12 @@ class ModelConfig:
         if name in MLP_PRESETS:
             width, layers = MLP_PRESETS[name]
             return cls(state_dim, one_hot_depth, width, width, 0, arch="mlp", layers=layers)
+        if name in CNN_PRESETS:
+            channels, units, convs = CNN_PRESETS[name]
+            return cls(state_dim, one_hot_depth, channels, units, 0, arch="cnn", layers=convs)
         if name not in PRESETS:
             raise InputError(f"--preset: unknown network size {name!r}; known: "
-                             f"{', '.join([*PRESETS, *MLP_PRESETS])}")
+                             f"{', '.join([*PRESETS, *MLP_PRESETS, *CNN_PRESETS])}")
         h1, res, blocks = PRESETS[name]
         return cls(state_dim, one_hot_depth, h1, res, blocks)
 
@@ -113,6 +134,25 @@ class ResnetFC(nn.Module):
         c = config
         if c.arch not in ARCHS:
             raise InputError(f"--arch: expected one of {', '.join(ARCHS)}, got {c.arch!r}")
+        if c.arch == "cnn":
+            width = int(round(c.state_dim ** 0.5))
+            if width * width != c.state_dim or c.one_hot_depth != c.state_dim:
+                raise InputError("--arch: cnn reads a sliding-tile board (a square of tiles); "
+                                 "use resnet or mlp here")
+            if not 1 <= c.layers < width:
+                raise InputError(f"--num-blocks: a {width}x{width} board takes 1 to {width - 1} "
+                                 f"2x2 convolutions, got {c.layers}")
+            self.width = width
+            chans = [c.one_hot_depth] + [c.h1] * c.layers
+            self.convs = nn.ModuleList(nn.Conv2d(a, b, 2) for a, b in zip(chans, chans[1:],
+                                                                          strict=False))
+            self.conv_bn = nn.ModuleList((nn.BatchNorm2d(c.h1) if c.batch_norm else nn.Identity())
+                                         for _ in range(c.layers))
+            side = width - c.layers
+            self.fc = nn.Linear(c.h1 * side * side, c.res_dim)
+            self.fc_bn = nn.BatchNorm1d(c.res_dim) if c.batch_norm else nn.Identity()
+            self.out = nn.Linear(c.res_dim, 1)
+            return
         self.input = nn.Linear(c.state_dim * c.one_hot_depth, c.h1)
         self.input_bn = nn.BatchNorm1d(c.h1) if c.batch_norm else nn.Identity()
         if c.arch == "mlp":
@@ -133,7 +173,19 @@ class ResnetFC(nn.Module):
         x = F.one_hot(codes.long(), c.one_hot_depth)
         return x.reshape(codes.shape[0], c.state_dim * c.one_hot_depth).to(self.input.weight.dtype)
 
+    def board(self, codes: torch.Tensor) -> torch.Tensor:
+        """``(B, N)`` tile codes -> ``(B, N, width, width)``: channel ``t`` marks tile ``t``."""
+        x = F.one_hot(codes.long(), self.config.one_hot_depth)  # (B, cell, tile)
+        x = x.permute(0, 2, 1).reshape(codes.shape[0], -1, self.width, self.width)
+        return x.to(self.fc.weight.dtype)
+
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
+        if self.config.arch == "cnn":
+            x = self.board(codes)
+            for conv, bn in zip(self.convs, self.conv_bn, strict=True):
+                x = F.relu(bn(conv(x)))
+            x = F.relu(self.fc_bn(self.fc(x.flatten(1))))
+            return self.out(x).squeeze(-1)
         x = F.relu(self.input_bn(self.input(self.one_hot(codes))))
         if self.config.arch == "mlp":
             for lin, bn in zip(self.mlp, self.mlp_bn, strict=True):
@@ -170,6 +222,11 @@ class FastForward:
     def refresh(self) -> None:
         net, dt = self.net, self.dtype
         c = net.config
+        if c.arch == "cnn":  # no folding: an eval-mode copy in the wanted precision
+            import copy
+
+            self.copy = copy.deepcopy(net).eval().to(dt)
+            return
         self.depth = c.one_hot_depth
         w, b = _fold(net.input, net.input_bn)
         self.w_in = w.t().contiguous().to(dt)
@@ -189,6 +246,9 @@ class FastForward:
         self.offsets = torch.arange(c.state_dim, device=self.w_in.device) * c.one_hot_depth
 
     def __call__(self, codes: torch.Tensor) -> torch.Tensor:
+        if self.net.config.arch == "cnn":
+            with torch.inference_mode():
+                return self.copy(codes).float()
         with torch.inference_mode():
             x = F.embedding_bag(codes.long() + self.offsets, self.w_in, mode="sum")
             x = F.relu(x + self.b_in)

@@ -221,6 +221,12 @@ def make_puzzle(name: str, goal: str | None = None) -> Puzzle:
 
 def model_config_for(puzzle: Puzzle, cfg: TrainConfig) -> ModelConfig:
     base = ModelConfig.preset(cfg.preset, puzzle.state_dim, puzzle.num_symbols)
+    if base.arch == "cnn":  # --h1: channels, --res-dim: linear units, --num-blocks: convolutions
+        width = int(round(base.state_dim ** 0.5))  # a 3x3 board takes two 2x2 convolutions
+        return ModelConfig(base.state_dim, base.one_hot_depth, cfg.h1 or base.h1,
+                           cfg.res_dim or base.res_dim, 0, arch="cnn",
+                           layers=min(base.layers, max(1, width - 1)) if cfg.num_blocks is None
+                           else cfg.num_blocks)
     if base.arch == "mlp":  # --h1 sets the width, --num-blocks the number of hidden layers
         width = cfg.h1 or base.h1
         return ModelConfig(base.state_dim, base.one_hot_depth, width, width, 0, arch="mlp",
