@@ -424,8 +424,11 @@ def beam_width(puzzle_name: str) -> int:
 WEIGHT = Option("weight", float, "weight on g (lambda) of f = weight*g + h", low=0.0, high=1.0,
                 metavar="L")
 BATCH = Option("batch", int, "nodes expanded per iteration (N)", low=1, cap=10**9, metavar="N")
+MAX_ITERATIONS = Option("max_iterations", int, "iterations before the search gives up "
+                        "(status iteration-limit; Phipat 2020: 800 or 4,000)",
+                        default_text="none", low=1, cap=10**12, metavar="I")
 SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
-    "best_first": (WEIGHT, BATCH),
+    "best_first": (WEIGHT, BATCH, MAX_ITERATIONS),
     "beam": (
         Option("width", int, "beam width", low=1, cap=10**9, default_text="per puzzle",
                metavar="W"),
@@ -456,15 +459,15 @@ SOLVERS: dict[str, Entry] = {
               "batch weighted A* (DeepCubeA): f = weight*g + h, expand the N best per iteration",
               {"weight": 0.6, "batch": 10000}, {"optimal": False},
               (replace(WEIGHT, default=0.6),
-               replace(BATCH, default=10000))),
+               replace(BATCH, default=10000), MAX_ITERATIONS)),
         Entry("astar", "solvers.best_first:BatchBestFirst", "A* (weight 1, batch 1)",
               {"weight": 1.0, "batch": 1, "preset": "astar"}, {"optimal": True},
               (replace(WEIGHT, default=1.0),
-               replace(BATCH, default=1))),
+               replace(BATCH, default=1), MAX_ITERATIONS)),
         Entry("greedy", "solvers.best_first:BatchBestFirst", "greedy best-first on h alone",
               {"weight": 0.0, "batch": 1, "preset": "greedy"}, {"optimal": False},
               (replace(WEIGHT, default=0.0),
-               replace(BATCH, default=1))),
+               replace(BATCH, default=1), MAX_ITERATIONS)),
         Entry("beam", "solvers.beam:BeamSearch",
               "beam search: per depth the W distinct children of lowest h (one batch per layer)",
               {}, {"optimal": False}, SOLVER_OPTIONS["beam"]),

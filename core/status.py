@@ -9,7 +9,8 @@ class Status(StrEnum):
     """How a search (or a suite row) ended. Members are strings: ``Status.SOLVED == "solved"``.
 
     ``unsolvable`` claims a proof (the whole reachable space was searched); ``beam-empty`` and
-    ``depth-limit`` end an incomplete search (beam) without one. ``crash``, ``error`` and
+    ``depth-limit`` end an incomplete search (beam) without one; ``iteration-limit`` ends a
+    best-first search at its ``max_iterations``. ``crash``, ``error`` and
     ``invalid`` are given by the suite runner, never by a solver: the worker died, raised, or
     returned a path shorter than the reference optimum.
     """
@@ -17,6 +18,7 @@ class Status(StrEnum):
     SOLVED = "solved"
     TIMEOUT = "timeout"
     NODE_LIMIT = "node-limit"
+    ITERATION_LIMIT = "iteration-limit"
     OUT_OF_MEMORY = "out-of-memory"
     UNSOLVABLE = "unsolvable"
     BEAM_EMPTY = "beam-empty"

@@ -239,11 +239,13 @@ class BatchBestFirst(Solver):
     Parameters: ``weight`` (lambda in [0, 1], the weight on ``g``; ``astar`` fixes it at 1 and
     ``greedy`` at 0), ``batch`` (nodes expanded per iteration, >= 1), ``preset`` (``"bwas"``, ``"astar"``, ``"greedy"``: the name and the
     default goal test), ``goal_test`` (``"generate"`` or ``"expand"``, overrides the preset),
-    ``closed`` (``"numba"`` hash table, default, or ``"dict"``).
+    ``closed`` (``"numba"`` hash table, default, or ``"dict"``), ``max_iterations`` (stop with
+    ``iteration-limit`` after that many iterations; Phipat 2020 caps its searches so).
     """
 
     def __init__(self, weight: float = 0.6, batch: int = 10000, preset: str = "bwas",
-                 goal_test: str | None = None, closed: str = "numba") -> None:
+                 goal_test: str | None = None, closed: str = "numba",
+                 max_iterations: int | None = None) -> None:
         if preset not in _PRESETS:
             raise InputError(f"preset: expected one of {', '.join(_PRESETS)}, got {preset!r}")
         try:
@@ -268,6 +270,10 @@ class BatchBestFirst(Solver):
         self.batch = int(batch)
         self.goal_test = goal_test
         self.closed = closed
+        if max_iterations is not None and (isinstance(max_iterations, bool) or int(max_iterations)
+                                           != max_iterations or max_iterations < 1):
+            raise InputError(f"--max-iterations: must be an integer >= 1, got {max_iterations!r}")
+        self.max_iterations = None if max_iterations is None else int(max_iterations)
 
     def __repr__(self) -> str:
         return (f"BatchBestFirst({self.name}, weight={self.weight}, batch={self.batch}, "
@@ -292,6 +298,7 @@ class BatchBestFirst(Solver):
 
         counters = dict(generated=0, expanded=0, iterations=0, reopened=0)
         extra: dict[str, Any] = dict(weight=self.weight, batch=self.batch,
+                                     max_iterations=self.max_iterations,
                                      goal_test=self.goal_test, closed_set=self.closed,
                                      pages_s=pages_s)
         actions: list[int] | None = None
@@ -384,6 +391,8 @@ class BatchBestFirst(Solver):
             # limits, checked once per iteration
             if limits.nodes is not None and counters["generated"] >= limits.nodes:
                 return finish(Status.NODE_LIMIT, None)
+            if self.max_iterations is not None and counters["iterations"] >= self.max_iterations:
+                return finish(Status.ITERATION_LIMIT, None)
             if deadline is not None and time.perf_counter() >= deadline:
                 return finish(Status.TIMEOUT, None)
             if mem_limit is not None:

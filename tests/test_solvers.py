@@ -503,3 +503,18 @@ def test_ida_reports_compile_time_once_and_heuristic_load_time():
     assert r.load_s == pytest.approx(0.25 + r.extra["pages_s"])
     b = BatchBestFirst(**ASTAR).solve(p, h, s)
     assert b.load_s >= 0.25 and b.time_s >= 0
+
+
+def test_best_first_stops_at_its_iteration_limit():
+    from core import registry as reg
+    from core.status import Status as St
+
+    p = reg.get_puzzle("puzzle15")
+    h = reg.get_heuristic("manhattan", p)
+    start = p.apply_path(p.goal(), p.parse_moves("UULLDDRRUULDLURDRDLU"))
+    capped = reg.get_solver("bwas", batch=1, max_iterations=5).solve(p, h, start)
+    assert capped.status == St.ITERATION_LIMIT and capped.iterations == 5
+    free = reg.get_solver("bwas", batch=1).solve(p, h, start)
+    assert free.status == St.SOLVED and free.iterations > 5
+    enough = reg.get_solver("bwas", batch=1, max_iterations=free.iterations).solve(p, h, start)
+    assert enough.status == St.SOLVED and enough.actions == free.actions
