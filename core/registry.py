@@ -360,6 +360,18 @@ HEURISTICS: dict[str, Entry] = {
               "network trained by deep approximate value iteration (DeepCubeA)", {},
               {"puzzles": "*", "admissible": False, "consistent": False, "kernel": False,
                "needs_model": True}, (MODEL, DEVICE, PRECISION)),
+        Entry("davi-multigoal", "heuristics.davi.multigoal:MultiGoalHeuristic",
+              "a tree of goal networks (multi-goal DeepCubeA, Moravej): min over goals of "
+              "f_i + d_i; searches also stop at the tree's goals", {},
+              {"puzzles": "*", "admissible": False, "consistent": False, "kernel": False,
+               "needs_model": True},
+              (replace(MODEL, help="multi-goal model folder (bench train multigoal)",
+                       default_text="none: required"), DEVICE, PRECISION,
+               Option("combine", str, "how goal estimates combine: sum = min_i (f_i + d_i), "
+                      "ratio = min_i f_i / (m d_i) (the report's)", choices=("sum", "ratio"),
+                      default="sum", metavar="C"),
+               Option("m", float, "the ratio combination's m", default=1.0, low=0.0,
+                      low_ok=False, metavar="M"))),
     ]
 }
 

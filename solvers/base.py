@@ -64,6 +64,47 @@ def finish(puzzle: Puzzle, start: np.ndarray, solver: str, heuristic: str, *, st
         heuristic=heuristic, solver=solver, extra=extra))
 
 
+class GoalTest:
+    """The puzzle's goal test, plus the extra goals a heuristic may bring (a multi-goal model's
+    intermediate goals, each with its path to the final goal: ``heuristic.extra_goals()``). A
+    search that reaches an extra goal appends that goal's path (``tail``)."""
+
+    def __init__(self, puzzle: Puzzle, heuristic: Heuristic) -> None:
+        self.puzzle = puzzle
+        extra = getattr(heuristic, "extra_goals", None)
+        goals, tails = extra() if extra is not None else (np.zeros((0, puzzle.state_dim)), [])
+        self.goals = np.ascontiguousarray(goals, dtype=puzzle.goal().dtype)
+        self.tails = [list(t) for t in tails]
+        rng = np.random.default_rng(7)
+        self._mult = rng.integers(1, 2**62, size=puzzle.state_dim, dtype=np.int64)
+        self._keys = self._hash(self.goals) if len(self.goals) else np.zeros(0, np.int64)
+
+    def _hash(self, states: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return (np.asarray(states, dtype=np.int64) * self._mult).sum(axis=1)
+
+    def which(self, states: np.ndarray) -> np.ndarray:
+        """``(B,)``: -1 for the final goal, the extra goal's index, or -2 for no goal."""
+        states = np.atleast_2d(states)
+        out = np.where(self.puzzle.is_goal(states), -1, -2)
+        if len(self.goals) and states.shape[0]:
+            cand = np.flatnonzero(np.isin(self._hash(states), self._keys) & (out == -2))
+            for i in cand:  # a hash match is checked exactly
+                same = np.flatnonzero((self.goals == states[i]).all(axis=1))
+                if same.size:
+                    out[i] = int(same[0])
+        return out
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        """``(B,)`` bool: a goal, final or extra."""
+        return self.which(states) != -2
+
+    def tail(self, state: np.ndarray) -> list[int]:
+        """The moves from ``state`` (a goal) to the final goal: none for the final goal."""
+        k = int(self.which(state[None, :])[0])
+        return [] if k < 0 else list(self.tails[k])
+
+
 def check_no_heuristic(solver: str, heuristic: Heuristic) -> None:
     """A table-driven solver runs with the ``zero`` heuristic; another one is refused (a row
     must not name an estimate the solver never read)."""

@@ -51,7 +51,7 @@ from core.registry import beam_width
 from core.status import Status
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
-from solvers.base import Solver, SolveResult, finish
+from solvers.base import GoalTest, Solver, SolveResult, finish
 from solvers.goal_table import GoalTable, goal_table, member, state_hashes
 from solvers.memory import PeakMemory
 
@@ -141,8 +141,9 @@ class BeamSearch(Solver):
                 return Status.OUT_OF_MEMORY
             return None
 
-        if bool(puzzle.is_goal(start[None, :])[0]):
-            return Status.SOLVED, []
+        goal_test = GoalTest(puzzle, heuristic)
+        if bool(goal_test(start[None, :])[0]):
+            return Status.SOLVED, goal_test.tail(start)
         table = self._table
         if table is not None:
             near = table.tail(start)
@@ -162,13 +163,13 @@ class BeamSearch(Solver):
             b, a, length = children.shape
             flat_valid = valid.reshape(-1)
             flat = children.reshape(b * a, length)
-            goal = puzzle.is_goal(flat) & flat_valid
+            goal = goal_test(flat) & flat_valid
             if goal.any():
                 g = int(np.flatnonzero(goal)[0])
                 c["generated"] += int(flat_valid[: g + 1].sum())
                 c["expanded"] += g // a + 1
                 p, act = divmod(g, a)
-                return Status.SOLVED, path_to(len(sizes) - 1, p) + [act]
+                return Status.SOLVED, path_to(len(sizes) - 1, p) + [act] + goal_test.tail(flat[g])
             c["generated"] += int(flat_valid.sum())
             c["expanded"] += b
             idx = np.flatnonzero(flat_valid)

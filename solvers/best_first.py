@@ -46,7 +46,7 @@ from core.status import Status
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
 from solvers import _bf_kernels as K
-from solvers.base import Solver, SolveResult, finish
+from solvers.base import GoalTest, Solver, SolveResult, finish
 from solvers.ida import check_start
 from solvers.memory import PeakMemory, touch_pages
 
@@ -324,8 +324,9 @@ class BatchBestFirst(Solver):
     def _search(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, h_start: float,
                 limits: Limits, mem: PeakMemory, counters: dict[str, int],
                 ) -> tuple[Status, list[int] | None, int, int]:
-        if bool(puzzle.is_goal(start[None, :])[0]):
-            return Status.SOLVED, [], 0, 1
+        goal_test = GoalTest(puzzle, heuristic)
+        if bool(goal_test(start[None, :])[0]):
+            return Status.SOLVED, goal_test.tail(start), 0, 1
         deadline = None if limits.time_s is None else time.perf_counter() + limits.time_s
         mem_limit = limits.memory_bytes
         weight, batch = self.weight, self.batch
@@ -351,11 +352,12 @@ class BatchBestFirst(Solver):
             counters["iterations"] += 1
             parents = store.states[ids]
             if self.goal_test == "expand":
-                goals = puzzle.is_goal(parents)
+                goals = goal_test(parents)
                 if goals.any():
                     hit = ids[goals]
                     best = int(hit[np.argmin(store.g[hit])])
-                    return finish(Status.SOLVED, store.path_to(best))
+                    return finish(Status.SOLVED, store.path_to(best)
+                                  + goal_test.tail(store.states[best]))
             counters["expanded"] += k
             children, valid = puzzle.expand(parents)  # (k, A, L), (k, A)
             last_action = store.action[ids]
@@ -366,13 +368,14 @@ class BatchBestFirst(Solver):
             m = kids.shape[0]
             kid_parent = ids[pi]
             if self.goal_test == "generate" and m:
-                goals = puzzle.is_goal(kids)
+                goals = goal_test(kids)
                 if goals.any():
                     j = int(np.argmax(goals))
                     counters["generated"] += j + 1  # children in order up to the goal child
                     # and expanded: the batch's parents up to the goal child's parent
                     counters["expanded"] -= k - (int(pi[j]) + 1)
-                    return finish(Status.SOLVED, store.path_to(int(kid_parent[j])) + [int(ai[j])])
+                    return finish(Status.SOLVED, store.path_to(int(kid_parent[j])) + [int(ai[j])]
+                                  + goal_test.tail(kids[j]))
             counters["generated"] += m
             if deadline is not None and time.perf_counter() >= deadline:
                 return finish(Status.TIMEOUT, None)

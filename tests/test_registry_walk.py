@@ -58,9 +58,30 @@ def _tiny_model(puzzle: str, tmp_path_factory) -> str:
     return _MODELS[puzzle]
 
 
+_TREES: dict[str, str] = {}
+
+
+def _tiny_tree(puzzle, tmp_path_factory) -> str:
+    """A multi-goal model of two goals (the final one and one child), tiny networks."""
+    if puzzle.name not in _TREES:
+        from heuristics.davi.multigoal import grow_tree, train_tree
+        from heuristics.davi.train import TrainConfig
+
+        torch.set_num_threads(1)
+        out = tmp_path_factory.mktemp(f"tree-{puzzle.name}")
+        tree = grow_tree(puzzle, 1, 1, 2, np.random.default_rng(0))
+        cfg = TrainConfig(puzzle=puzzle.name, preset="tiny", batch=64, k_max=6,
+                          check_every=1000, eval_per_depth=2, eval_depths=1).resolved()
+        train_tree(puzzle, tree, cfg, out, iterations=4)
+        _TREES[puzzle.name] = str(out)
+    return _TREES[puzzle.name]
+
+
 def _heuristic(puzzle, heuristic: str, tmp_path_factory):
     name, args = _stand_in(puzzle.name, heuristic)
-    if registry.HEURISTICS[name].props.get("needs_model"):
+    if name == "davi-multigoal":
+        args = {"model": _tiny_tree(puzzle, tmp_path_factory)}
+    elif registry.HEURISTICS[name].props.get("needs_model"):
         args = {"model": _tiny_model(puzzle.name, tmp_path_factory)}
     return registry.get_heuristic(name, puzzle, **args)
 

@@ -111,7 +111,10 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     sopts = registry.all_options("solver")
     given = {k: sopts[k].check(v) for k, v in options.items() if k in sopts}
     if solver_name is None:
-        if learned:
+        if learned and heuristic_name != "davi":  # a tree of goal networks: the default BWAS
+            solver_name = "bwas"
+            click.echo("solver: bwas (the default search for a multi-goal model)", err=True)
+        elif learned:
             from heuristics.davi.heuristic import recommended_search
 
             rec = recommended_search(p.name, model)

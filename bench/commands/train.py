@@ -177,6 +177,77 @@ def diffusion_cmd(puzzle: str, **opts: Any) -> None:
     _run("diffusion", puzzle, opts)
 
 
+@train_group.command("multigoal")
+@click.argument("puzzle")
+@click.option("--children", type=click.IntRange(min=1, max=64), default=2, show_default=True,
+              help="children of every goal of the tree (n)")
+@click.option("--height", type=click.IntRange(min=1, max=12), default=2, show_default=True,
+              help="levels of intermediate goals below the final goal (h)")
+@click.option("--step", type=click.IntRange(min=1, max=1000), default=None,
+              help="moves of the walk from a goal to each child [K / 2]")
+@click.option("--target", type=click.Choice(["davi", "diffusion"]), default="davi",
+              show_default=True, help="what each goal's network is trained on")
+@click.option("--iterations", type=click.IntRange(min=1, max=10**12), required=True,
+              help="training iterations in all, split evenly over the goals")
+@click.option("--cpu-limit", type=FINITE_FLOAT, default=None,
+              help="also stop after this many minutes of process CPU time in all")
+@click.option("--arch", type=click.Choice(["resnet", "mlp", "cnn"]), default=None)
+@click.option("--preset", type=click.Choice(PRESET_NAMES), default=None, help="network [small]")
+@click.option("--batch", type=click.IntRange(min=2, max=MAX_BATCH), default=None,
+              help="states per iteration [10000]")
+@click.option("--k-max", type=click.IntRange(min=1, max=10**6), default=None,
+              help="longest walk from each goal [per puzzle]")
+@click.option("--seed", type=click.IntRange(min=0, max=2**32 - 1), default=0, show_default=True)
+@click.option("--amp", is_flag=True, default=None, help="mixed precision (bfloat16 autocast)")
+@click.option("--threads", type=click.IntRange(min=1, max=1024), default=None)
+@click.option("--out", type=click.Path(file_okay=False), required=True,
+              help="model folder (tree.json and one run per goal); an existing one is resumed")
+@click.option("--quiet", is_flag=True, help="no progress bar")
+@goal_option
+def multigoal_cmd(puzzle: str, children: int, height: int, step: int | None, target: str,
+                  iterations: int, cpu_limit: float | None, arch: str | None,
+                  preset: str | None, batch: int | None, k_max: int | None, seed: int,
+                  amp: bool | None, threads: int | None, out: str, quiet: bool,
+                  goal: str | None) -> None:
+    """Train a multi-goal model (Moravej): a tree of goals, one network per goal."""
+    import numpy as np
+    import torch
+
+    from heuristics.davi.model import ARCH_PRESET, preset_arch
+    from heuristics.davi.multigoal import TREE_FILE, GoalTree, grow_tree, train_tree
+    from heuristics.davi.train import TrainConfig, make_puzzle
+
+    if threads is not None:
+        torch.set_num_threads(threads)
+    if cpu_limit is not None and not 0 < cpu_limit < float("inf"):
+        raise InputError(f"--cpu-limit: must be a positive number of minutes, got {cpu_limit}")
+    if arch is not None:
+        if preset is None:
+            preset = ARCH_PRESET[arch]
+        elif preset_arch(preset) != arch:
+            raise InputError(f"--preset: {preset} is a {preset_arch(preset)} network, not {arch}")
+    p = make_puzzle(puzzle, goal)
+    folder = Path(out)
+    settings: dict[str, Any] = {k: v for k, v in dict(preset=preset, batch=batch, k_max=k_max,
+                                                      amp=amp).items() if v is not None}
+    cfg = TrainConfig(puzzle=puzzle, target=target, goal=goal, seed=seed, **settings).resolved()
+    if (folder / TREE_FILE).is_file():
+        tree = GoalTree.load(folder)
+        if tree.puzzle != p.name or (tree.children, tree.height) != (children, height):
+            raise InputError(f"--out: {folder} holds a tree of {tree.children} x {tree.height} "
+                             f"goals on {tree.puzzle}; give those or another folder")
+    else:
+        k = int(cfg.k_max or 20)
+        tree = grow_tree(p, children, height, step or max(1, k // 2),
+                         np.random.default_rng(seed))
+    metrics = train_tree(p, tree, cfg, folder, iterations, progress=not quiet,
+                         max_cpu_seconds=None if cpu_limit is None else 60 * cpu_limit)
+    click.echo(f"{p.name}: {len(tree.goals)} goals (children {tree.children}, height "
+               f"{tree.height}, step {tree.step}; paths to the final goal "
+               f"{min(len(x) for x in tree.paths[1:])}-{max(len(x) for x in tree.paths)} moves), "
+               f"{sum(m['iteration'] for m in metrics):,} iterations in all -> {folder}")
+
+
 @train_group.command("rate")
 @click.argument("puzzle")
 @click.option("--target", type=click.Choice(["davi", "diffusion"]), default="davi", show_default=True)
