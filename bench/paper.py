@@ -21,6 +21,8 @@ Published figures we do not have on record are shown as ``not recorded``, never 
                       15-puzzle, actions per class S_1..S_5 and per initial region size.
 ``deepcubea-summary`` DeepCubeA's per-domain results: the paper's text and its per-instance
                       results files beside ours (from a suite run given with ``--run``).
+``phipat2020``        Phipat (2020) Table 1: its learned solver under capped BWAS on the 2x2x2,
+                      3x3x3, 15- and 24-puzzle, our shipped networks under the same settings.
 """
 
 from __future__ import annotations
@@ -568,6 +570,77 @@ def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None,
     return "\n".join(lines), df
 
 
+#: Phipat (2020), Table 1: the search settings per puzzle (maximum iterations, lambda, N) and
+#: the figures we have on record (None: not on record here)
+PHIPAT2020: list[dict[str, Any]] = [
+    {"puzzle": "cube2", "max_iterations": 800, "weight": 0.8, "batch": 64,
+     "solved": None, "mean_length": None},
+    {"puzzle": "cube3", "max_iterations": 4000, "weight": 0.05, "batch": 32,
+     "solved": None, "mean_length": None},
+    {"puzzle": "puzzle15", "max_iterations": 800, "weight": 0.8, "batch": 64,
+     "solved": None, "mean_length": None},
+    {"puzzle": "puzzle24", "max_iterations": 4000, "weight": 0.7, "batch": 64,
+     "solved": "99/100", "mean_length": 101.88},
+]
+
+
+def _test_states(puzzle: Any, count: int) -> tuple[np.ndarray, str]:
+    """DeepCubeA's first ``count`` test states of the puzzle, else uniform random ones."""
+    from suites.sources import deepcubea_instances, deepcubea_source
+
+    src = deepcubea_source(puzzle.name)
+    if src is not None:
+        inst = deepcubea_instances(puzzle, src, limit=count)
+        return np.stack([i.state for i in inst]), f"DeepCubeA's first {len(inst)} test states"
+    return puzzle.random_states(count, np.random.default_rng(0)), f"{count} uniform random states"
+
+
+def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
+               command: str, count: int = 100) -> tuple[str, pd.DataFrame]:
+    """Phipat (2020) Table 1: capped BWAS with our shipped networks, the report's settings."""
+    from core import registry
+    from core.limits import Limits
+    from heuristics.davi.heuristic import known_models
+
+    rows = []
+    for cfg in PHIPAT2020:
+        name = cfg["puzzle"]
+        goal = "blank-last" if registry.puzzle_entry(name).props.get("goal_layouts") else None
+        puzzle = registry.get_puzzle(name, goal=goal)
+        base = {"puzzle": name, "settings": f"{cfg['max_iterations']} iterations, lambda "
+                f"{cfg['weight']}, N {cfg['batch']}",
+                "solved (paper)": cfg["solved"] or "not recorded",
+                "mean length (paper)": cfg["mean_length"] or "not recorded"}
+        if name not in known_models():
+            rows.append({**base, "states (ours)": "-", "solved (ours)": "no model here",
+                         "mean length (ours)": "-", "mean nodes (ours)": "-",
+                         "mean seconds (ours)": "-"})
+            continue
+        states, what = _test_states(puzzle, count)
+        h = registry.get_heuristic("davi", puzzle)
+        solver = registry.get_solver("bwas", weight=cfg["weight"], batch=cfg["batch"],
+                                     max_iterations=cfg["max_iterations"])
+        res = [solver.solve(puzzle, h, s, Limits(time_s=600)) for s in states]
+        ok = [r for r in res if r.status == "solved"]
+        rows.append({**base, "states (ours)": what,
+                     "solved (ours)": f"{len(ok)}/{len(res)}",
+                     "mean length (ours)": round(float(np.mean([r.length for r in ok])), 2)
+                     if ok else "-",
+                     "mean nodes (ours)": round(float(np.mean([r.nodes_generated for r in ok])))
+                     if ok else "-",
+                     "mean seconds (ours)": round(float(np.mean([r.time_s for r in ok])), 3)
+                     if ok else "-"})
+    df = pd.DataFrame(rows)
+    lines = _header("Phipat (2020) Table 1: learned heuristic under capped BWAS", command, [
+        "The report's search settings per puzzle (maximum iterations, lambda, batch N); a search "
+        "that reaches the cap ends with `iteration-limit`. Ours: the shipped network of each "
+        f"puzzle (`bench models`), at most {count} states (DeepCubeA's test states where we have "
+        "them), 600 s per state, every path replayed. The report's figures not on record here "
+        "are marked `not recorded`."])
+    lines += [report.markdown_table(frame_rows(df)), ""]
+    return "\n".join(lines), df
+
+
 PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
     "felner2004": felner2004,
     "deepcubea-table2": lambda run_dir, limit, jobs, out, command, build=False:
@@ -580,11 +653,13 @@ PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
     "bischoff2013": lambda run_dir, limit, jobs, out, command, count=None:
         bischoff2013(run_dir, limit, jobs, out, command, count=count or 100_000),
     "deepcubea-summary": deepcubea_summary,
+    "phipat2020": lambda run_dir, limit, jobs, out, command, count=None:
+        phipat2020(run_dir, limit, jobs, out, command, count=count or 100),
 }
 #: tables computed here rather than read from a suite run
-STANDALONE = ("deepcubea-table2", "deepcubea-table3", "korf1982", "bischoff2013")
-#: tables that solve random states (their number: --count)
-COUNTED = ("korf1982", "bischoff2013")
+STANDALONE = ("deepcubea-table2", "deepcubea-table3", "korf1982", "bischoff2013", "phipat2020")
+#: tables that solve a number of states (--count)
+COUNTED = ("korf1982", "bischoff2013", "phipat2020")
 
 
 def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs: int | None = None,

@@ -221,6 +221,37 @@ def deepcubea_source(puzzle_name: str) -> Path | None:
     return None
 
 
+def deepcubea_instances(puzzle: Puzzle, src: Path, set_name: str = "deepcubea",
+                        limit: int | None = None) -> list[Instance]:
+    """The first ``limit`` of DeepCubeA's test states from ``src`` (the shared pickle or an
+    imported states file: ``deepcubea_source``), with DeepCubeA's own lengths and node counts
+    (``published_length``, ``published_nodes``) where its results file has them."""
+    if src.suffix == ".pkl":
+        from suites.importers.deepcubea import load_results, load_test_set
+
+        ts = load_test_set(src)
+        n = len(ts.states) if limit is None else min(limit, len(ts.states))
+        states = deepcubea_states(puzzle, ts.kind, ts.states[:n])
+        instances = [Instance(set_name, str(i), s, None) for i, s in enumerate(states)]
+        res = src.parent / "deepcubea_results_output.txt"
+        if res.is_file():
+            for row in load_results(res):
+                if row["index"] < n:
+                    instances[row["index"]].meta["published_length"] = row["moves"]
+                    instances[row["index"]].meta["published_nodes"] = row["nodes_generated"]
+    else:
+        fspec = InstanceSetSpec(name=set_name, source="file", format="states", optimal="file")
+        instances = _parse_file(fspec, puzzle, src)[:limit]
+        lengths = src.with_suffix(".lengths")
+        if lengths.is_file():
+            pub = {p[0]: p for p in (ln.split() for ln in lengths.read_text().splitlines()) if p}
+            for inst in instances:
+                if inst.id in pub:
+                    inst.meta["published_length"] = int(pub[inst.id][1])
+                    inst.meta["published_nodes"] = int(pub[inst.id][2])
+    return instances
+
+
 # --------------------------------------------------------------------------- loading sets
 def make_puzzle(suite: Suite, spec: InstanceSetSpec) -> Puzzle:
     return registry.get_puzzle(suite.puzzle, goal=spec.goal)
@@ -240,29 +271,7 @@ def load_instances(suite: Suite, set_name: str, limit: int | None = None,
             fb = load_instances(suite, spec.fallback, limit, compute_optimal)
             fb.origin += f" (fallback for {set_name}: DeepCubeA data absent)"
             return fb
-        if src.suffix == ".pkl":
-            from suites.importers.deepcubea import load_results, load_test_set
-
-            ts = load_test_set(src)
-            n = len(ts.states) if limit is None else min(limit, len(ts.states))
-            states = deepcubea_states(puzzle, ts.kind, ts.states[:n])
-            instances = [Instance(set_name, str(i), s, None) for i, s in enumerate(states)]
-            res = src.parent / "deepcubea_results_output.txt"
-            if res.is_file():
-                for row in load_results(res):
-                    if row["index"] < n:
-                        instances[row["index"]].meta["published_length"] = row["moves"]
-                        instances[row["index"]].meta["published_nodes"] = row["nodes_generated"]
-        else:
-            fspec = InstanceSetSpec(name=set_name, source="file", format="states", optimal="file")
-            instances = _parse_file(fspec, puzzle, src)[:limit]
-            lengths = src.with_suffix(".lengths")
-            if lengths.is_file():
-                pub = {p[0]: p for p in (ln.split() for ln in lengths.read_text().splitlines()) if p}
-                for inst in instances:
-                    if inst.id in pub:
-                        inst.meta["published_length"] = int(pub[inst.id][1])
-                        inst.meta["published_nodes"] = int(pub[inst.id][2])
+        instances = deepcubea_instances(puzzle, src, set_name, limit)
         origin = str(src)
     elif spec.source == "file":
         path = INSTANCES_DIR / str(spec.path)

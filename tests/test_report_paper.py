@@ -102,3 +102,17 @@ def test_deepcubea_summary_labels_each_source_and_reads_a_run(tmp_path, monkeypa
     assert "| cube3 | % optimal | 60.3 | no file | not run here |" in text
     with pytest.raises(InputError, match="--limit: deepcubea-summary reads a finished run"):
         paper.make("deepcubea-summary", run_dir=run, out=tmp_path / "out", limit=3)
+
+
+def test_phipat2020_table_runs_capped_bwas(tmp_path, monkeypatch):
+    rows = [{"puzzle": "cube2", "max_iterations": 800, "weight": 0.8, "batch": 64,
+             "solved": None, "mean_length": None},
+            {"puzzle": "puzzle24", "max_iterations": 4000, "weight": 0.7, "batch": 64,
+             "solved": "99/100", "mean_length": 101.88}]
+    monkeypatch.setattr(paper, "PHIPAT2020", rows)
+    text = paper.make("phipat2020", out=tmp_path, count=2)
+    assert "| cube2 | 800 iterations, lambda 0.8, N 64 | not recorded | not recorded | 2 " in text
+    assert "| puzzle24 | 4000 iterations, lambda 0.7, N 64 | 99/100 | 101.88 | - | no model here |" \
+        in text
+    df = pd.read_csv(tmp_path / "phipat2020" / "table.csv")
+    assert df.loc[0, "solved (ours)"] == "2/2"
