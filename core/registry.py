@@ -202,6 +202,8 @@ PUZZLES: dict[str, Entry] = {
         ],
         Entry("lightsout7", "puzzles.lightsout:LightsOut", "Lights Out 7x7 (49 actions)",
               {"size": 7}, {"family": "lights", "goal_layouts": False}),
+        Entry("sokoban", "puzzles.sokoban:Sokoban", "Sokoban 10x10, 4 boxes (DeepCubeA's levels; "
+              "4 agent moves)", {"size": 10}, {"family": "sokoban", "goal_layouts": False}),
     ]
 }
 
@@ -209,6 +211,7 @@ PUZZLES: dict[str, Entry] = {
 CUBE_NAMES: tuple[str, ...] = tuple(n for n, e in PUZZLES.items() if e.props["family"] == "cube")
 
 _LIGHTS_RE = re.compile(r"^lightsout([0-9]+)$", re.ASCII)
+_SOKOBAN_RE = re.compile(r"^sokoban([0-9]+)$", re.ASCII)
 
 
 def puzzle_entry(name: str) -> Entry:
@@ -219,6 +222,11 @@ def puzzle_entry(name: str) -> Entry:
         n = int(m.group(1))
         return Entry(name, "puzzles.lightsout:LightsOut", f"Lights Out {n}x{n}", {"size": n},
                      {"family": "lights", "goal_layouts": False})
+    m = _SOKOBAN_RE.match(name)
+    if m and 5 <= int(m.group(1)) <= 30 and int(m.group(1)) != 10:
+        n = int(m.group(1))
+        return Entry(name, "puzzles.sokoban:Sokoban", f"Sokoban {n}x{n}", {"size": n},
+                     {"family": "sokoban", "goal_layouts": False})
     raise _did_you_mean("puzzle", name, list(PUZZLES))
 
 
@@ -327,6 +335,9 @@ DEVICE = Option("device", str, "where a network evaluates", choices=("auto", "cp
 PRECISION = Option("precision", str, "a network's hidden layers", choices=("float32", "bfloat16"),
                    default_text="the model's recommendation, else float32", metavar="P")
 
+#: the puzzles the training engine serves (one goal state each; Sokoban's goal is a set)
+LEARNED_PUZZLES = ("cube*", "puzzle*", "lightsout*")
+
 HEURISTICS: dict[str, Entry] = {
     e.name: e
     for e in [
@@ -356,14 +367,22 @@ HEURISTICS: dict[str, Entry] = {
         Entry("zero", "heuristics.zero:Zero", "h = 0 (blind search; what table-driven solvers run "
               "with)", {}, {"puzzles": "*", "admissible": True, "consistent": True, "kernel": False,
                             "needs_pdb": False}),
+        Entry("sokoban-push", "heuristics.sokoban:PushDistance",
+              "Sokoban: sum over boxes of the pushes to the nearest goal (dead squares: inf)", {},
+              {"puzzles": "sokoban*", "admissible": True, "consistent": True, "kernel": False,
+               "needs_pdb": False}),
+        Entry("sokoban-matching", "heuristics.sokoban:PushMatching",
+              "Sokoban: pushes of the best assignment of boxes to goals (Hungarian algorithm)", {},
+              {"puzzles": "sokoban*", "admissible": True, "consistent": True, "kernel": False,
+               "needs_pdb": False}),
         Entry("davi", "heuristics.davi.heuristic:LearnedHeuristic",
               "network trained by deep approximate value iteration (DeepCubeA)", {},
-              {"puzzles": "*", "admissible": False, "consistent": False, "kernel": False,
+              {"puzzles": LEARNED_PUZZLES, "admissible": False, "consistent": False, "kernel": False,
                "needs_model": True}, (MODEL, DEVICE, PRECISION)),
         Entry("davi-multigoal", "heuristics.davi.multigoal:MultiGoalHeuristic",
               "a tree of goal networks (multi-goal DeepCubeA, Moravej): min over goals of "
               "f_i + d_i; searches also stop at the tree's goals", {},
-              {"puzzles": "*", "admissible": False, "consistent": False, "kernel": False,
+              {"puzzles": LEARNED_PUZZLES, "admissible": False, "consistent": False, "kernel": False,
                "needs_model": True},
               (replace(MODEL, help="multi-goal model folder (bench train multigoal)",
                        default_text="none: required"), DEVICE, PRECISION,
@@ -377,12 +396,14 @@ HEURISTICS: dict[str, Entry] = {
 
 
 def heuristic_supports(entry: Entry, puzzle_name: str) -> bool:
+    """Whether ``entry`` declares ``puzzle_name``: its ``puzzles`` is ``"*"``, a name, a
+    ``"prefix*"`` pattern, or a tuple of names and patterns."""
     spec = entry.props.get("puzzles", "*")
-    if spec == "*":
-        return True
-    if isinstance(spec, str) and spec.endswith("*"):
-        return puzzle_name.startswith(spec[:-1])
-    return puzzle_name in spec
+    for pattern in (spec,) if isinstance(spec, str) else spec:
+        if pattern == "*" or pattern == puzzle_name or \
+                (pattern.endswith("*") and puzzle_name.startswith(pattern[:-1])):
+            return True
+    return False
 
 
 def heuristic_entry(name: str) -> Entry:

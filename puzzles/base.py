@@ -33,6 +33,9 @@ class Puzzle(ABC):
     #: True when a move acts on positions whatever the state (a state is a group element, so a
     #: move sequence has the same net effect from every state): the cubes, Lights Out
     positional_moves: bool = False
+    #: every move has an inverse (``inverse_action``); searches prune a move that undoes the
+    #: last one. Sokoban's pushes have none.
+    reversible: bool = True
     dtype = np.uint8
 
     # ------------------------------------------------------------------ dynamics

@@ -73,7 +73,7 @@ class GoalTest:
         self.puzzle = puzzle
         extra = getattr(heuristic, "extra_goals", None)
         goals, tails = extra() if extra is not None else (np.zeros((0, puzzle.state_dim)), [])
-        self.goals = np.ascontiguousarray(goals, dtype=puzzle.goal().dtype)
+        self.goals = np.ascontiguousarray(goals, dtype=puzzle.dtype)
         self.tails = [list(t) for t in tails]
         rng = np.random.default_rng(7)
         self._mult = rng.integers(1, 2**62, size=puzzle.state_dim, dtype=np.int64)

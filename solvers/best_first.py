@@ -360,9 +360,10 @@ class BatchBestFirst(Solver):
                                   + goal_test.tail(store.states[best]))
             counters["expanded"] += k
             children, valid = puzzle.expand(parents)  # (k, A, L), (k, A)
-            last_action = store.action[ids]
-            has = last_action >= 0
-            valid[np.flatnonzero(has), inverse[last_action[has]]] = False
+            if puzzle.reversible:  # never undo the move that made the node
+                last_action = store.action[ids]
+                has = last_action >= 0
+                valid[np.flatnonzero(has), inverse[last_action[has]]] = False
             pi, ai = np.nonzero(valid)
             kids = children[pi, ai]  # (M, L)
             m = kids.shape[0]

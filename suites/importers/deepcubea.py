@@ -1,9 +1,9 @@
 """Read DeepCubeA's public test sets without running arbitrary pickled code.
 
 Their ``test_data_0.pkl`` files are pickles of a dict with ``states`` (a list of state objects of
-their classes ``Cube3State``, ``NPuzzleState``, ``LOState``) and, for some puzzles,
+their classes ``Cube3State``, ``NPuzzleState``, ``LOState``, ``SokobanState``) and, for some puzzles,
 ``solutions``, ``times`` and ``num_nodes_generated``. ``RestrictedUnpickler`` admits only numpy's
-array reconstruction and stand-ins for those three classes; anything else is refused.
+array reconstruction and stand-ins for those four classes; anything else is refused.
 
 Mapping their encodings to ours is the job of each puzzle (``from_deepcubea`` functions).
 """
@@ -50,10 +50,15 @@ class LOState(_StandIn):
     pass
 
 
+class SokobanState(_StandIn):
+    pass
+
+
 _ALLOWED: dict[tuple[str, str], Any] = {
     ("environments.cube3", "Cube3State"): Cube3State,
     ("environments.n_puzzle", "NPuzzleState"): NPuzzleState,
     ("environments.lights_out", "LOState"): LOState,
+    ("environments.sokoban", "SokobanState"): SokobanState,
 }
 
 
@@ -138,12 +143,15 @@ def load_test_set(path: str | Path) -> DeepCubeATestSet:
         kind, attr = "npuzzle", "tiles"
     elif isinstance(first, LOState):
         kind, attr = "lightsout", "tiles"
+    elif isinstance(first, SokobanState):
+        kind, attr = "sokoban", ""
     else:
         raise InputError(f"{path}: unsupported state type {type(first).__name__}")
     try:
         if any(type(st) is not type(first) for st in raw):
             raise ValueError("states of mixed types")
-        arrays = [np.asarray(getattr(st, attr)).ravel() for st in raw]
+        arrays = [_sokoban_row(st) if kind == "sokoban" else np.asarray(getattr(st, attr)).ravel()
+                  for st in raw]
         states = np.stack([_integers(a, i) for i, a in enumerate(arrays)])
     except (AttributeError, ValueError, TypeError) as exc:
         raise InputError(f"{path}: malformed states ({str(exc)[:160]})") from None
@@ -161,6 +169,15 @@ def load_test_set(path: str | Path) -> DeepCubeATestSet:
     except (TypeError, ValueError) as exc:
         raise InputError(f"{path}: malformed solutions, times or node counts "
                          f"({str(exc)[:160]})") from None
+
+
+def _sokoban_row(state: Any) -> np.ndarray:
+    """One Sokoban level as ``[agent row, agent column, walls, boxes, goals]`` (0/1 masks)."""
+    parts = [np.asarray(state.agent).ravel()] + [np.asarray(getattr(state, k)).astype(np.int64)
+                                                 .ravel() for k in ("walls", "boxes", "goals")]
+    if parts[0].size != 2 or len({p.size for p in parts[1:]}) != 1:
+        raise ValueError("a Sokoban level needs an agent position and three masks of one size")
+    return np.concatenate(parts)
 
 
 def _integers(values: np.ndarray, index: int) -> np.ndarray:

@@ -1,0 +1,317 @@
+"""Sokoban on an ``n x n`` board (``sokoban``: 10 x 10, DeepCubeA's size; ``sokobanN`` others).
+
+State: ``uint8`` array ``(n * n,)``, one code per cell, row-major, so a level's walls and goals
+travel with it (every test level has its own, as in DeepCubeA's network input)::
+
+    0 floor   1 wall   2 goal   3 box   4 box on a goal   5 agent   6 agent on a goal
+
+The goal is a set of states: every box on a goal, the agent anywhere (``is_goal``); there is no
+single goal state (``goal()`` refuses). Actions: 4, the direction the agent moves, ``U D L R``; a
+move into a box pushes it one cell when the cell behind it is free (floor or goal). Cost 1 per
+move, as DeepCubeA counts. Moves are not reversible (a push cannot be undone by a move), so
+searches do not prune "undo" moves here (``reversible = False``).
+
+Text: the standard level format, ``#`` wall, ``$`` box, ``.`` goal, ``*`` box on goal, ``@`` agent,
+``+`` agent on goal, space (or ``-``, ``_``) floor; rows separated by newlines or ``/`` (one shell
+argument). A level smaller than the board is placed at its top left and the rest filled with
+wall. A level is refused (one line) when its boxes and goals differ in number, it has no box, not
+one agent, or it is not closed by walls (the agent could walk off the board).
+
+Generator (``generate``; ``scramble`` and ``random_states`` use it): a room carved by a random walk
+of small floor patterns inside the border walls (the Boxoban / gym-sokoban procedure), boxes on
+random goal cells, then reverse play: the agent walks at random and, with probability 1/2 when a
+box is behind it, pulls that box along. Undoing the pulls is a solution, so every generated level
+is solvable; ``scramble`` returns that solution (the moves, forward).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+
+import numpy as np
+
+from core.errors import InputError
+from puzzles.base import Puzzle
+
+FLOOR, WALL, GOAL, BOX, BOX_GOAL, AGENT, AGENT_GOAL = range(7)
+CHARS = {FLOOR: " ", WALL: "#", GOAL: ".", BOX: "$", BOX_GOAL: "*", AGENT: "@", AGENT_GOAL: "+"}
+_PARSE = {"#": WALL, " ": FLOOR, "-": FLOOR, "_": FLOOR, ".": GOAL, "$": BOX, "*": BOX_GOAL,
+          "@": AGENT, "+": AGENT_GOAL}
+ACTION_NAMES = ("U", "D", "L", "R")
+_DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+#: patterns a room's random walk carves (offsets from its position)
+_PATTERNS = (((0, 0),), ((0, 0), (0, 1)), ((0, 0), (1, 0)),
+             ((0, 0), (0, 1), (1, 0), (1, 1)), ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)))
+
+
+def _is_goal_code(codes: np.ndarray) -> np.ndarray:
+    return (codes == GOAL) | (codes == BOX_GOAL) | (codes == AGENT_GOAL)
+
+
+class Sokoban(Puzzle):
+    """Sokoban on a ``size x size`` board with ``boxes`` boxes in generated levels."""
+
+    num_actions = 4
+    action_names = ACTION_NAMES
+    num_symbols = 7
+    encoding_name = "onehot-cells"
+    reversible = False
+
+    def __init__(self, size: int = 10, boxes: int = 4) -> None:
+        if not isinstance(size, int) or not 5 <= size <= 30:
+            raise InputError(f"size: a Sokoban board is 5 to 30 cells wide, got {size!r}")
+        if not isinstance(boxes, int) or not 1 <= boxes <= (size - 2) ** 2 // 4:
+            raise InputError(f"boxes: expected 1 to {(size - 2) ** 2 // 4}, got {boxes!r}")
+        self.size = size
+        self.boxes = boxes
+        self.state_dim = size * size
+        self.name = "sokoban" if size == 10 else f"sokoban{size}"
+        n = size
+        # the cell one and two steps away per action, -1 off the board
+        self._step1 = np.full((n * n, 4), -1, dtype=np.int64)
+        self._step2 = np.full((n * n, 4), -1, dtype=np.int64)
+        for c in range(n * n):
+            r, q = divmod(c, n)
+            for a, (dr, dq) in enumerate(_DELTAS):
+                if 0 <= r + dr < n and 0 <= q + dq < n:
+                    self._step1[c, a] = (r + dr) * n + q + dq
+                if 0 <= r + 2 * dr < n and 0 <= q + 2 * dq < n:
+                    self._step2[c, a] = (r + 2 * dr) * n + q + 2 * dq
+
+    # ------------------------------------------------------------------ dynamics
+    def goal(self) -> np.ndarray:
+        raise InputError(f"{self.name}: the goal is every box on a goal, not one state; give a level")
+
+    def is_goal(self, states: np.ndarray) -> np.ndarray:
+        s = np.atleast_2d(states)
+        return ~(s == BOX).any(axis=1)
+
+    def inverse_action(self, action: int) -> int:
+        return -1  # no move undoes a push
+
+    def _batch(self, states: np.ndarray) -> np.ndarray:
+        s = np.asarray(states)
+        if s.ndim == 1:
+            s = s[None, :]
+        if s.ndim != 2 or s.shape[1] != self.state_dim:
+            raise ValueError(f"{self.name}: states must have shape (B, {self.state_dim}), "
+                             f"got {s.shape}")
+        return s.astype(np.uint8, copy=False)
+
+    def _move(self, s: np.ndarray, action: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every state of ``s`` after ``action``: ``(children, legal)``; illegal rows are copies."""
+        rows = np.arange(s.shape[0])
+        agent = np.argmax((s == AGENT) | (s == AGENT_GOAL), axis=1)
+        t = self._step1[agent, action]
+        t2 = self._step2[agent, action]
+        ct = np.where(t >= 0, s[rows, np.maximum(t, 0)], WALL)
+        ct2 = np.where(t2 >= 0, s[rows, np.maximum(t2, 0)], WALL)
+        free = (ct == FLOOR) | (ct == GOAL)
+        push = ((ct == BOX) | (ct == BOX_GOAL)) & ((ct2 == FLOOR) | (ct2 == GOAL))
+        ok = free | push
+        out = s.copy()
+        r = rows[ok]
+        out[r, agent[ok]] = np.where(s[r, agent[ok]] == AGENT_GOAL, GOAL, FLOOR)
+        out[r, t[ok]] = np.where(_is_goal_code(ct[ok]), AGENT_GOAL, AGENT)
+        p = rows[push]
+        out[p, t2[push]] = np.where(ct2[push] == GOAL, BOX_GOAL, BOX)
+        return out, ok
+
+    def expand(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s = self._batch(states)
+        children = np.empty((s.shape[0], 4, s.shape[1]), dtype=np.uint8)
+        valid = np.empty((s.shape[0], 4), dtype=bool)
+        for a in range(4):
+            children[:, a], valid[:, a] = self._move(s, a)
+        return children, valid
+
+    def apply(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        s = self._batch(states)
+        a = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if a.shape[0] != s.shape[0]:
+            raise ValueError(f"{self.name}: {s.shape[0]} states but {a.shape[0]} actions")
+        if a.size and (a.min() < 0 or a.max() > 3):
+            raise ValueError(f"{self.name}: actions must be 0..3")
+        out = s.copy()
+        for act in range(4):
+            sel = np.flatnonzero(a == act)
+            if sel.size:
+                child, ok = self._move(s[sel], act)
+                if not ok.all():
+                    raise ValueError(f"{self.name}: illegal move {ACTION_NAMES[act]} (a wall or "
+                                     "a box that cannot move is in the way)")
+                out[sel] = child
+        return out
+
+    # ------------------------------------------------------------------ checking
+    def check_level(self, state: np.ndarray, what: str = "STATE") -> np.ndarray:
+        """``state`` as a flat array, or a one-line ``InputError`` naming what is wrong."""
+        s = np.asarray(state).reshape(-1)
+        if s.shape != (self.state_dim,):
+            raise InputError(f"{what}: {self.name} needs {self.state_dim} cells, got {s.size}")
+        if s.min() < 0 or s.max() > 6:
+            raise InputError(f"{what}: cell codes must be 0..6")
+        s = s.astype(np.uint8)
+        agents = np.flatnonzero((s == AGENT) | (s == AGENT_GOAL))
+        if agents.size != 1:
+            raise InputError(f"{what}: a level has one agent, this one {agents.size}")
+        boxes = int(((s == BOX) | (s == BOX_GOAL)).sum())
+        goals = int(_is_goal_code(s).sum())
+        if boxes == 0:
+            raise InputError(f"{what}: the level has no box")
+        if boxes != goals:
+            raise InputError(f"{what}: {boxes} boxes but {goals} goals")
+        n = self.size
+        seen = np.zeros(n * n, dtype=bool)
+        seen[agents[0]] = True
+        queue = deque([int(agents[0])])
+        while queue:
+            c = queue.popleft()
+            r, q = divmod(c, n)
+            if r in (0, n - 1) or q in (0, n - 1):
+                raise InputError(f"{what}: the level is not closed by walls (the agent can reach "
+                                 f"row {r + 1}, column {q + 1} on the edge)")
+            for a in range(4):
+                t = int(self._step1[c, a])
+                if t >= 0 and not seen[t] and s[t] != WALL:
+                    seen[t] = True
+                    queue.append(t)
+        return s
+
+    def validate(self, state: np.ndarray) -> None:
+        self.check_level(state, "state")
+
+    # ------------------------------------------------------------------ text
+    def parse(self, text: str) -> np.ndarray:
+        lines = [ln for ln in re.split(r"[/\n]", str(text).rstrip("\n"))]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        if not lines:
+            raise InputError("STATE: an empty level")
+        n = self.size
+        if len(lines) > n or max(len(ln) for ln in lines) > n:
+            raise InputError(f"STATE: the level is {len(lines)} x {max(map(len, lines))}, larger "
+                             f"than the {n} x {n} board of {self.name}")
+        s = np.full((n, n), WALL, dtype=np.uint8)
+        for r, ln in enumerate(lines):
+            for q, ch in enumerate(ln):
+                if ch not in _PARSE:
+                    raise InputError(f"STATE: {ch!r} (row {r + 1}) is not a Sokoban cell; use "
+                                     "# $ . * @ + and space")
+                s[r, q] = _PARSE[ch]
+        return self.check_level(s.reshape(-1))
+
+    def format(self, state: np.ndarray) -> str:
+        s = np.asarray(state).reshape(self.size, self.size)
+        return "/".join("".join(CHARS[int(c)] for c in row).rstrip() for row in s)
+
+    def pretty(self, state: np.ndarray, color: bool = False) -> str:
+        return self.format(state).replace("/", "\n")
+
+    def parse_moves(self, text: str) -> list[int]:
+        cleaned = re.sub(r"[\s,]+", "", str(text)).upper()
+        out = []
+        for ch in cleaned:
+            if ch not in ACTION_NAMES:
+                raise InputError(f"MOVES: {ch!r} is not a move; use U, D, L, R")
+            out.append(ACTION_NAMES.index(ch))
+        return out
+
+    def from_moves(self, actions: object) -> np.ndarray:
+        raise InputError(f"{self.name}: moves need a level to start from; give the level")
+
+    # ------------------------------------------------------------------ generator
+    def _room(self, rng: np.random.Generator) -> np.ndarray:
+        n = self.size
+        room = np.full((n, n), WALL, dtype=np.uint8)
+        pos = np.array([rng.integers(1, n - 1), rng.integers(1, n - 1)])
+        direction = _DELTAS[int(rng.integers(4))]
+        for _ in range(int(1.5 * (2 * n))):
+            if rng.random() < 0.35:
+                direction = _DELTAS[int(rng.integers(4))]
+            pos = np.clip(pos + direction, 1, n - 2)
+            for dr, dq in _PATTERNS[int(rng.integers(len(_PATTERNS)))]:
+                r, q = pos[0] + dr, pos[1] + dq
+                if 1 <= r <= n - 2 and 1 <= q <= n - 2:
+                    room[r, q] = FLOOR
+        return room.reshape(-1)
+
+    def generate(self, rng: np.random.Generator, steps: int = 300,
+                 boxes: int | None = None) -> tuple[np.ndarray, list[int]]:
+        """A solvable level and a solution (the reverse play undone); see the module text."""
+        k = boxes or self.boxes
+        for _ in range(1000):
+            room = self._room(rng)
+            floor = np.flatnonzero(room == FLOOR)
+            if floor.size < k + 2:
+                continue
+            cells = rng.choice(floor, size=k + 1, replace=False)
+            s = room.copy()
+            s[cells[:k]] = BOX_GOAL
+            s[cells[k]] = AGENT
+            agent = int(cells[k])
+            back: list[int] = []  # the forward move undoing each reverse step
+            for _ in range(steps):
+                a = int(rng.integers(4))
+                t = int(self._step1[agent, a])
+                if t < 0 or s[t] in (WALL, BOX, BOX_GOAL):
+                    continue
+                behind = int(self._step1[agent, a ^ 1])  # the cell opposite the move
+                pull = behind >= 0 and s[behind] in (BOX, BOX_GOAL) and rng.random() < 0.5
+                s[agent] = GOAL if s[agent] == AGENT_GOAL else FLOOR
+                if pull:
+                    s[agent] = BOX_GOAL if _is_goal_code(s[agent:agent + 1])[0] else BOX
+                    s[behind] = GOAL if s[behind] == BOX_GOAL else FLOOR
+                s[t] = AGENT_GOAL if s[t] == GOAL else AGENT
+                back.append(a ^ 1)
+                agent = t
+            if (s == BOX).any():
+                return s, back[::-1]
+        raise RuntimeError("no level with a box off its goal in 1,000 rooms")
+
+    def scramble(self, n: int, depth: int, rng: np.random.Generator
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """``n`` generated levels, ``depth`` reverse-play steps each, and their solutions (padded
+        with -1: steps that found a wall do not count)."""
+        if n < 0 or depth < 1:
+            raise InputError(f"scramble: n >= 0 and depth >= 1, got {n}, {depth}")
+        states = np.empty((n, self.state_dim), dtype=np.uint8)
+        moves = np.full((n, depth), -1, dtype=np.int64)
+        for i in range(n):
+            states[i], sol = self.generate(rng, steps=depth)
+            moves[i, :len(sol)] = sol
+        return states, moves
+
+    def random_states(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.scramble(n, 300, rng)[0]
+
+    # ------------------------------------------------------------------ DeepCubeA
+    def from_deepcubea(self, raw: np.ndarray) -> np.ndarray:
+        """DeepCubeA's levels, flattened as ``[agent row, agent column, walls, boxes, goals]``
+        (``suites.importers.deepcubea``), as our cell codes."""
+        r = np.atleast_2d(np.asarray(raw, dtype=np.int64))
+        n = self.size
+        if r.shape[1] != 2 + 3 * n * n:
+            raise InputError(f"DeepCubeA Sokoban levels: expected {2 + 3 * n * n} entries for a "
+                             f"{n} x {n} board, got {r.shape[1]}")
+        out = np.empty((r.shape[0], n * n), dtype=np.uint8)
+        for i, row in enumerate(r):
+            walls, boxes, goals = (row[2 + j * n * n: 2 + (j + 1) * n * n].astype(bool)
+                                   for j in range(3))
+            if (walls & (boxes | goals)).any():
+                c = int(np.flatnonzero(walls & (boxes | goals))[0])
+                raise InputError(f"DeepCubeA Sokoban level {i}: a box or goal on a wall at row "
+                                 f"{c // n + 1}, column {c % n + 1}")
+            s = np.where(walls, WALL, FLOOR).astype(np.uint8)
+            s[goals] = GOAL
+            s[boxes & goals] = BOX_GOAL
+            s[boxes & ~goals] = BOX
+            a = int(row[0]) * n + int(row[1])
+            if not 0 <= a < n * n or walls[a] or boxes[a]:
+                raise InputError(f"DeepCubeA Sokoban level {i}: the agent stands on a wall or box")
+            s[a] = AGENT_GOAL if goals[a] else AGENT
+            out[i] = self.check_level(s, f"DeepCubeA Sokoban level {i}")
+        return out
