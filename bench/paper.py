@@ -21,6 +21,8 @@ Published figures we do not have on record are shown as ``not recorded``, never 
                       15-puzzle, actions per class S_1..S_5 and per initial region size.
 ``deepcubea-summary`` DeepCubeA's per-domain results: the paper's text and its per-instance
                       results files beside ours (from a suite run given with ``--run``).
+``deepcubea-table5``  Sokoban: DeepCubeA's results on its 1,000 test levels (per-level file) beside
+                      our configurations on the same levels (suite ``sokoban``).
 ``phipat2020``        Phipat (2020) Table 1: its learned solver under capped BWAS on the 2x2x2,
                       3x3x3, 15- and 24-puzzle, our shipped networks under the same settings.
 """
@@ -44,7 +46,8 @@ from core.errors import InputError
 DEFAULT_OUT = Path("runs") / "paper"
 
 #: the suite whose runs a table reads
-PAPER_SUITES = {"felner2004": "felner2004", "deepcubea-fig2": "cube3"}
+PAPER_SUITES = {"felner2004": "felner2004", "deepcubea-fig2": "cube3",
+                "deepcubea-table5": "sokoban"}
 
 FELNER2004 = {  # config name in suites/felner2004.toml -> published mean nodes generated
     "555": 3_090_405,
@@ -189,7 +192,7 @@ def _load(puzzle: str, heuristic: str, build: bool) -> tuple[Any, Any, float] | 
             return "not built (run with --build)"
         t0 = time.perf_counter()
         h = registry.get_heuristic(heuristic, p)
-        h(p.goal()[None, :])
+        h(p.example()[None, :])
         return p, h, time.perf_counter() - t0
     except InputError as exc:
         return f"unavailable: {str(exc).split(';')[0]}"
@@ -485,6 +488,58 @@ def bischoff2013(run_dir: Path | None, limit: int | None, jobs: int | None, out:
     return "\n".join(lines), df
 
 
+def deepcubea_table5(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
+                     command: str, profile: str | None = None) -> tuple[str, pd.DataFrame]:
+    """Sokoban: our configurations on DeepCubeA's test levels beside its per-level results."""
+    from bench import published
+    from bench.runner import load_table
+
+    run_dir = run_dir or _run_suite("sokoban", profile or "default", limit, jobs,
+                                    out.parent / "runs" / out.name)
+    df = report.with_reference_optima(load_table(run_dir))
+    df = df[df["instance_set"] == "deepcubea"] if "instance_set" in df else df
+    if df.empty:
+        raise InputError(f"--run: {run_dir} has no rows on DeepCubeA's levels")
+    files = published.per_instance("sokoban")
+    levels = sorted({int(i) for i in df["instance"]})
+    rows = []
+    if files is not None:
+        lens = [files["lengths"][i] for i in levels if i in files["lengths"]]
+        per = df.drop_duplicates("instance")
+        known = per[per["optimal"].notna()] if "optimal" in per else per.iloc[:0]
+        theirs = [files["lengths"].get(int(i)) for i in known["instance"]]
+        hits = [t == o for t, o in zip(theirs, known["optimal"], strict=True) if t is not None]
+        rows.append({"solver": "DeepCubeA (results file, the same levels)",
+                     "levels": len(levels), "solved %": 100.0 * len(lens) / len(levels),
+                     "mean length": float(np.mean(lens)) if lens else None,
+                     "% optimal": 100.0 * float(np.mean(hits)) if hits else None,
+                     "mean nodes generated": None, "mean seconds": None})
+        rows.append({"solver": "DeepCubeA (results file, all levels)", "levels": files["n"],
+                     "solved %": 100.0, "mean length": files["mean_length"],
+                     "% optimal": None, "mean nodes generated": round(files["mean_nodes"]),
+                     "mean seconds": files["mean_time_s"]})
+    for config, g in df.groupby("config", sort=False):
+        st = report.summarize(g, ci=False).iloc[0]
+        ok = g[g["status"] == "solved"]
+        pub = pd.to_numeric(ok.get("published_length"), errors="coerce")
+        rows.append({"solver": f"ours: {config}", "levels": int(st["n"]),
+                     "solved %": st["solved_pct"], "mean length": st["mean_length"],
+                     "% optimal": st["optimal_pct"],
+                     "mean nodes generated": round(st["mean_nodes"]) if st["solved"] else None,
+                     "mean seconds": st["mean_time_s"],
+                     "length - DeepCubeA's": float((pd.to_numeric(ok["length"]) - pub).mean())
+                     if len(ok) and pub.notna().any() else None})
+    table = pd.DataFrame(rows)
+    lines = _header("DeepCubeA Table 5 (Sokoban): its test levels, DeepCubeA beside ours", command,
+                    [f"Run: `{run_dir}` ({len(levels)} of DeepCubeA's 1,000 test levels). "
+                     "DeepCubeA's figures come from its per-level results file (its nodes and "
+                     "seconds are on its GPU machine; the paper states that all 1,000 levels were "
+                     "solved); % optimal: against A* with the admissible matching heuristic "
+                     "where it finished in this run."])
+    lines += [report.markdown_table(frame_rows(table)), ""]
+    return "\n".join(lines), table
+
+
 #: the figures of the per-domain summary, in its order
 SUMMARY_FIGURES = (("solved_pct", "solved %"), ("mean_length", "mean length"),
                    ("optimal_pct", "% optimal"), ("mean_nodes", "mean nodes generated"),
@@ -653,6 +708,7 @@ PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
     "bischoff2013": lambda run_dir, limit, jobs, out, command, count=None:
         bischoff2013(run_dir, limit, jobs, out, command, count=count or 100_000),
     "deepcubea-summary": deepcubea_summary,
+    "deepcubea-table5": deepcubea_table5,
     "phipat2020": lambda run_dir, limit, jobs, out, command, count=None:
         phipat2020(run_dir, limit, jobs, out, command, count=count or 100),
 }

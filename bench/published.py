@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 #: DeepCubeA's domains as our puzzle names
-DOMAINS = ("cube3", "puzzle15", "puzzle24", "puzzle35", "puzzle48", "lightsout7")
+DOMAINS = ("cube3", "puzzle15", "puzzle24", "puzzle35", "puzzle48", "lightsout7", "sokoban")
 
 PAPER = "DeepCubeA (2019), text"
 FILES = "DeepCubeA results files"
@@ -46,6 +46,8 @@ TEXT: dict[tuple[str, str], Figure] = {
     ("puzzle24", "worst_time"): Figure("2 minutes", PAPER),
     ("puzzle24", "pdb_mean_nodes"): Figure(8.19e10, PAPER, "the PDB optimal solver"),
 }
+#: the figures per domain that summary tables print, in order
+SUMMARY_KEYS = ("solved_pct", "mean_length", "optimal_pct", "mean_nodes", "mean_time_s")
 
 
 def stated(domain: str, figure: str) -> Figure:

@@ -64,7 +64,7 @@ def _objects(p: dict[str, Any]) -> tuple[Any, Any]:
     puzzle = registry.get_puzzle(p["puzzle"], goal=p.get("goal"))
     t0 = time.perf_counter()
     h = registry.get_heuristic(p["heuristic"], puzzle, **p.get("heuristic_args", {}))
-    h(puzzle.goal()[None, :])  # force lazy loads / compilation now
+    h(puzzle.example()[None, :])  # force lazy loads / compilation now
     if not getattr(h, "load_seconds", 0.0):
         h.load_seconds = time.perf_counter() - t0
     _HEURISTICS[key] = (puzzle, h)

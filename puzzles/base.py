@@ -43,6 +43,10 @@ class Puzzle(ABC):
     def goal(self) -> np.ndarray:
         """The goal state, shape ``(L,)``."""
 
+    def example(self) -> np.ndarray:
+        """A valid state to warm kernels and networks up with: the goal, where there is one."""
+        return self.goal()
+
     @abstractmethod
     def expand(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """All children: ``(children (B, A, L), valid (B, A) bool)``.

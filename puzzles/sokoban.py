@@ -83,6 +83,10 @@ class Sokoban(Puzzle):
     def goal(self) -> np.ndarray:
         raise InputError(f"{self.name}: the goal is every box on a goal, not one state; give a level")
 
+    def example(self) -> np.ndarray:
+        """A level to warm kernels and networks up with: the first seeded generated one."""
+        return self.generate(np.random.default_rng(0), steps=50)[0]
+
     def is_goal(self, states: np.ndarray) -> np.ndarray:
         s = np.atleast_2d(states)
         return ~(s == BOX).any(axis=1)

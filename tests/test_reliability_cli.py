@@ -211,6 +211,7 @@ BASE_ARGS = {
     "train evaluate": ["train", "evaluate", "puzzle8"], "run suite": ["run", "suite", "lightsout7"],
     "quality": ["quality", "puzzle8", "manhattan"], "paper": ["paper", "felner2004"],
     "macro show": ["macro", "show", "puzzle8"], "macro build": ["macro", "build", "puzzle8"],
+    "train multigoal": ["train", "multigoal", "puzzle8", "--iterations", "1"],
 }
 
 
@@ -253,7 +254,7 @@ def test_every_command_with_numeric_options_is_covered():
                          ids=[f"{c}:{o}={v[:6]}" for c, o, v in NUMERIC])
 def test_every_numeric_option_refuses_malformed_values(command, option, value, capsys, tmp_path):
     args = BASE_ARGS[command] + [option, value]
-    if command in ("train davi", "train diffusion"):
+    if command in ("train davi", "train diffusion", "train multigoal"):
         args += ["--out", str(tmp_path / "run")]
     code, err = run_cli(args, capsys)
     assert_one_line_error(code, err, option)

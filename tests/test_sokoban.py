@@ -1,0 +1,149 @@
+"""Sokoban: moves and pushes, levels and their errors, the generator's solutions, DeepCubeA's
+levels, and the push heuristics against a plain breadth-first search of small levels."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import pytest
+
+from core import registry
+from core.errors import InputError
+from core.limits import Limits
+from core.status import Status
+from puzzles.sokoban import BOX, BOX_GOAL, GOAL
+
+LEVEL = "#######/#.  $@#/#######"  # push the box three cells left onto the goal
+
+
+@pytest.fixture(scope="module")
+def p():
+    return registry.get_puzzle("sokoban")
+
+
+def test_level_text_round_trip_and_pushes(p):
+    s = p.parse(LEVEL)
+    assert p.parse(p.format(s)).tolist() == s.tolist()
+    assert not p.is_goal(s[None, :])[0]
+    children, valid = p.expand(s[None, :])
+    assert valid[0].tolist() == [False, False, True, False]  # only L: walls up, down and right
+    one = p.apply(s[None, :], np.array([2]))[0]
+    assert p.format(one).split("/")[1].startswith("#. $@ #")
+    assert p.check_solution(s, p.parse_moves("LLL")) and not p.check_solution(s, [2, 2])
+    # a box against a wall or another box does not move
+    blocked = p.parse("#######/#.$$@.#/#######")
+    assert not p.expand(blocked[None, :])[1][0, 2]
+    with pytest.raises(ValueError, match="illegal move L"):
+        p.apply(blocked[None, :], np.array([2]))
+
+
+@pytest.mark.parametrize("text,match", [
+    ("#####/#@$ #/#####", "1 boxes but 0 goals"),
+    ("#####/#@. #/#####", "the level has no box"),
+    ("#####/#@$.@/#####", "a level has one agent, this one 2"),
+    ("##########/#@$.      /##########", "not closed by walls"),
+    ("#####/#@$X.#/#####", "'X' \\(row 2\\) is not a Sokoban cell"),
+    ("#" * 11, "larger than the 10 x 10 board"),
+])
+def test_bad_levels_are_one_line_errors(p, text, match):
+    with pytest.raises(InputError, match=match) as exc:
+        p.parse(text)
+    assert "\n" not in str(exc.value)
+
+
+def test_no_single_goal_and_irreversible_moves(p):
+    with pytest.raises(InputError, match="the goal is every box on a goal"):
+        p.goal()
+    assert not p.reversible and p.inverse_action(0) == -1
+
+
+def test_generated_levels_are_solved_by_their_reverse_play(p):
+    states, moves = p.scramble(20, 150, np.random.default_rng(5))
+    again, _ = p.scramble(20, 150, np.random.default_rng(5))
+    assert (states == again).all()
+    for s, m in zip(states, moves, strict=True):
+        p.validate(s)
+        sol = [int(a) for a in m if a >= 0]
+        assert (s == BOX).any() and p.check_solution(s, sol)
+        assert int(((s == BOX) | (s == BOX_GOAL)).sum()) == 4
+
+
+def _bfs_length(p, start):
+    """Optimal moves by breadth-first search over whole states."""
+    seen = {start.tobytes()}
+    queue = deque([(start, 0)])
+    while queue:
+        s, d = queue.popleft()
+        if p.is_goal(s[None, :])[0]:
+            return d
+        children, valid = p.expand(s[None, :])
+        for c in children[0][valid[0]]:
+            if c.tobytes() not in seen:
+                seen.add(c.tobytes())
+                queue.append((c, d + 1))
+    return None
+
+
+def test_heuristics_are_lower_bounds_and_a_star_is_optimal():
+    small = registry.get_puzzle("sokoban7")
+    rng = np.random.default_rng(2)
+    push = registry.get_heuristic("sokoban-push", small)
+    match = registry.get_heuristic("sokoban-matching", small)
+    astar = registry.get_solver("astar")
+    checked = 0
+    for _ in range(12):
+        s, _ = small.generate(rng, steps=40, boxes=2)
+        best = _bfs_length(small, s)
+        hp, hm = float(push(s[None, :])[0]), float(match(s[None, :])[0])
+        assert hp <= hm <= best
+        r = astar.solve(small, match, s, Limits(time_s=60))
+        assert r.status == Status.SOLVED and r.length == best
+        checked += 1
+    assert checked == 12
+
+
+def test_dead_squares_are_infinite(p):
+    # a box in a corner that is not a goal can never move again
+    dead = p.parse("######/#$  .#/# @  #/######")
+    assert np.isinf(registry.get_heuristic("sokoban-push", p)(dead[None, :])[0])
+    assert np.isinf(registry.get_heuristic("sokoban-matching", p)(dead[None, :])[0])
+    live = p.parse(LEVEL)
+    assert registry.get_heuristic("sokoban-push", p)(live[None, :])[0] == 3
+
+
+def test_deepcubea_levels(p, deepcubea):
+    from suites.sources import deepcubea_instances
+
+    inst = deepcubea_instances(p, deepcubea / "sokoban" / "test_data_0.pkl", limit=1000)
+    assert len(inst) == 1000 and all("published_length" in i.meta for i in inst)
+    for i in inst[:50]:
+        s = i.state
+        assert int((s == BOX).sum() + (s == BOX_GOAL).sum()) == 4
+        assert int((s == GOAL).sum() + (s == BOX_GOAL).sum() + (s == 6).sum()) == 4
+    bwas = registry.get_solver("bwas", weight=0.6, batch=100)
+    h = registry.get_heuristic("sokoban-matching", p)
+    for i in inst[:3]:
+        r = bwas.solve(p, h, i.state, Limits(time_s=60))
+        assert r.status == Status.SOLVED and p.check_solution(i.state, r.actions)
+
+
+def test_from_deepcubea_refuses_boxes_on_walls(p):
+    n = p.size
+    walls = np.ones(n * n, dtype=np.int64)
+    boxes = np.zeros(n * n, dtype=np.int64)
+    boxes[0] = 1
+    raw = np.concatenate([[5, 5], walls, boxes, boxes])
+    with pytest.raises(InputError, match="a box or goal on a wall at row 1, column 1"):
+        p.from_deepcubea(raw)
+
+
+def test_deepcubea_table5_from_a_run(deepcubea, tmp_path):
+    from bench import paper
+    from bench.cli import main
+
+    main(["run", "suite", "sokoban", "--quick", "--limit", "2", "--config", "push-bwas", "-q",
+          "--out", str(tmp_path / "run")])
+    text = paper.make("deepcubea-table5", run_dir=tmp_path / "run", out=tmp_path / "out")
+    assert "| DeepCubeA (results file, all levels) | 1,000 | 100 |" in text.replace("1000", "1,000")
+    assert "| ours: push-bwas | 2 | 100 |" in text
