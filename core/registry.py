@@ -335,8 +335,10 @@ DEVICE = Option("device", str, "where a network evaluates", choices=("auto", "cp
 PRECISION = Option("precision", str, "a network's hidden layers", choices=("float32", "bfloat16"),
                    default_text="the model's recommendation, else float32", metavar="P")
 
-#: the puzzles the training engine serves (one goal state each; Sokoban's goal is a set)
-LEARNED_PUZZLES = ("cube*", "puzzle*", "lightsout*")
+#: the puzzles the training engine serves (Sokoban through its own reverse walks)
+LEARNED_PUZZLES = ("cube*", "puzzle*", "lightsout*", "sokoban*")
+#: goal trees grow from one goal state: not Sokoban's set of goals
+ONE_GOAL_PUZZLES = ("cube*", "puzzle*", "lightsout*")
 
 HEURISTICS: dict[str, Entry] = {
     e.name: e
@@ -382,7 +384,7 @@ HEURISTICS: dict[str, Entry] = {
         Entry("davi-multigoal", "heuristics.davi.multigoal:MultiGoalHeuristic",
               "a tree of goal networks (multi-goal DeepCubeA, Moravej): min over goals of "
               "f_i + d_i; searches also stop at the tree's goals", {},
-              {"puzzles": LEARNED_PUZZLES, "admissible": False, "consistent": False, "kernel": False,
+              {"puzzles": ONE_GOAL_PUZZLES, "admissible": False, "consistent": False, "kernel": False,
                "needs_model": True},
               (replace(MODEL, help="multi-goal model folder (bench train multigoal)",
                        default_text="none: required"), DEVICE, PRECISION,

@@ -243,38 +243,66 @@ class Sokoban(Puzzle):
                     room[r, q] = FLOOR
         return room.reshape(-1)
 
+    def _pulls(self, s: np.ndarray, steps: int, rng: np.random.Generator) -> list[int]:
+        """Reverse play on ``s`` in place: ``steps`` random agent steps, each pulling the box
+        behind the agent with probability 1/2 (a step into a wall or a box is skipped but
+        spends its turn). Returns the forward moves that undo the steps, in solving order."""
+        agent = int(np.flatnonzero((s == AGENT) | (s == AGENT_GOAL))[0])
+        back: list[int] = []
+        for _ in range(steps):
+            a = int(rng.integers(4))
+            t = int(self._step1[agent, a])
+            if t < 0 or s[t] in (WALL, BOX, BOX_GOAL):
+                continue
+            behind = int(self._step1[agent, a ^ 1])  # the cell opposite the move
+            pull = behind >= 0 and s[behind] in (BOX, BOX_GOAL) and rng.random() < 0.5
+            s[agent] = GOAL if s[agent] == AGENT_GOAL else FLOOR
+            if pull:
+                s[agent] = BOX_GOAL if s[agent] == GOAL else BOX
+                s[behind] = GOAL if s[behind] == BOX_GOAL else FLOOR
+            s[t] = AGENT_GOAL if s[t] == GOAL else AGENT
+            back.append(a ^ 1)
+            agent = t
+        return back[::-1]
+
     def generate(self, rng: np.random.Generator, steps: int = 300,
                  boxes: int | None = None) -> tuple[np.ndarray, list[int]]:
         """A solvable level and a solution (the reverse play undone); see the module text."""
-        k = boxes or self.boxes
         for _ in range(1000):
-            room = self._room(rng)
-            floor = np.flatnonzero(room == FLOOR)
-            if floor.size < k + 2:
+            s = self.solved_level(rng, boxes)
+            if s is None:
                 continue
-            cells = rng.choice(floor, size=k + 1, replace=False)
-            s = room.copy()
-            s[cells[:k]] = BOX_GOAL
-            s[cells[k]] = AGENT
-            agent = int(cells[k])
-            back: list[int] = []  # the forward move undoing each reverse step
-            for _ in range(steps):
-                a = int(rng.integers(4))
-                t = int(self._step1[agent, a])
-                if t < 0 or s[t] in (WALL, BOX, BOX_GOAL):
-                    continue
-                behind = int(self._step1[agent, a ^ 1])  # the cell opposite the move
-                pull = behind >= 0 and s[behind] in (BOX, BOX_GOAL) and rng.random() < 0.5
-                s[agent] = GOAL if s[agent] == AGENT_GOAL else FLOOR
-                if pull:
-                    s[agent] = BOX_GOAL if _is_goal_code(s[agent:agent + 1])[0] else BOX
-                    s[behind] = GOAL if s[behind] == BOX_GOAL else FLOOR
-                s[t] = AGENT_GOAL if s[t] == GOAL else AGENT
-                back.append(a ^ 1)
-                agent = t
+            sol = self._pulls(s, steps, rng)
             if (s == BOX).any():
-                return s, back[::-1]
+                return s, sol
         raise RuntimeError("no level with a box off its goal in 1,000 rooms")
+
+    def solved_level(self, rng: np.random.Generator, boxes: int | None = None
+                     ) -> np.ndarray | None:
+        """A room with every box on a goal and the agent on a random free cell, or None when
+        the room has too little floor."""
+        k = boxes or self.boxes
+        room = self._room(rng)
+        floor = np.flatnonzero(room == FLOOR)
+        if floor.size < k + 2:
+            return None
+        cells = rng.choice(floor, size=k + 1, replace=False)
+        room[cells[:-1]] = BOX_GOAL
+        room[cells[-1]] = AGENT
+        return room
+
+    def reverse_walks(self, depths: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Training states: per entry of ``depths`` a fresh solved level, then that many reverse
+        steps (``_pulls``); each ends at most ``depth`` moves from a goal state."""
+        depths = np.asarray(depths, dtype=np.int64)
+        out = np.empty((depths.size, self.state_dim), dtype=np.uint8)
+        for i, d in enumerate(depths):
+            s = None
+            while s is None:
+                s = self.solved_level(rng)
+            self._pulls(s, int(d), rng)
+            out[i] = s
+        return out
 
     def scramble(self, n: int, depth: int, rng: np.random.Generator
                  ) -> tuple[np.ndarray, np.ndarray]:

@@ -147,3 +147,32 @@ def test_deepcubea_table5_from_a_run(deepcubea, tmp_path):
     text = paper.make("deepcubea-table5", run_dir=tmp_path / "run", out=tmp_path / "out")
     assert "| DeepCubeA (results file, all levels) | 1,000 | 100 |" in text.replace("1000", "1,000")
     assert "| ours: push-bwas | 2 | 100 |" in text
+
+
+def test_reverse_walks_give_valid_levels_near_a_goal(p):
+    rng = np.random.default_rng(4)
+    states = p.reverse_walks(np.array([0, 1, 5, 30]), rng)
+    for s in states:
+        p.validate(s)
+    assert p.is_goal(states[:1])[0]  # no step: a solved level
+
+
+def test_davi_trains_on_generated_levels(tmp_path):
+    import torch
+
+    from heuristics.davi.checkpoint import load_checkpoint
+    from heuristics.davi.train import TrainConfig, Trainer
+
+    torch.set_num_threads(1)
+    cfg = TrainConfig(puzzle="sokoban", target="davi", preset="mlp-tiny", batch=32, k_max=8,
+                      check_every=3, eval_per_depth=2, eval_depths=1)
+    t = Trainer(cfg, tmp_path / "run", progress=False)
+    t.train(3)
+    assert t.target_updates >= 1
+    ckpt = load_checkpoint(tmp_path / "run" / "checkpoint.pt")
+    assert ckpt["goal"] is None  # a set of goals
+    p = registry.get_puzzle("sokoban")
+    h = registry.get_heuristic("davi", p, model=str(tmp_path / "run"))
+    level = p.parse(LEVEL)
+    r = registry.get_solver("bwas", weight=0.6, batch=10).solve(p, h, level, Limits(time_s=30))
+    assert r.status == Status.SOLVED and p.check_solution(level, r.actions)

@@ -51,6 +51,8 @@ def to_deepcubea_cube3(states: np.ndarray) -> np.ndarray:
 
 def _layout_converter(ckpt: dict[str, Any], puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray] | None:
     """None if the goals agree; a state converter if a tile layout conversion maps one to the other."""
+    if ckpt.get("goal", 0) is None:  # trained on a set of goals (Sokoban): nothing to convert
+        return None
     goal = np.asarray(ckpt.get("goal", puzzle.goal()), dtype=np.int64)
     ours = puzzle.goal().astype(np.int64)
     if goal.shape == ours.shape and np.array_equal(goal, ours):

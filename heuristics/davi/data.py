@@ -25,11 +25,17 @@ def random_walks(
 ) -> np.ndarray:
     """End states of random walks from the goal, one per entry of ``depths`` (shape ``(B,)``).
 
+    A puzzle whose goal is a set of states brings its own ``reverse_walks(depths, rng)`` (Sokoban:
+    a fresh solved level per walk, then pulls), which is used instead.
+
     Each step picks uniformly among the legal actions (``expand``'s valid mask); unless
     ``backtrack`` is set, a step never undoes the step before it (as ``Puzzle.scramble``).
     Returns ``(B, L)`` states in the order of ``depths``.
     """
     depths = np.asarray(depths, dtype=np.int64)
+    own = getattr(puzzle, "reverse_walks", None)
+    if own is not None:  # a puzzle with a set of goals (Sokoban) walks backwards from its own
+        return np.asarray(own(depths, rng))
     n = depths.shape[0]
     order = np.argsort(-depths, kind="stable")  # the walkers still moving are always a prefix
     sorted_depths = depths[order]

@@ -213,6 +213,13 @@ def _log_iteration(row: list[str]) -> int | None:
         return None
 
 
+def single_goal(puzzle: Puzzle) -> list[int] | None:
+    """The puzzle's goal state as a list, or None when its goal is a set (Sokoban)."""
+    if not getattr(puzzle, "reversible", True) and hasattr(puzzle, "reverse_walks"):
+        return None
+    return [int(v) for v in puzzle.goal()]
+
+
 def make_puzzle(name: str, goal: str | None = None) -> Puzzle:
     from core.registry import get_puzzle
 
@@ -404,7 +411,7 @@ class Trainer:
             "encoding": self.puzzle.encoding_name,
             "state_dim": self.puzzle.state_dim,
             "num_symbols": self.puzzle.num_symbols,
-            "goal": [int(v) for v in self.puzzle.goal()],
+            "goal": single_goal(self.puzzle),
             "input_adapter": "none",
             "model_config": self.model_config.to_dict(),
             "train_config": self.cfg.to_dict(),
