@@ -281,8 +281,14 @@ class Sokoban(Puzzle):
                      ) -> np.ndarray | None:
         """A room with every box on a goal and the agent on a random free cell, or None when
         the room has too little floor."""
+        return self._place(self._room(rng), rng, boxes)
+
+    def _place(self, room: np.ndarray, rng: np.random.Generator, boxes: int | None = None
+               ) -> np.ndarray | None:
+        """``room`` (walls and floor) with boxes on random goal cells and the agent on another
+        floor cell; None when it has too little floor."""
         k = boxes or self.boxes
-        room = self._room(rng)
+        room = room.copy()
         floor = np.flatnonzero(room == FLOOR)
         if floor.size < k + 2:
             return None
@@ -293,16 +299,41 @@ class Sokoban(Puzzle):
 
     def reverse_walks(self, depths: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Training states: per entry of ``depths`` a fresh solved level, then that many reverse
-        steps (``_pulls``); each ends at most ``depth`` moves from a goal state."""
+        steps (as ``_pulls``, all levels at once); each ends at most ``depth`` moves from a goal
+        state."""
         depths = np.asarray(depths, dtype=np.int64)
-        out = np.empty((depths.size, self.state_dim), dtype=np.uint8)
-        for i, d in enumerate(depths):
-            s = None
-            while s is None:
-                s = self.solved_level(rng)
-            self._pulls(s, int(d), rng)
-            out[i] = s
-        return out
+        n = depths.size
+        s = np.empty((n, self.state_dim), dtype=np.uint8)
+        room: np.ndarray | None = None
+        for i in range(n):  # a room serves four levels (goals and agent placed afresh each time)
+            level = None
+            while level is None:
+                if room is None or i % 4 == 0:
+                    room = self._room(rng)
+                level = self._place(room, rng)
+                if level is None:
+                    room = None
+            s[i] = level
+        agent = np.argmax(s == AGENT, axis=1)
+        rows = np.arange(n)
+        for step in range(int(depths.max(initial=0))):
+            live = depths > step
+            a = rng.integers(0, 4, size=n)
+            t = self._step1[agent, a]
+            ct = s[rows, np.maximum(t, 0)]
+            go = live & (t >= 0) & (ct != WALL) & (ct != BOX) & (ct != BOX_GOAL)
+            behind = self._step1[agent, a ^ 1]
+            cb = s[rows, np.maximum(behind, 0)]
+            pull = go & (behind >= 0) & ((cb == BOX) | (cb == BOX_GOAL)) & (rng.random(n) < 0.5)
+            r, ag, tt = rows[go], agent[go], t[go]
+            on_goal = s[r, ag] == AGENT_GOAL
+            s[r, ag] = np.where(on_goal, GOAL, FLOOR)
+            pr, pa, pb = rows[pull], agent[pull], behind[pull]
+            s[pr, pa] = np.where(s[pr, pa] == GOAL, BOX_GOAL, BOX)
+            s[pr, pb] = np.where(s[pr, pb] == BOX_GOAL, GOAL, FLOOR)
+            s[r, tt] = np.where(s[r, tt] == GOAL, AGENT_GOAL, AGENT)
+            agent[go] = t[go]
+        return s
 
     def scramble(self, n: int, depth: int, rng: np.random.Generator
                  ) -> tuple[np.ndarray, np.ndarray]:
