@@ -339,8 +339,11 @@ class Sokoban(Puzzle):
                  ) -> tuple[np.ndarray, np.ndarray]:
         """``n`` generated levels, ``depth`` reverse-play steps each, and their solutions (padded
         with -1: steps that found a wall do not count)."""
-        if n < 0 or depth < 1:
-            raise InputError(f"scramble: n >= 0 and depth >= 1, got {n}, {depth}")
+        if depth < 1:
+            raise InputError(f"--depth: a Sokoban level takes at least one reverse-play step, "
+                             f"got {depth}")
+        if n < 0:
+            raise InputError(f"--count: must be >= 0, got {n}")
         states = np.empty((n, self.state_dim), dtype=np.uint8)
         moves = np.full((n, depth), -1, dtype=np.int64)
         for i in range(n):

@@ -176,3 +176,18 @@ def test_davi_trains_on_generated_levels(tmp_path):
     level = p.parse(LEVEL)
     r = registry.get_solver("bwas", weight=0.6, batch=10).solve(p, h, level, Limits(time_s=30))
     assert r.status == Status.SOLVED and p.check_solution(level, r.actions)
+
+
+def test_scramble_cli_prints_levels_and_their_solutions(capsys):
+    from bench.cli import main
+
+    main(["scramble", "sokoban", "--depth", "60", "--count", "2", "--seed", "3"])
+    levels = capsys.readouterr().out.splitlines()
+    main(["scramble", "sokoban", "--depth", "60", "--count", "2", "--seed", "3", "--moves"])
+    sols = capsys.readouterr().out.strip().splitlines()
+    p = registry.get_puzzle("sokoban")
+    for level, sol in zip(levels, sols, strict=True):
+        assert p.check_solution(p.parse(level), p.parse_moves(sol))
+    with pytest.raises(SystemExit) as exc:
+        main(["scramble", "sokoban", "--depth", "0"])
+    assert exc.value.code == 2 and "--depth: a Sokoban level" in capsys.readouterr().err

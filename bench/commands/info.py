@@ -58,7 +58,8 @@ def show_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None
 @click.option("--count", type=click.IntRange(min=1, max=10**7), default=1, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
               help="seed of the numpy random Generator (>= 0)")
-@click.option("--moves", "show_moves", is_flag=True, help="print the move sequences instead")
+@click.option("--moves", "show_moves", is_flag=True,
+              help="print the move sequences instead (Sokoban: each level's solution)")
 @click.option("--uniform", is_flag=True, help="draw uniformly from all solvable states")
 @goal_option
 def scramble_cmd(puzzle: str, depth: int | None, count: int, seed: int, show_moves: bool,
@@ -75,5 +76,5 @@ def scramble_cmd(puzzle: str, depth: int | None, count: int, seed: int, show_mov
     if depth is None:
         raise InputError("--depth: required (or use --uniform)")
     states, moves = p.scramble(count, depth, rng)
-    for s, m in zip(states, moves, strict=True):
-        click.echo(p.format_moves(m) if show_moves else p.format(s))
+    for s, m in zip(states, moves, strict=True):  # -1 pads a move list shorter than depth
+        click.echo(p.format_moves([a for a in m if a >= 0]) if show_moves else p.format(s))
