@@ -248,3 +248,37 @@ def test_paper_korf1982_table(tmp_path, monkeypatch):
     assert 30 < row["macro solver (ours)"] < 50 and 18 < row["optimal (ours)"] < 25
     with pytest.raises(InputError, match="--limit: korf1982 solves random states"):
         paper.make("korf1982", out=tmp_path, limit=3)
+
+
+@pytest.mark.nojit
+def test_pairing_kernel_against_a_naive_loop():
+    """``pair_groups`` against every pair of every group, on random small data."""
+    from solvers._macro_kernels import INF, pair_groups
+
+    rng = np.random.default_rng(9)
+    n, n_loc, n_atoms = 60, 7, 7
+    occupant = np.stack([rng.permutation(n_atoms) for _ in range(n)]).astype(np.uint8)
+    depth = np.sort(rng.integers(0, 5, size=n)).astype(np.int64)  # breadth-first order
+    gid = rng.integers(0, 6, size=n)
+    piece_loc = rng.integers(0, n_loc, size=n).astype(np.int64)
+    home = rng.permutation(n_loc).astype(np.int64)
+    skip = 3
+    order = np.argsort(gid, kind="stable")
+    gstart = np.concatenate([[0], np.flatnonzero(np.diff(gid[order])) + 1, [n]]).astype(np.int64)
+    best = np.full(n_loc, INF, dtype=np.int64)
+    ba = np.full(n_loc, -1, dtype=np.int64)
+    bb = np.full(n_loc, -1, dtype=np.int64)
+    pair_groups(order, gstart, piece_loc, depth, occupant, home, np.int64(skip), best, ba, bb)
+    naive = np.full(n_loc, INF, dtype=np.int64)
+    for a in range(n):
+        for b in range(n):
+            if gid[a] != gid[b] or (gid == gid[a]).sum() < 2:
+                continue
+            j = home[occupant[b, piece_loc[a]]]
+            if j != skip:
+                naive[j] = min(naive[j], depth[a] + depth[b])
+    assert best.tolist() == naive.tolist()
+    for j in np.flatnonzero(best < INF):  # the recorded pair gives the recorded length
+        a, b = ba[j], bb[j]
+        assert gid[a] == gid[b] and depth[a] + depth[b] == best[j]
+        assert home[occupant[b, piece_loc[a]]] == j
