@@ -21,6 +21,9 @@ Published figures we do not have on record are shown as ``not recorded``, never 
                       15-puzzle, actions per class S_1..S_5 and per initial region size.
 ``deepcubea-summary`` DeepCubeA's per-domain results: the paper's text and its per-instance
                       results files beside ours (from a suite run given with ``--run``).
+``deepcubea-table4``  the 24- and 35-puzzle: the PDB optimal solver (IDA* with pdb-6666 /
+                      pdb-5x7, 10 minutes a state) on DeepCubeA's test states beside DeepCubeA's
+                      lengths on the instances it finishes, and the paper's PDB figures.
 ``deepcubea-table5``  Sokoban: DeepCubeA's results on its 1,000 test levels (per-level file) beside
                       our configurations on the same levels (suite ``sokoban``).
 ``phipat2020``        Phipat (2020) Table 1: its learned solver under capped BWAS on the 2x2x2,
@@ -99,6 +102,18 @@ def check_run(run_dir: Path, suite_name: str) -> None:
     if suites != {suite_name}:
         found = ", ".join(sorted(s for s in suites if s != "None")) or "no suite on record"
         raise InputError(f"--run: {run_dir} is not a run of suite {suite_name} ({found})")
+
+
+def check_run_any(run_dir: Path, suites: tuple[str, ...]) -> None:
+    """Refuse a run that is a run of none of ``suites`` (one-line error)."""
+    errors = []
+    for suite in suites:
+        try:
+            check_run(run_dir, suite)
+            return
+        except InputError as exc:
+            errors.append(str(exc))
+    raise InputError(errors[0].replace(f"suite {suites[0]}", "suite " + " or ".join(suites)))
 
 
 def _header(title: str, command: str, notes: list[str]) -> list[str]:
@@ -488,6 +503,63 @@ def bischoff2013(run_dir: Path | None, limit: int | None, jobs: int | None, out:
     return "\n".join(lines), df
 
 
+def deepcubea_table4(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
+                     command: str, profile: str | None = None) -> tuple[str, pd.DataFrame]:
+    """DeepCubeA's Table 4: the PDB optimal solver on its test states (runs of the puzzle24 and
+    puzzle35 suites, profile ``table4``; ``--run`` gives one finished run of either)."""
+    from bench import published
+    from bench.runner import load_table
+
+    runs: list[Path] = []
+    if run_dir is not None:
+        runs = [run_dir]
+    else:
+        for suite in ("puzzle24", "puzzle35"):
+            runs.append(_run_suite(suite, profile or "table4", limit, jobs,
+                                   out.parent / "runs" / f"{out.name}-{suite}"))
+    rows = []
+    for run in runs:
+        df = load_table(run)
+        df = df[df["instance_set"] == "deepcubea"] if "instance_set" in df else df
+        if df.empty:
+            raise InputError(f"--run: {run} has no rows on DeepCubeA's test states")
+        puzzle = str(df["puzzle"].iloc[0])
+        files = published.per_instance(puzzle)
+        for config, g in df.groupby("config", sort=False):
+            ok = g[g["status"] == "solved"]
+            theirs = [files["lengths"].get(int(i)) for i in ok["instance"]] if files else []
+            same = [t == int(x) for t, x in zip(theirs, ok["length"], strict=True) if t is not None]
+            rows.append({
+                "puzzle": puzzle, "solver": f"ours: {config}",
+                "states": len(g), "finished": len(ok),
+                "limit s": float(g["limit_time_s"].iloc[0]) if "limit_time_s" in g else None,
+                "mean length": float(ok["length"].mean()) if len(ok) else None,
+                "mean nodes": round(float(ok["nodes_generated"].mean())) if len(ok) else None,
+                "mean seconds": float(ok["time_s"].mean()) if len(ok) else None,
+                "DeepCubeA optimal on these %": 100.0 * float(np.mean(same)) if same else None,
+                "DeepCubeA mean length on these": float(np.mean([t for t in theirs
+                                                                 if t is not None]))
+                if theirs else None})
+        text = published.stated(puzzle, "pdb_mean_time_s")
+        rows.append({"puzzle": puzzle, "solver": "PDB optimal solver (DeepCubeA, text)",
+                     "states": None, "finished": None, "limit s": None,
+                     "mean length": None,
+                     "mean nodes": published.stated(puzzle, "pdb_mean_nodes").value,
+                     "mean seconds": text.value,
+                     "DeepCubeA optimal on these %": published.stated(puzzle, "optimal_pct").value,
+                     "DeepCubeA mean length on these": files["mean_length"] if files else None})
+    table = pd.DataFrame(rows)
+    lines = _header("DeepCubeA Table 4: the PDB optimal solver on the 24- and 35-puzzle", command,
+                    ["Ours: IDA* with the additive PDBs on DeepCubeA's first test states under a "
+                     "per-state limit; `finished` counts the optimal solutions found within it. "
+                     "`DeepCubeA optimal on these`: its per-instance lengths equal to our optimum "
+                     "on the states we finished. The PDB solver's row holds the paper's text "
+                     "(24-puzzle: 4,239 s and 8.19 x 10^10 nodes on average, worst case 5 days; "
+                     "DeepCubeA 19.3 s, worst 2 minutes); `not stated` where it gives none."])
+    lines += [report.markdown_table(frame_rows(table)), ""]
+    return "\n".join(lines), table
+
+
 def deepcubea_table5(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
                      command: str, profile: str | None = None) -> tuple[str, pd.DataFrame]:
     """Sokoban: our configurations on DeepCubeA's test levels beside its per-level results."""
@@ -708,6 +780,7 @@ PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
     "bischoff2013": lambda run_dir, limit, jobs, out, command, count=None:
         bischoff2013(run_dir, limit, jobs, out, command, count=count or 100_000),
     "deepcubea-summary": deepcubea_summary,
+    "deepcubea-table4": deepcubea_table4,
     "deepcubea-table5": deepcubea_table5,
     "phipat2020": lambda run_dir, limit, jobs, out, command, count=None:
         phipat2020(run_dir, limit, jobs, out, command, count=count or 100),
@@ -743,6 +816,10 @@ def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs:
             raise InputError(f"--run: {name} reads no run")
         kwargs: dict[str, Any] = {"build": build} if name.startswith("deepcubea-table") else \
             {"count": count}
+    elif name == "deepcubea-table4":
+        kwargs = {"profile": profile}
+        if run_dir is not None:
+            check_run_any(run_dir, ("puzzle24", "puzzle35"))
     elif name == "deepcubea-summary":
         if profile is not None:
             raise InputError(f"--profile: {name} runs no suite; give a finished run with --run")

@@ -116,3 +116,30 @@ def test_phipat2020_table_runs_capped_bwas(tmp_path, monkeypatch):
         in text
     df = pd.read_csv(tmp_path / "phipat2020" / "table.csv")
     assert df.loc[0, "solved (ours)"] == "2/2"
+
+
+def test_deepcubea_table4_from_a_run(tmp_path, monkeypatch):
+    data = tmp_path / "shared" / "data" / "deepcubea" / "puzzle24"
+    data.mkdir(parents=True)
+    (data / "deepcubea_results_output.txt").write_text(
+        "State: 0, SolnCost: 90.00, # Moves: 90, # Nodes Gen: 1,000, Time: 20.00\n"
+        "State: 1, SolnCost: 96.00, # Moves: 96, # Nodes Gen: 3,000, Time: 30.00\n")
+    monkeypatch.setenv("BENCH_SHARED", str(tmp_path / "shared"))
+    run = tmp_path / "run"
+    run.mkdir()
+    with (run / "rows.jsonl").open("w") as f:
+        for i, (status, length) in enumerate([("solved", 90), ("timeout", None)]):
+            f.write(json.dumps({"key": f"deepcubea/{i}/pdb-6666-ida", "suite": "puzzle24",
+                                "config": "pdb-6666-ida", "puzzle": "puzzle24",
+                                "instance_set": "deepcubea", "instance": str(i),
+                                "status": status, "length": length, "nodes_generated": 10**9,
+                                "time_s": 100.0, "limit_time_s": 600.0}) + "\n")
+    text = paper.make("deepcubea-table4", run_dir=run, out=tmp_path / "out")
+    assert "| puzzle24 | ours: pdb-6666-ida | 2 | 1 | 600 | 90 | 1,000,000,000 | 100 | 100 | 90 |" \
+        in text
+    assert "| puzzle24 | PDB optimal solver (DeepCubeA, text) | - | - | - | - | 81,900,000,000 | " \
+           "4239 | 96.98 | 93 |" in text
+    felner = tmp_path / "felner"
+    _fake_run(felner, {"555": [1]})
+    with pytest.raises(InputError, match="is not a run of suite puzzle24 or puzzle35"):
+        paper.make("deepcubea-table4", run_dir=felner, out=tmp_path / "out")
