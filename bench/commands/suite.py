@@ -351,15 +351,16 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
                    "give --out results to regenerate the committed tables)")
 @click.option("--build", is_flag=True, help="build missing PDBs for the memory and speed tables")
 @click.option("--profile", default=None,
-              help="suite profile to run (felner2004: default; deepcubea-fig2: fig2)")
+              help="suite profile to run (felner2004: default; deepcubea-fig2: fig2; "
+                   "deepcubea-table4: table4; deepcubea-table5: default)")
 @click.option("--count", type=click.IntRange(min=1, max=10**7), default=None,
               help="states per puzzle (korf1982: 10,000; bischoff2013: 100,000; "
                    "phipat2020: 100)")
 def paper_cmd(name: str, run_dir: Path | None, limit: int | None, jobs: int | None,
               out: Path | None, build: bool, profile: str | None, count: int | None) -> None:
     """Regenerate published table NAME (felner2004, deepcubea-table2, deepcubea-table3,
-    deepcubea-fig2, deepcubea-summary, korf1982, bischoff2013, phipat2020) with the published
-    figures beside ours."""
+    deepcubea-table4, deepcubea-table5, deepcubea-fig2, deepcubea-summary, korf1982, bischoff2013,
+    phipat2020) with the published figures beside ours."""
     from bench import paper
 
     text = paper.make(name, run_dir=run_dir, limit=limit, jobs=jobs, out=out or paper.DEFAULT_OUT,
