@@ -73,14 +73,22 @@ def test_resume_continues_the_run(run8, tmp_path):
     assert res.returncode == 0, res.stderr
     assert load_checkpoint(run / "checkpoint.pt")["iteration"] == 25
     res = bench("train", "davi", "puzzle8", "--iterations", "5", "--out", str(run), "--resume",
-                "--lr", "0.1")
-    assert res.returncode == 2 and "drop --lr" in res.stderr
+                "--k-max", "10")
+    assert res.returncode == 2 and "drop --k-max" in res.stderr
+    res = bench("train", "davi", "puzzle8", "--iterations", "1", "--out", str(run), "--resume",
+                "--lr-decay", "2", "--quiet")
+    assert res.returncode == 2 and "--lr-decay: must be in (0, 1]" in res.stderr
     res = bench("train", "davi", "puzzle8", "--iterations", "5", "--out", str(run), "--resume",
                 "--epsilon", "0.5", "--quiet")
     assert res.returncode == 0, res.stderr
     ck = load_checkpoint(run / "checkpoint.pt")
     assert ck["iteration"] == 30 and ck["train_config"]["epsilon"] == 0.5
     assert ck["train_config"]["extra"]["epsilon_changes"][-1][0::2] == [25, 0.5]
+    res = bench("train", "davi", "puzzle8", "--iterations", "1", "--out", str(run), "--resume",
+                "--lr", "1e-4", "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert load_checkpoint(run / "checkpoint.pt")["train_config"]["extra"]["lr_changes"] == [
+        [30, 1e-4, ck["train_config"]["lr_decay"]]]
     res = bench("train", "davi", "puzzle8", "--iterations", "1", "--out", str(run), "--resume",
                 "--epsilon", "-1", "--quiet")
     assert res.returncode == 2 and "--epsilon: must be positive" in res.stderr

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import torch
 
 from core import registry
+from core.errors import InputError
 from heuristics.davi.model import FastForward, ModelConfig, ResnetFC, num_parameters
 from heuristics.davi.train import TrainConfig, Trainer
 from heuristics.davi.walks import batch_generator, domain_for
@@ -257,6 +260,28 @@ def test_walk_change_on_resume(tmp_path) -> None:
     t.train(2)
     t = Trainer.resume(tmp_path / "run", progress=False)
     assert t.cfg.walk == "canonical" and t.cfg.extra["walk_changes"] == [[2, "plain", "canonical"]]
+
+
+def test_lr_change_on_resume(tmp_path) -> None:
+    cfg = TrainConfig(puzzle="cube2", target="diffusion", preset="mlp-tiny", batch=32, k_max=8,
+                      check_every=2, eval_per_depth=2, eval_depths=2, lr=1e-3, lr_decay=0.5)
+    t = Trainer(cfg, tmp_path / "run", progress=False)
+    t.train(2)
+    assert t._lr() == pytest.approx(1e-3 * 0.25)
+    t = Trainer.resume(tmp_path / "run", progress=False)
+    t.change_lr(lr_decay=1.0)  # keep the rate reached, stop decaying
+    t.train(2)
+    assert t._lr() == pytest.approx(1e-3 * 0.25)
+    t = Trainer.resume(tmp_path / "run", progress=False)
+    assert t.cfg.extra["lr_changes"] == [[2, pytest.approx(2.5e-4), 1.0]]
+    t.change_lr(lr=1e-4, lr_decay=0.9)
+    t.train(1)
+    assert t._lr() == pytest.approx(1e-4 * 0.9)
+    assert t.optimizer.param_groups[0]["lr"] == pytest.approx(1e-4)  # the rate of the last step
+    for kw, word in [({"lr": 0.0}, "--lr"), ({"lr_decay": 1.5}, "--lr-decay"),
+                     ({"lr": math.nan}, "--lr")]:
+        with pytest.raises(InputError, match=word):
+            t.change_lr(**kw)
 
 
 def test_shipped_models_fit_the_size_limits_and_declare_valid_searches() -> None:

@@ -18,7 +18,7 @@ from heuristics.davi.limits import MAX_BATCH, MAX_WIDTH
 #: every network preset (residual, mlp*, cnn*)
 PRESET_NAMES = ["tiny", "small", "medium", "deepcubea", "mlp-tiny", "mlp", "mlp-wide", "cnn-tiny",
                 "cnn"]
-_RUN_OPTIONS = ("batch", "preset", "seed", "lr", "lr_decay", "k_max", "check_every",
+_RUN_OPTIONS = ("batch", "preset", "seed", "k_max", "check_every",
                 "polyak", "amp", "goal", "h1", "res_dim", "num_blocks", "backtrack",
                 "eval_per_depth", "eval_max_steps", "diffusion_warmup", "data")
 
@@ -54,8 +54,8 @@ def _train_options(f: Any) -> Any:
                      help="cube walks without same-axis cancellations, or only never undoing the "
                           "last move [canonical; with --resume: change it from here on]"),
         click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None, help="random seed [0]"),
-        click.option("--lr", type=FINITE_FLOAT, default=None, help="Adam learning rate [1e-3]"),
-        click.option("--lr-decay", type=FINITE_FLOAT, default=None, help="learning-rate factor per iteration [0.9999993]"),
+        click.option("--lr", type=FINITE_FLOAT, default=None, help="Adam learning rate [1e-3]; with --resume: the rate from here on"),
+        click.option("--lr-decay", type=FINITE_FLOAT, default=None, help="learning-rate factor per iteration [0.9999993]; with --resume: from here on"),
         click.option("--k-max", type=click.IntRange(min=1, max=10**6), default=None, help="largest scramble length K [per puzzle]"),
         click.option("--check-every", type=click.IntRange(min=1, max=10**12), default=None, help="C: iterations between checks and logs [per puzzle]"),
         click.option("--amp", is_flag=True, default=None, help="mixed precision (bfloat16 autocast)"),
@@ -124,6 +124,8 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
             trainer.change_epsilon(opts["epsilon"])
         if opts.get("walk") is not None:
             trainer.change_walk(opts["walk"])
+        if opts.get("lr") is not None or opts.get("lr_decay") is not None:
+            trainer.change_lr(opts.get("lr"), opts.get("lr_decay"))
     else:
         settings = {k: v for k, v in opts.items() if v is not None}
         cfg = TrainConfig(puzzle=puzzle, target=target, device=device or "auto", **settings)

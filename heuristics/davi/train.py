@@ -5,7 +5,7 @@ moves from the goal, computes the Bellman targets
 ``y(s) = min over legal actions a of (1 + J_target(child(s, a)))`` with ``J = 0`` at the goal
 (``y = 0`` when ``s`` is the goal itself; illegal tile moves are ignored; ``J_target`` is clipped
 at 0), and takes one Adam step on the mean squared error of ``J(s)`` against ``y``. The learning
-rate is ``lr * lr_decay ** iteration``. Every ``check_every`` (C) iterations the mean loss of
+rate is ``lr * lr_decay ** iteration`` (a resumed run may start a new schedule: ``change_lr``). Every ``check_every`` (C) iterations the mean loss of
 those C iterations is compared with ``epsilon``; below it, the target network is replaced by the
 trained one. Before the first update ``J_target`` is 0 everywhere (value iteration from zero).
 With ``polyak`` set, the target network instead follows the trained one by Polyak averaging
@@ -475,7 +475,15 @@ class Trainer:
 
     # ------------------------------------------------------------------ one step
     def _lr(self) -> float:
+        changes = self.cfg.extra.get("lr_changes")
+        if changes:  # [iteration, learning rate there, decay per iteration from there on]
+            start, lr, decay = changes[-1]
+            return float(lr) * float(decay) ** (self.iteration - int(start))
         return self.cfg.lr * self.cfg.lr_decay ** self.iteration
+
+    def _lr_decay(self) -> float:
+        changes = self.cfg.extra.get("lr_changes")
+        return float(changes[-1][2]) if changes else self.cfg.lr_decay
 
     def in_diffusion_phase(self, iteration: int | None = None) -> bool:
         """True while iteration ``iteration`` (default: the next) regresses on walk lengths."""
@@ -645,6 +653,25 @@ class Trainer:
             self.cfg.extra.setdefault("epsilon_changes", []).append(
                 [self.iteration, self.cfg.epsilon, epsilon])
             self.cfg.epsilon = epsilon
+
+    def change_lr(self, lr: float | None = None, lr_decay: float | None = None) -> None:
+        """A new learning-rate schedule from the current iteration on (``--resume --lr
+        --lr-decay``, e.g. a low-rate phase that averages out the noise of walk-length targets):
+        the rate is ``lr`` here (default: the rate the run has reached) and falls by ``lr_decay``
+        per iteration (default: the run's decay). Each change is kept in
+        ``cfg.extra["lr_changes"]`` as ``[iteration, lr, lr_decay]``."""
+        for opt, v in (("--lr", lr), ("--lr-decay", lr_decay)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                                  or not math.isfinite(v)):
+                raise InputError(f"{opt}: expected a finite number, got {v}")
+        if lr is not None and not lr > 0:
+            raise InputError(f"--lr: must be positive, got {lr}")
+        if lr_decay is not None and not 0 < lr_decay <= 1:
+            raise InputError(f"--lr-decay: must be in (0, 1], got {lr_decay}")
+        now, decay = self._lr(), self._lr_decay()
+        new = (float(lr) if lr is not None else now, float(lr_decay) if lr_decay is not None else decay)
+        if new != (now, decay):
+            self.cfg.extra.setdefault("lr_changes", []).append([self.iteration, *new])
 
     def make_batch(self, iteration: int) -> Batch | TensorBatch:
         """Batch ``iteration`` of this run (the same batch whenever it is made)."""
