@@ -110,6 +110,24 @@ def test_fast_forward_equals_the_module(preset: str) -> None:
     bf = FastForward(net, torch.bfloat16)(x)
     assert bf.dtype == torch.float32
     assert (bf - ref).abs().max().item() < 0.05 * max(1.0, ref.abs().max().item())
+    # reduced precision pads a pass to a power of two rows; rows stay independent of the padding
+    ff = FastForward(net, torch.bfloat16)
+    for n in (1, 37, 300):
+        torch.testing.assert_close(ff(x[:n]), bf[:n], rtol=1e-2, atol=1e-2)
+
+
+def test_reduced_precision_passes_take_few_shapes() -> None:
+    from heuristics.davi.model import pass_rows
+
+    assert [pass_rows(n) for n in (1, 64, 65, 300, 4096, 4097)] == [64, 64, 128, 512, 4096, 8192]
+    assert len({pass_rows(n) for n in range(1, 4097)}) == 7  # 64 .. 4,096: one kernel per shape
+    net = ResnetFC(ModelConfig.preset("mlp-tiny", 54, 6)).eval()
+    seen: set[int] = set()
+    ff = FastForward(net, torch.bfloat16)
+    ff._forward = lambda codes, f=ff._forward: (seen.add(codes.shape[0]), f(codes))[1]  # type: ignore[method-assign]
+    for n in range(1, 400, 7):
+        assert ff(torch.randint(0, 6, (n, 54), dtype=torch.uint8)).shape == (n,)
+    assert seen == {64, 128, 256, 512}
 
 
 def test_mlp_preset_size() -> None:

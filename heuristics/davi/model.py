@@ -246,9 +246,16 @@ class FastForward:
         self.offsets = torch.arange(c.state_dim, device=self.w_in.device) * c.one_hot_depth
 
     def __call__(self, codes: torch.Tensor) -> torch.Tensor:
-        if self.net.config.arch == "cnn":
-            with torch.inference_mode():
-                return self.copy(codes).float()
+        n = codes.shape[0]
+        padded = pass_rows(n) if self.dtype != torch.float32 and codes.device.type == "cpu" else n
+        if padded != n:  # zero rows (valid codes) up to the bucket size; dropped below
+            codes = torch.cat([codes, codes.new_zeros((padded - n, *codes.shape[1:]))])
+        with torch.inference_mode():
+            if self.net.config.arch == "cnn":
+                return self.copy(codes).float()[:n]
+            return self._forward(codes)[:n]
+
+    def _forward(self, codes: torch.Tensor) -> torch.Tensor:
         with torch.inference_mode():
             x = F.embedding_bag(codes.long() + self.offsets, self.w_in, mode="sum")
             x = F.relu(x + self.b_in)
@@ -258,6 +265,16 @@ class FastForward:
                 y = F.relu(F.linear(x, w1, b1))
                 x = F.relu(x + F.linear(y, w2, b2))
             return F.linear(x.float(), self.w_out, self.b_out).squeeze(-1)
+
+
+def pass_rows(n: int) -> int:
+    """Rows of a reduced-precision CPU pass of ``n`` states: the next power of two (at least 64).
+
+    On the CPU, bfloat16 layers run through oneDNN, which compiles and caches one kernel per
+    batch shape; a search whose layers all differ in size would otherwise keep compiling new
+    kernels and fill the cache (about 1 MB each: hundreds of MB a search). Powers of two bound
+    the shapes to a handful, at the price of padding the last pass of a batch."""
+    return max(64, 1 << (max(n, 1) - 1).bit_length())
 
 
 def infer_chunk(device: torch.device, limit: int = 65536) -> int:
