@@ -328,6 +328,52 @@ def test_add_evaluation_appends_and_replaces_rows(toy, trained, tmp_path):
         add_evaluation("other", [first], dest_root=tmp_path)
 
 
+def test_set_search_declares_a_checked_search(toy, trained, tmp_path):
+    import json
+
+    from heuristics.davi.heuristic import recommended_search
+    from heuristics.davi.ship import set_search, ship
+
+    dest = ship(trained, "toy", [], dest_root=tmp_path)
+    set_search("toy", {"solver": "astar", "batch": 100}, dest_root=tmp_path)
+    assert json.loads((dest / "config.json").read_text())["search"] == {"solver": "astar", "batch": 100}
+    assert "`--solver astar --batch 100`" in (dest / "README.md").read_text()
+    rec = recommended_search("toylights3", dest / "model.pt")
+    assert rec["solver"] == "astar" and rec["solver_args"] == {"batch": 100} and rec["source"] == "model"
+    with pytest.raises(InputError, match="solver must be one of"):
+        set_search("toy", {"solver": "ida"}, dest_root=tmp_path)
+    with pytest.raises(InputError, match="beam has no option batch"):
+        set_search("toy", {"solver": "beam", "batch": 3}, dest_root=tmp_path)
+
+
+def test_evaluation_from_run_takes_optima_from_an_optimal_configuration(tmp_path):
+    import pandas as pd
+
+    from heuristics.davi.ship import evaluation_from_run
+
+    rows = [  # instance 0: the learned search is optimal, instance 1: one move longer
+        {"config": "learned", "instance_set": "s", "instance": 0, "solver": "beam",
+         "heuristic": "davi", "params": "{}", "status": "solved", "length": 10, "optimal": None,
+         "nodes_generated": 100, "time_s": 0.5},
+        {"config": "learned", "instance_set": "s", "instance": 1, "solver": "beam",
+         "heuristic": "davi", "params": "{}", "status": "solved", "length": 13, "optimal": None,
+         "nodes_generated": 300, "time_s": 1.5},
+        {"config": "ida", "instance_set": "s", "instance": 0, "solver": "ida",
+         "heuristic": "manhattan", "params": "{}", "status": "solved", "length": 10,
+         "optimal": None, "nodes_generated": 5, "time_s": 0.1},
+        {"config": "ida", "instance_set": "s", "instance": 1, "solver": "ida",
+         "heuristic": "manhattan", "params": "{}", "status": "solved", "length": 12,
+         "optimal": None, "nodes_generated": 5, "time_s": 0.1},
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "results.csv", index=False)
+    e = evaluation_from_run(tmp_path, "learned", "s", width=4, time_limit=60)
+    assert e["states"] == 2 and e["solved"] == 1.0 and e["optimal"] == 0.5
+    assert e["mean_length"] == 11.5 and e["mean_optimal_length"] == 11.0
+    assert e["set"] == "s" and e["solver"] == "beam" and e["width"] == 4
+    with pytest.raises(ValueError, match="no rows of configuration 'other'"):
+        evaluation_from_run(tmp_path, "other")
+
+
 # --------------------------------------------------------------------------- non-finite networks
 def test_non_finite_weights_are_refused(toy, trained, tmp_path):
     from heuristics.davi.checkpoint import save_checkpoint

@@ -78,6 +78,55 @@ def add_evaluation(name: str, evaluation: list[dict[str, Any]], dest_root: Path 
     return dest
 
 
+def set_search(name: str, search: dict[str, Any], dest_root: Path = SHIPPED_DIR) -> Path:
+    """Declare the recommended search of shipped model ``name`` (``{"solver": "astar", "batch":
+    100}``, ``{"solver": "beam", "width": 4096, "precision": "bfloat16"}``); rewrite its README
+    and the index. The solver and its options are checked against the registry."""
+    from core import registry
+    from core.errors import InputError
+    from heuristics.davi.heuristic import SEARCH_SOLVERS
+
+    if search.get("solver") not in SEARCH_SOLVERS:
+        raise InputError(f"search: solver must be one of {', '.join(SEARCH_SOLVERS)}, "
+                         f"got {search.get('solver')!r}")
+    known = {o.name for o in registry.solver_entry(search["solver"]).options} | {"solver", "precision"}
+    unknown = sorted(set(search) - known)
+    if unknown:
+        raise InputError(f"search: {search['solver']} has no option {', '.join(unknown)}")
+    dest = dest_root / name
+    config = json.loads((dest / "config.json").read_text())
+    config["search"] = dict(search)
+    (dest / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    ck = load_checkpoint(dest / "model.pt")
+    (dest / "README.md").write_text(model_card(name, ck, config, dest))
+    write_index(dest_root)
+    return dest
+
+
+def evaluation_from_run(run_dir: str | Path, config: str, instance_set: str | None = None,
+                        **settings: Any) -> dict[str, Any]:
+    """A model-card summary of configuration ``config`` in suite run ``run_dir`` (optimal
+    lengths from the instance set or from an optimal-by-construction configuration of the same
+    run), with ``set``, ``solver`` and the search ``settings`` (``width=...``, ``time_limit=...``)
+    added."""
+    from bench.evaluate import summarize
+    from bench.report import with_reference_optima
+
+    df = pd.read_csv(Path(run_dir) / "results.csv")
+    df = with_reference_optima(df)
+    rows = df[df["config"] == config]
+    if instance_set is not None:
+        rows = rows[rows["instance_set"] == instance_set]
+    if rows.empty:
+        raise ValueError(f"{run_dir}: no rows of configuration {config!r}")
+    out = summarize(rows)
+    out["set"] = instance_set or ",".join(sorted(rows["instance_set"].unique()))
+    out["solver"] = str(rows["solver"].iloc[0])
+    out["run"] = str(run_dir)
+    out.update(settings)
+    return out
+
+
 def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Path) -> str:
     mc = ck["model_config"]
     tc = ck.get("train_config", {})
@@ -114,7 +163,9 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
         + "".join(f"; epsilon {old} until iteration {it}, {eps} from then on (`--resume --epsilon`)"
                   for it, old, eps in (tc.get("extra") or {}).get("epsilon_changes", []))
         + "".join(f"; {old} walks until iteration {it}, {new} from then on (`--resume --walk`)"
-                  for it, old, new in (tc.get("extra") or {}).get("walk_changes", [])),
+                  for it, old, new in (tc.get("extra") or {}).get("walk_changes", []))
+        + "".join(f"; from iteration {it} lr {lr:.3g} decayed by {dec} per iteration (`--resume --lr`)"
+                  for it, lr, dec in (tc.get("extra") or {}).get("lr_changes", [])),
         "",
     ]
     if config.get("search"):
