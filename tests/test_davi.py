@@ -349,7 +349,7 @@ def test_set_search_declares_a_checked_search(toy, trained, tmp_path):
 def test_evaluation_from_run_takes_optima_from_an_optimal_configuration(tmp_path):
     import pandas as pd
 
-    from heuristics.davi.ship import evaluation_from_run
+    from bench.evaluate import evaluation_from_run
 
     rows = [  # instance 0: the learned search is optimal, instance 1: one move longer
         {"config": "learned", "instance_set": "s", "instance": 0, "solver": "beam",

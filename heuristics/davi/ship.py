@@ -103,30 +103,6 @@ def set_search(name: str, search: dict[str, Any], dest_root: Path = SHIPPED_DIR)
     return dest
 
 
-def evaluation_from_run(run_dir: str | Path, config: str, instance_set: str | None = None,
-                        **settings: Any) -> dict[str, Any]:
-    """A model-card summary of configuration ``config`` in suite run ``run_dir`` (optimal
-    lengths from the instance set or from an optimal-by-construction configuration of the same
-    run), with ``set``, ``solver`` and the search ``settings`` (``width=...``, ``time_limit=...``)
-    added."""
-    from bench.evaluate import summarize
-    from bench.report import with_reference_optima
-
-    df = pd.read_csv(Path(run_dir) / "results.csv")
-    df = with_reference_optima(df)
-    rows = df[df["config"] == config]
-    if instance_set is not None:
-        rows = rows[rows["instance_set"] == instance_set]
-    if rows.empty:
-        raise ValueError(f"{run_dir}: no rows of configuration {config!r}")
-    out = summarize(rows)
-    out["set"] = instance_set or ",".join(sorted(rows["instance_set"].unique()))
-    out["solver"] = str(rows["solver"].iloc[0])
-    out["run"] = str(run_dir)
-    out.update(settings)
-    return out
-
-
 def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Path) -> str:
     mc = ck["model_config"]
     tc = ck.get("train_config", {})
