@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The commands that trained the shipped models (CPU, one torch thread each, two runs at a time,
 # under nice on a shared 2-core machine). Wall-clock limits, so iteration counts vary with load.
-# Usage: heuristics/models/train_shipped.sh RUNS_DIR   (CUBE3=1 also trains the cube3 network)
+# Usage: heuristics/models/train_shipped.sh RUNS_DIR   (CUBE3=1 / PUZZLE15=1 also train the cube3 /
+# puzzle15 networks)
 # Then, per puzzle: python -c "from heuristics.davi.ship import ship; ship('RUNS_DIR/P', 'P', [...])"
 # with the summaries printed by `bench train evaluate` (see each model's README).
 set -euo pipefail
@@ -21,6 +22,7 @@ small=(--h1 256 --res-dim 128 --num-blocks 2 --batch 1000 --lr-decay 0.9998)
   train cube2 --out "$runs/cube2" --resume --iterations 100000 --time-limit 8
 ) &
 (
+  # (the DAVI puzzle15 network of this line is shipped as puzzle15-davi-small; puzzle15 is below)
   train puzzle15 --out "$runs/puzzle15" "${small[@]}" --k-max 100 --epsilon 0.15 --check-every 20 \
     --eval-per-depth 20 --eval-max-steps 100 --iterations 100000 --time-limit 22
   train cube3 --out "$runs/cube3" "${small[@]}" --k-max 30 --epsilon 0.1 --check-every 20 \
@@ -42,4 +44,11 @@ if [ "${CUBE3:-0}" = 1 ]; then
   cube3 --preset mlp --amp --batch 10000 --k-max 26 --lr-decay 0.99998 --check-every 2000 \
     --eval-per-depth 50 --eval-max-steps 60 --walk plain --iterations 8000
   cube3 --resume --walk canonical --iterations 2000000  # until stopped (SIGTERM); resumed again later
+fi
+
+# puzzle15 (the diffusion-distance MLP): two threads, bfloat16 autocast, 60 CPU-minutes
+if [ "${PUZZLE15:-0}" = 1 ]; then
+  python -m bench train diffusion puzzle15 --preset mlp --batch 10000 --amp --threads 2 --quiet \
+    --iterations 10000000 --cpu-limit 60 --check-every 1000 --eval-per-depth 20 --k-max 300 \
+    --lr-decay 0.99985 --seed 3 --out "$runs/puzzle15-mlp-diffusion"
 fi
