@@ -342,8 +342,14 @@ def test_set_search_declares_a_checked_search(toy, trained, tmp_path):
     assert rec["solver"] == "astar" and rec["solver_args"] == {"batch": 100} and rec["source"] == "model"
     with pytest.raises(InputError, match="solver must be one of"):
         set_search("toy", {"solver": "ida"}, dest_root=tmp_path)
-    with pytest.raises(InputError, match="beam has no option batch"):
+    with pytest.raises(InputError, match="--batch: applies to .*, not to beam"):
         set_search("toy", {"solver": "beam", "batch": 3}, dest_root=tmp_path)
+    with pytest.raises(InputError, match="--width"):
+        set_search("toy", {"solver": "beam", "width": 0}, dest_root=tmp_path)
+    with pytest.raises(InputError, match="precision must be float32 or bfloat16"):
+        set_search("toy", {"solver": "beam", "precision": "float16"}, dest_root=tmp_path)
+    with pytest.raises(FileNotFoundError, match="no shipped model 'other'"):
+        set_search("other", {"solver": "beam"}, dest_root=tmp_path)
 
 
 def test_evaluation_from_run_takes_optima_from_an_optimal_configuration(tmp_path):

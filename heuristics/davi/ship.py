@@ -62,15 +62,26 @@ def ship(run_dir: str | Path, name: str, evaluation: list[dict[str, Any]] | None
 def add_evaluation(name: str, evaluation: list[dict[str, Any]], dest_root: Path = SHIPPED_DIR) -> Path:
     """Append search summaries to shipped model ``name`` (weights untouched); rewrite its README
     and the index. A summary with the same set, size, solver and settings replaces the old one."""
-    dest = dest_root / name
-    if not (dest / "config.json").is_file():
-        raise FileNotFoundError(f"no shipped model {name!r} in {dest_root}")
-    config = json.loads((dest / "config.json").read_text())
+    config = _read_config(name, dest_root)
     keys = ("set", "states", "solver", "weight", "batch", "width", "precision", "node_limit",
             "time_limit")
     new = {tuple(e.get(k) for k in keys) for e in evaluation}
     config["evaluation"] = [e for e in config.get("evaluation", [])
                             if tuple(e.get(k) for k in keys) not in new] + list(evaluation)
+    return _write_config(name, config, dest_root)
+
+
+def _read_config(name: str, dest_root: Path) -> dict[str, Any]:
+    path = dest_root / name / "config.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"no shipped model {name!r} in {dest_root}")
+    config: dict[str, Any] = json.loads(path.read_text())
+    return config
+
+
+def _write_config(name: str, config: dict[str, Any], dest_root: Path) -> Path:
+    """Write shipped model ``name``'s ``config.json``, its README and the index (weights untouched)."""
+    dest = dest_root / name
     (dest / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     ck = load_checkpoint(dest / "model.pt")
     (dest / "README.md").write_text(model_card(name, ck, config, dest))
@@ -89,18 +100,13 @@ def set_search(name: str, search: dict[str, Any], dest_root: Path = SHIPPED_DIR)
     if search.get("solver") not in SEARCH_SOLVERS:
         raise InputError(f"search: solver must be one of {', '.join(SEARCH_SOLVERS)}, "
                          f"got {search.get('solver')!r}")
-    known = {o.name for o in registry.solver_entry(search["solver"]).options} | {"solver", "precision"}
-    unknown = sorted(set(search) - known)
-    if unknown:
-        raise InputError(f"search: {search['solver']} has no option {', '.join(unknown)}")
-    dest = dest_root / name
-    config = json.loads((dest / "config.json").read_text())
+    if search.get("precision", "float32") not in ("float32", "bfloat16"):
+        raise InputError(f"search: precision must be float32 or bfloat16, got {search['precision']!r}")
+    registry.solver_entry(search["solver"]).check_options(
+        {k: v for k, v in search.items() if k not in ("solver", "precision")}, "solver")
+    config = _read_config(name, dest_root)
     config["search"] = dict(search)
-    (dest / "config.json").write_text(json.dumps(config, indent=2) + "\n")
-    ck = load_checkpoint(dest / "model.pt")
-    (dest / "README.md").write_text(model_card(name, ck, config, dest))
-    write_index(dest_root)
-    return dest
+    return _write_config(name, config, dest_root)
 
 
 def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Path) -> str:

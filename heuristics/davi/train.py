@@ -109,6 +109,21 @@ def puzzle_defaults(name: str) -> tuple[int, float, int]:
     return (30, 1.0, 1000)
 
 
+def _check_finite(flag: str, v: Any) -> None:
+    """A given option value must be a finite number (``None``: not given)."""
+    if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                          or not math.isfinite(v)):
+        raise InputError(f"{flag}: expected a finite number, got {v}")
+
+
+def _check_schedule(lr: float | None, lr_decay: float | None) -> None:
+    """A learning rate must be positive, its decay per iteration in (0, 1] (``None``: not given)."""
+    if lr is not None and not lr > 0:
+        raise InputError(f"--lr: must be positive, got {lr}")
+    if lr_decay is not None and not 0 < lr_decay <= 1:
+        raise InputError(f"--lr-decay: must be in (0, 1], got {lr_decay}")
+
+
 @dataclass
 class TrainConfig:
     """Options of one training run (JSON-serialisable; stored in checkpoints)."""
@@ -150,20 +165,14 @@ class TrainConfig:
         if out.target not in TARGETS:
             raise InputError(f"target: expected one of {', '.join(TARGETS)}, got {out.target!r}")
         for name in ("lr", "lr_decay", "epsilon", "polyak"):
-            v = getattr(out, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
-                                  or not math.isfinite(v)):
-                raise InputError(f"--{name.replace('_', '-')}: expected a finite number, got {v}")
+            _check_finite("--" + name.replace("_", "-"), getattr(out, name))
         if out.batch < 2:
             raise InputError(f"--batch: must be at least 2 (batch norm), got {out.batch}")
         if out.k_max < 1:
             raise InputError(f"--k-max: must be at least 1, got {out.k_max}")
         if out.check_every < 1:
             raise InputError(f"--check-every: must be at least 1, got {out.check_every}")
-        if not out.lr > 0:
-            raise InputError(f"--lr: must be positive, got {out.lr}")
-        if not 0 < out.lr_decay <= 1:
-            raise InputError(f"--lr-decay: must be in (0, 1], got {out.lr_decay}")
+        _check_schedule(out.lr, out.lr_decay)
         if out.epsilon <= 0:
             raise InputError(f"--epsilon: must be positive, got {out.epsilon}")
         if out.polyak is not None and not 0 < out.polyak <= 1:
@@ -660,14 +669,9 @@ class Trainer:
         the rate is ``lr`` here (default: the rate the run has reached) and falls by ``lr_decay``
         per iteration (default: the run's decay). Each change is kept in
         ``cfg.extra["lr_changes"]`` as ``[iteration, lr, lr_decay]``."""
-        for opt, v in (("--lr", lr), ("--lr-decay", lr_decay)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
-                                  or not math.isfinite(v)):
-                raise InputError(f"{opt}: expected a finite number, got {v}")
-        if lr is not None and not lr > 0:
-            raise InputError(f"--lr: must be positive, got {lr}")
-        if lr_decay is not None and not 0 < lr_decay <= 1:
-            raise InputError(f"--lr-decay: must be in (0, 1], got {lr_decay}")
+        _check_finite("--lr", lr)
+        _check_finite("--lr-decay", lr_decay)
+        _check_schedule(lr, lr_decay)
         now, decay = self._lr(), self._lr_decay()
         new = (float(lr) if lr is not None else now, float(lr_decay) if lr_decay is not None else decay)
         if new != (now, decay):
