@@ -141,7 +141,8 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
         + (f"epsilon = {tc.get('epsilon')}, " if ck["target"] == "davi" else "")
         + f"C = {tc.get('check_every')}, "
         f"lr = {tc.get('lr')} decayed by {tc.get('lr_decay')} per iteration, seed {tc.get('seed')}"
-        + (f", {tc.get('walk')} walks" if tc.get("data") == "tensor" else "")
+        + (f", {tc.get('walk')} walks" if tc.get("data") == "tensor"
+           and str(tc.get("puzzle", "")).startswith("cube") else "")
         + "".join(f"; epsilon {old} until iteration {it}, {eps} from then on (`--resume --epsilon`)"
                   for it, old, eps in (tc.get("extra") or {}).get("epsilon_changes", []))
         + "".join(f"; {old} walks until iteration {it}, {new} from then on (`--resume --walk`)"

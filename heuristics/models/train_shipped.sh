@@ -52,3 +52,13 @@ if [ "${PUZZLE15:-0}" = 1 ]; then
     --iterations 10000000 --cpu-limit 60 --check-every 1000 --eval-per-depth 20 --k-max 300 \
     --lr-decay 0.99985 --seed 3 --out "$runs/puzzle15-mlp-diffusion"
 fi
+
+# puzzle24 (the diffusion-distance MLP): two threads, bfloat16 autocast, 100 CPU-minutes in two
+# runs (40, then resumed for 60; a single run with --cpu-limit 100 draws the same batches)
+if [ "${PUZZLE24:-0}" = 1 ]; then
+  python -m bench train diffusion puzzle24 --preset mlp --batch 10000 --amp --threads 2 --quiet \
+    --iterations 10000000 --cpu-limit 40 --check-every 1000 --eval-per-depth 20 --k-max 500 \
+    --lr-decay 0.99985 --seed 3 --out "$runs/puzzle24-mlp-diffusion"
+  python -m bench train diffusion puzzle24 --resume --threads 2 --quiet --iterations 10000000 \
+    --cpu-limit 60 --out "$runs/puzzle24-mlp-diffusion"
+fi
