@@ -300,6 +300,22 @@ def deepcubea_tables(which: str, build: bool, out: Path, command: str,
     return "\n".join(lines), table
 
 
+def _bwas_batches(df: pd.DataFrame) -> str:
+    """The batch sizes N of the BWAS rows of ``df``, as ``"1,000"`` or ``"1,000 / 10,000"``."""
+    sizes = set()
+    for p in df["params"] if "params" in df else []:
+        if isinstance(p, str):
+            try:
+                p = json.loads(p)
+            except ValueError:
+                continue
+        if isinstance(p, dict):  # solver options carry an "s." prefix in the results table
+            n = p.get("s.batch", p.get("batch"))
+            if n is not None:
+                sizes.add(int(n))
+    return " / ".join(f"{n:,}" for n in sorted(sizes)) or "n/a"
+
+
 def deepcubea_fig2(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
                    command: str, profile: str | None = None) -> tuple[str, pd.DataFrame]:
     import matplotlib.pyplot as plt
@@ -317,8 +333,8 @@ def deepcubea_fig2(run_dir: Path | None, limit: int | None, jobs: int | None, ou
     fig.savefig(out / "fig2.png", dpi=130)
     plt.close(fig)
     summ = report.summarize(df)
-    lines = _header("DeepCubeA Figure 2: BWAS (N = 10,000) with lambda 0.0 / 0.1 / 0.2, learned "
-                    "heuristic against Korf's PDB", command, [
+    lines = _header(f"DeepCubeA Figure 2: BWAS (N = {_bwas_batches(df)}) with lambda 0.0 / 0.1 / "
+                    "0.2, learned heuristic against Korf's PDB", command, [
                         f"Instances: {df['instance'].nunique()} cubes ("
                         + ", ".join(f"{k}: {v}" for k, v in
                                     df.groupby("instance_set")["instance"].nunique().items())

@@ -107,12 +107,12 @@ def test_deepcubea_summary_labels_each_source_and_reads_a_run(tmp_path, monkeypa
 def test_phipat2020_table_runs_capped_bwas(tmp_path, monkeypatch):
     rows = [{"puzzle": "cube2", "max_iterations": 800, "weight": 0.8, "batch": 64,
              "solved": None, "mean_length": None},
-            {"puzzle": "puzzle24", "max_iterations": 4000, "weight": 0.7, "batch": 64,
-             "solved": "99/100", "mean_length": 101.88}]
+            {"puzzle": "puzzle35", "max_iterations": 4000, "weight": 0.7, "batch": 64,
+             "solved": "99/100", "mean_length": 101.88}]  # (a puzzle without a shipped model)
     monkeypatch.setattr(paper, "PHIPAT2020", rows)
     text = paper.make("phipat2020", out=tmp_path, count=2)
     assert "| cube2 | 800 iterations, lambda 0.8, N 64 | not recorded | not recorded | 2 " in text
-    assert "| puzzle24 | 4000 iterations, lambda 0.7, N 64 | 99/100 | 101.88 | - | no model here |" \
+    assert "| puzzle35 | 4000 iterations, lambda 0.7, N 64 | 99/100 | 101.88 | - | no model here |" \
         in text
     df = pd.read_csv(tmp_path / "phipat2020" / "table.csv")
     assert df.loc[0, "solved (ours)"] == "2/2"
@@ -143,3 +143,15 @@ def test_deepcubea_table4_from_a_run(tmp_path, monkeypatch):
     _fake_run(felner, {"555": [1]})
     with pytest.raises(InputError, match="is not a run of suite puzzle24 or puzzle35"):
         paper.make("deepcubea-table4", run_dir=felner, out=tmp_path / "out")
+
+
+def test_fig2_title_names_the_batch_sizes_of_the_run():
+    import pandas as pd
+
+    from bench.paper import _bwas_batches
+
+    df = pd.DataFrame({"params": ['{"s.batch": 1000, "s.weight": 0.0}',
+                                  '{"h.precision": "bfloat16", "s.batch": 10000, "s.weight": 0.2}',
+                                  '{"s.batch": 1000, "s.weight": 0.1}', "not json"]})
+    assert _bwas_batches(df) == "1,000 / 10,000"
+    assert _bwas_batches(pd.DataFrame({"params": ["{}"]})) == "n/a"
