@@ -107,6 +107,9 @@ def evaluate(puzzle_name: str, heuristics: list[str], sample: int | None = None,
     """
     runs: list[tuple[str, str, dict[str, Any]]] = []  # (label, heuristic, kwargs)
     for name in heuristics:
+        if registry.ranks_moves(name):
+            raise InputError(f"HEURISTIC: {name} ranks moves and gives no distance estimate; "
+                             "heuristic quality (h against the distance) does not apply to it")
         if models and registry.heuristic_entry(name).props.get("needs_model"):
             runs += [(f"{name}[{Path(m).name or m}]", name, {"model": m}) for m in models]
         else:

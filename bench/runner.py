@@ -64,7 +64,10 @@ def _objects(p: dict[str, Any]) -> tuple[Any, Any]:
     puzzle = registry.get_puzzle(p["puzzle"], goal=p.get("goal"))
     t0 = time.perf_counter()
     h = registry.get_heuristic(p["heuristic"], puzzle, **p.get("heuristic_args", {}))
-    h(puzzle.example()[None, :])  # force lazy loads / compilation now
+    if h.ranks_moves:  # force lazy loads / compilation now
+        h.log_probs(puzzle.example()[None, :])  # type: ignore[attr-defined]
+    else:
+        h(puzzle.example()[None, :])
     if not getattr(h, "load_seconds", 0.0):
         h.load_seconds = time.perf_counter() - t0
     _HEURISTICS[key] = (puzzle, h)
@@ -104,7 +107,7 @@ def solve_task(payload: dict[str, Any]) -> dict[str, Any]:
 
     if "torch" in sys.modules:
         sys.modules["torch"].manual_seed(seed)
-    result = solver.solve(puzzle, h, state, limits)
+    result = solver.run(puzzle, h, state, limits)
     row = result.to_dict()
     try:
         verified(puzzle, state, result)
@@ -496,7 +499,8 @@ def load_table(run_dir: Path) -> Any:
     df = pd.DataFrame(rows)
     # the last record of a key wins (a resumed run never writes a key twice, but be safe)
     df = df.drop_duplicates("key", keep="last").reset_index(drop=True)
-    for col in ("length", "optimal", "nodes_generated", "nodes_expanded", "iterations",
+    for col in ("length", "optimal", "nodes_generated", "nodes_expanded", "network_evaluations",
+                "iterations",
                 "peak_rss_bytes", "heuristic_nbytes", "published_length", "published_nodes",
                 "scramble_depth"):
         if col in df:

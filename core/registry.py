@@ -10,10 +10,12 @@ imports torch or compiles Numba.
 
 Heuristic properties: ``puzzles`` (names, ``"*"`` or a ``"prefix*"``), ``admissible``,
 ``consistent``, ``exact``, ``kernel`` (a per-state Numba kernel for IDA*), ``needs_pdb``,
-``needs_model``, ``pdb`` (the pattern database: :class:`PdbDecl`). Every heuristic evaluates
-batches of states. Solver properties: ``optimal`` (with an admissible heuristic),
-``needs_kernel``, ``puzzles``, ``heuristic`` (``False``: a table-driven solver that uses no
-heuristic; it runs with ``zero`` and refuses any other).
+``needs_model``, ``pdb`` (the pattern database: :class:`PdbDecl`), ``ranks_moves`` (``True``:
+a policy, which gives log-probabilities of a state's moves and no distance estimate). Every
+heuristic evaluates batches of states. Solver properties: ``optimal`` (with an admissible
+heuristic), ``needs_kernel``, ``puzzles``, ``heuristic`` (``False``: a table-driven solver that
+uses no heuristic; it runs with ``zero`` and refuses any other), ``policy`` (``True``: the
+solver takes a policy; the others refuse one).
 """
 
 from __future__ import annotations
@@ -381,6 +383,13 @@ HEURISTICS: dict[str, Entry] = {
               "network trained by deep approximate value iteration (DeepCubeA)", {},
               {"puzzles": LEARNED_PUZZLES, "admissible": False, "consistent": False, "kernel": False,
                "needs_model": True}, (MODEL, DEVICE, PRECISION)),
+        Entry("policy", "heuristics.davi.policy:PolicyHeuristic",
+              "move-prediction network (EfficientCube): ranks moves, gives no distance estimate; "
+              "beam search only", {},
+              {"puzzles": ONE_GOAL_PUZZLES, "admissible": False, "consistent": False,
+               "kernel": False, "needs_model": True, "ranks_moves": True},
+              (replace(MODEL, help="policy model: a name, run folder or file (bench train "
+                       "policy)", default_text="the shipped PUZZLE-policy"), DEVICE, PRECISION)),
         Entry("davi-multigoal", "heuristics.davi.multigoal:MultiGoalHeuristic",
               "a tree of goal networks (multi-goal DeepCubeA, Moravej): min over goals of "
               "f_i + d_i; searches also stop at the tree's goals", {},
@@ -505,7 +514,7 @@ SOLVERS: dict[str, Entry] = {
                replace(BATCH, default=1), MAX_ITERATIONS)),
         Entry("beam", "solvers.beam:BeamSearch",
               "beam search: per depth the W distinct children of lowest h (one batch per layer)",
-              {}, {"optimal": False}, SOLVER_OPTIONS["beam"]),
+              {}, {"optimal": False, "policy": True}, SOLVER_OPTIONS["beam"]),
         Entry("gf2", "solvers.gf2:GF2Solver",
               "exact Lights Out solver: Gaussian elimination over GF(2) (no heuristic)",
               {}, {"optimal": True, "puzzles": "lightsout*", "heuristic": False}),
@@ -544,9 +553,20 @@ def uses_heuristic(solver_name: str) -> bool:
     return bool(solver_entry(solver_name).props.get("heuristic", True))
 
 
+def ranks_moves(heuristic_name: str) -> bool:
+    """Whether heuristic ``heuristic_name`` is a policy (ranks moves, gives no distance)."""
+    return bool(heuristic_entry(heuristic_name).props.get("ranks_moves"))
+
+
+def takes_policy(solver_name: str) -> bool:
+    """Whether solver ``solver_name`` searches with a policy (beam search)."""
+    return bool(solver_entry(solver_name).props.get("policy"))
+
+
 def check_solver_heuristic(solver_name: str, heuristic_name: str | None) -> str:
     """The heuristic a configuration runs with: ``zero`` for a solver that uses none (another
-    one is refused), else ``heuristic_name`` (``InputError`` when missing)."""
+    one is refused), else ``heuristic_name`` (``InputError`` when missing, or when it is a
+    policy and the solver takes none)."""
     if not uses_heuristic(solver_name):
         if heuristic_name not in (None, NO_HEURISTIC):
             raise InputError(f"--heuristic: solver {solver_name} uses no heuristic; leave it out "
@@ -554,6 +574,11 @@ def check_solver_heuristic(solver_name: str, heuristic_name: str | None) -> str:
         return NO_HEURISTIC
     if heuristic_name is None:
         raise InputError("--heuristic: missing (see bench list heuristics)")
+    if heuristic_name in HEURISTICS and ranks_moves(heuristic_name) and \
+            not takes_policy(solver_name):
+        users = "/".join(n for n in SOLVERS if takes_policy(n))
+        raise InputError(f"--heuristic: {heuristic_name} ranks moves and gives no distance "
+                         f"estimate; solver {solver_name} needs one (use --solver {users})")
     return heuristic_name
 
 

@@ -42,6 +42,7 @@ class Row(TypedDict, total=False):
     length: int | None
     nodes_generated: int
     nodes_expanded: int
+    network_evaluations: int | None
     iterations: int
     h_start: float | None
     time_s: float
@@ -86,7 +87,12 @@ COLUMNS: dict[str, str] = {
     "status": "how the task ended: " + ", ".join(s.value for s in Status),
     "actions": "the solution's moves, or null",
     "length": "solution length (null unless solved)",
-    "nodes_generated": "nodes generated", "nodes_expanded": "nodes expanded",
+    "nodes_generated": "nodes generated", "nodes_expanded": "nodes expanded (states whose "
+    "children were generated)",
+    "network_evaluations": "states a learned heuristic's network evaluated in the search (a "
+                           "value network: one per child it scores; a policy: one per expanded "
+                           "state; a multi-goal model: one per state and goal network); null "
+                           "for heuristics without a network",
     "iterations": "search iterations (IDA* bounds, BWAS batches, beam layers)",
     "h_start": "heuristic value of the start state",
     "time_s": "search seconds (loading excluded)", "load_s": "loading seconds in the search",

@@ -3,6 +3,11 @@
 A heuristic estimates the cost-to-go of states of one puzzle. Every heuristic has a batch
 evaluator (``__call__``); heuristics that can be evaluated per state inside a Numba search also
 expose ``ida_spec()`` (see ``solvers.ida``), networks return ``None`` there.
+
+A move-prediction network (``ranks_moves = True``, :mod:`heuristics.davi.policy`) is a heuristic
+of another kind: it gives log-probabilities of a state's moves (``log_probs``) and no distance
+estimate; only beam search takes it. Heuristics backed by a network count the states it
+evaluated in ``network_evaluations`` (``None`` for heuristics without one).
 """
 
 from __future__ import annotations
@@ -37,6 +42,10 @@ class Heuristic(ABC):
     name: str
     admissible: bool = False
     consistent: bool = False
+    #: True for a policy: ``log_probs(states) -> (B, A)`` and no values (module docstring)
+    ranks_moves: bool = False
+    #: states a network evaluated since the heuristic was made; None: no network
+    network_evaluations: int | None = None
 
     def __init__(self, puzzle: Puzzle) -> None:
         self.puzzle = puzzle

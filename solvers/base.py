@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,9 @@ class SolveResult:
     heuristic: str = ""
     solver: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    #: states a network evaluated in this solve (learned heuristics), None without a network;
+    #: set by :meth:`Solver.run`
+    network_evaluations: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -116,6 +119,15 @@ def check_no_heuristic(solver: str, heuristic: Heuristic) -> None:
                          f"(or give zero), not {name}")
 
 
+def check_distance_heuristic(solver: str, heuristic: Heuristic) -> None:
+    """A solver that reads distance estimates refuses a policy (a heuristic that ranks moves)."""
+    from core.errors import InputError
+
+    if heuristic.ranks_moves:
+        raise InputError(f"--heuristic: {heuristic.name} ranks moves and gives no distance "
+                         f"estimate; solver {solver} needs one (only beam takes a policy)")
+
+
 class Solver(ABC):
     """Solvers take ``(puzzle, heuristic, start, limits)`` and return a checked ``SolveResult``."""
 
@@ -126,3 +138,14 @@ class Solver(ABC):
         self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, limits: Limits | None = None
     ) -> SolveResult:
         ...
+
+    def run(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
+            limits: Limits | None = None) -> SolveResult:
+        """``solve``, with the network evaluations it caused counted in the result (what the
+        command line and the suite runner call)."""
+        before = heuristic.network_evaluations
+        result = self.solve(puzzle, heuristic, start, limits)
+        after = heuristic.network_evaluations
+        if before is None or after is None:
+            return result
+        return replace(result, network_evaluations=int(after - before))

@@ -10,6 +10,14 @@ layer; ties are broken by generation order, so the search is deterministic. With
 beam is a greedy rollout that always takes the child of least ``h`` among those that do not
 return to the last two states.
 
+With a policy (a heuristic that ranks moves, ``heuristic.ranks_moves``: a move-prediction
+network, :mod:`heuristics.davi.policy`) the beam keeps the ``width`` *paths* of highest
+cumulative log-probability instead: the policy is evaluated once on each layer (one network
+evaluation per expanded state, not per child), a child's score is its parent's score plus the
+log-probability of its move, a child reached twice in a layer keeps its best score (ties: the
+first in generation order), the same repeats as above are dropped, and the ``width`` children of
+highest score form the next layer (ties in generation order). ``h_start`` is then null.
+
 Duplicates are found by a 64-bit hash of the whole state (:func:`solvers._bf_kernels.hash_rows`).
 A collision can only drop a child that should have been kept; it cannot produce a wrong path, and
 every returned path is replayed.
@@ -98,7 +106,8 @@ class BeamSearch(Solver):
         t_load = time.perf_counter()
         state_hashes(start[None, :])  # compile (or load) the hash kernel outside the timed search
         self._table = goal_table(puzzle, self.goal_depth) if self.goal_depth else None
-        h_start = float(np.asarray(heuristic(start[None, :]), dtype=np.float64)[0])
+        h_start = None if heuristic.ranks_moves else \
+            float(np.asarray(heuristic(start[None, :]), dtype=np.float64)[0])
         load_s = time.perf_counter() - t_load
         extra: dict[str, Any] = {"width": width, "max_depth": self.max_depth}
         if self.goal_depth:
@@ -149,7 +158,9 @@ class BeamSearch(Solver):
             near = table.tail(start)
             if near is not None:
                 return Status.SOLVED, near
+        ranks = bool(heuristic.ranks_moves)
         layer = start[None, :]
+        layer_score = np.zeros(1)  # a policy's cumulative log-probability of each layer state
         layer_hash = state_hashes(layer)
         prev_hash = np.zeros(0, dtype=np.uint64)
         sizes.append(1)
@@ -182,19 +193,36 @@ class BeamSearch(Solver):
                     if tail is not None:
                         p, act = divmod(int(idx[i]), a)
                         return Status.SOLVED, path_to(len(sizes) - 1, p) + [act] + tail
-            # first occurrence of each state in generation order, minus the two layers before
-            _, first = np.unique(hk, return_index=True)
-            first.sort()
+            if ranks:
+                stop = over_limit()
+                if stop is not None:
+                    return stop, None
+                logp = np.asarray(heuristic.log_probs(layer, valid), dtype=np.float64)  # type: ignore[attr-defined]
+                c["evaluations"] += b
+                score = (layer_score[:, None] + logp).reshape(-1)[idx]
+                # per state its best-scoring occurrence (ties: the first generated)
+                order = np.lexsort((np.arange(idx.size), -score, hk))
+                head = np.ones(order.size, dtype=bool)
+                head[1:] = hk[order][1:] != hk[order][:-1]
+                first = np.sort(order[head])
+            else:
+                # first occurrence of each state in generation order
+                _, first = np.unique(hk, return_index=True)
+                first.sort()
+            # minus the states of the two layers before
             seen = np.concatenate([layer_hash, prev_hash])
             seen.sort()
             keep = first[~member(hk[first], seen)]
             if keep.size == 0:
                 return Status.BEAM_EMPTY, None
-            stop = over_limit()
-            if stop is not None:
-                return stop, None
-            hv = np.asarray(heuristic(kids[keep]), dtype=np.float64)
-            c["evaluations"] += int(keep.size)
+            if ranks:
+                hv = -score[keep]  # the lowest hv: the highest cumulative log-probability
+            else:
+                stop = over_limit()
+                if stop is not None:
+                    return stop, None
+                hv = np.asarray(heuristic(kids[keep]), dtype=np.float64)
+                c["evaluations"] += int(keep.size)
             if keep.size > width:
                 # the width lowest h, ties in generation order (a stable sort on h)
                 order = np.argsort(hv, kind="stable")[:width]
@@ -206,4 +234,6 @@ class BeamSearch(Solver):
             prev_hash = layer_hash
             layer = kids[keep]
             layer_hash = hk[keep]
+            if ranks:
+                layer_score = score[keep]
             sizes.append(int(keep.size))

@@ -46,7 +46,7 @@ from core.status import Status
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
 from solvers import _bf_kernels as K
-from solvers.base import GoalTest, Solver, SolveResult, finish
+from solvers.base import GoalTest, Solver, SolveResult, check_distance_heuristic, finish
 from solvers.ida import check_start
 from solvers.memory import PeakMemory, touch_pages
 
@@ -284,6 +284,7 @@ class BatchBestFirst(Solver):
     ) -> SolveResult:
         """Search from ``start`` (shape ``(L,)``); see the module docstring."""
         limits = limits or Limits()
+        check_distance_heuristic(self.name, heuristic)
         start = check_start(puzzle, start)
         compile_s = _compile_kernels()
         # map the pages of memory-mapped PDB tables (``heuristic.tables``, where there are

@@ -292,7 +292,9 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         hargs = dict(r.get("heuristic_args", dict, default={}))
         sargs = dict(r.get("solver_args", dict, default={}))
         if solver_name is None:  # ida for heuristics with a kernel; a learned model's recommended search
-            if hentry.props.get("needs_model") and h != "davi":
+            if hentry.props.get("ranks_moves"):  # a policy: beam search, the one that takes it
+                solver_name = "beam"
+            elif hentry.props.get("needs_model") and h != "davi":
                 solver_name = "bwas"
             elif hentry.props.get("needs_model"):
                 from heuristics.davi.heuristic import recommended_search

@@ -152,6 +152,13 @@ def info_cmd(puzzle: str, heuristic: str) -> None:
                 click.echo(f"   {v:>5} {c:>15,} {c / total:8.4f}")
 
 
+def move_distribution(puzzle: Any, logp: np.ndarray) -> str:
+    """One state's legal moves with their probabilities, most probable first (``R 0.8123 ...``)."""
+    order = np.argsort(-logp, kind="stable")
+    return " ".join(f"{puzzle.action_names[a]} {np.exp(logp[a]):.4f}" for a in order
+                    if np.isfinite(logp[a]))
+
+
 @click.command("h")
 @click.argument("puzzle")
 @click.argument("heuristic")
@@ -168,7 +175,10 @@ def info_cmd(puzzle: str, heuristic: str) -> None:
 def h_cmd(puzzle: str, heuristic: str, states: tuple[str, ...], moves: str | None,
           goal: str | None, model: str | None, batch: int, device: str | None,
           precision: str | None) -> None:
-    """Print HEURISTIC's value of each STATE, one a line ('-' reads states from stdin)."""
+    """Print HEURISTIC's value of each STATE, one a line ('-' reads states from stdin).
+
+    A policy (a heuristic that ranks moves) prints each state's move distribution instead: its
+    legal moves with their probabilities, most probable first, one state a line."""
     p = registry.get_puzzle(puzzle, goal=goal)
     learned = bool(registry.heuristic_entry(heuristic).props.get("needs_model"))
     kwargs: dict[str, Any] = {"model": model} if model is not None else {}
@@ -181,6 +191,9 @@ def h_cmd(puzzle: str, heuristic: str, states: tuple[str, ...], moves: str | Non
     first = list(itertools.islice(it, batch))  # parse errors surface before any loading
     h = registry.get_heuristic(heuristic, p, **kwargs)
     chunk = first
+    while chunk and h.ranks_moves:
+        click.echo("\n".join(move_distribution(p, row) for row in h.log_probs(np.stack(chunk))))
+        chunk = list(itertools.islice(it, batch))
     while chunk:
         values = np.asarray(h(np.stack(chunk)))
         if np.issubdtype(values.dtype, np.integer):

@@ -59,7 +59,9 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
     if r.actions is not None:
         lines.append(f"moves: {puzzle.format_moves(r.actions) or '(none: the start is the goal)'}")
     h = "n/a" if r.h_start is None else f"{r.h_start:g}"
-    lines.append(f"nodes generated {r.nodes_generated:,}, expanded {r.nodes_expanded:,}, "
+    evals = "" if r.network_evaluations is None else \
+        f", network evaluations {r.network_evaluations:,}"
+    lines.append(f"nodes generated {r.nodes_generated:,}, expanded {r.nodes_expanded:,}{evals}, "
                  f"iterations {r.iterations:,}, h(start) {h}")
     rate = r.nodes_generated / r.time_s if r.time_s > 0 else float("nan")
     lines.append(f"search {r.time_s:.3f} s ({rate:,.0f} nodes/s), load {r.load_s:.3f} s, "
@@ -111,7 +113,10 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     sopts = registry.all_options("solver")
     given = {k: sopts[k].check(v) for k, v in options.items() if k in sopts}
     if solver_name is None:
-        if learned and heuristic_name != "davi":  # a tree of goal networks: the default BWAS
+        if registry.ranks_moves(heuristic_name):
+            solver_name = "beam"
+            click.echo("solver: beam (the search that takes a policy)", err=True)
+        elif learned and heuristic_name != "davi":  # a tree of goal networks: the default BWAS
             solver_name = "bwas"
             click.echo("solver: bwas (the default search for a multi-goal model)", err=True)
         elif learned:
@@ -134,7 +139,7 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
         hargs["precision"] = precision
     h = registry.get_heuristic(heuristic_name, p, **hargs)
     limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
-    result = solver.solve(p, h, s, limits)
+    result = solver.run(p, h, s, limits)
     if as_json:
         click.echo(json_line(result_record(p, s, result)))
     else:

@@ -1,4 +1,4 @@
-"""``bench train davi|diffusion|import-deepcubea`` and ``bench models``."""
+"""``bench train davi|diffusion|policy|import-deepcubea`` and ``bench models``."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
 
 @click.group("train")
 def train_group() -> None:
-    """Train learned heuristics (DAVI, diffusion distance) and import DeepCubeA's networks."""
+    """Train learned heuristics (DAVI, diffusion distance, policy) and import DeepCubeA's networks."""
 
 
 @train_group.command("davi")
@@ -177,6 +177,19 @@ def davi_cmd(puzzle: str, **opts: Any) -> None:
 def diffusion_cmd(puzzle: str, **opts: Any) -> None:
     """Train a network on PUZZLE by regression on the random-walk scramble length."""
     _run("diffusion", puzzle, opts)
+
+
+@train_group.command("policy")
+@click.argument("puzzle")
+@_train_options
+def policy_cmd(puzzle: str, **opts: Any) -> None:
+    """Train a move-prediction network (a policy) on PUZZLE from random scrambles.
+
+    The label of a scramble is the move that undoes its last move (Lights Out: the set of
+    pressed cells); use the run with `bench solve PUZZLE ... --heuristic policy --model RUN_DIR`
+    (beam search by cumulative log-probability).
+    """
+    _run("policy", puzzle, opts)
 
 
 @train_group.command("multigoal")

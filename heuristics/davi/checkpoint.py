@@ -9,7 +9,8 @@ A checkpoint is a ``torch.save`` file whose contents load with ``torch.load(weig
     ``"train"`` (everything needed to resume training) or ``"model"`` (weights for inference).
 ``target``
     what the network was trained to predict: ``"davi"`` (cost-to-go by deep approximate value
-    iteration) or ``"diffusion"`` (regression on the random-walk scramble depth).
+    iteration), ``"diffusion"`` (regression on the random-walk scramble depth) or ``"policy"``
+    (move prediction: one logit per move, ``model_config["outputs"]`` = the number of moves).
 ``puzzle``, ``encoding``, ``state_dim``, ``num_symbols``, ``goal``
     the puzzle name, its ``encoding_name``, input sizes and the goal state (a list) the values
     are relative to; a loader refuses a checkpoint whose puzzle or encoding differ.
@@ -50,7 +51,9 @@ from puzzles.base import Puzzle
 
 FORMAT = "heuristic-bench/learned-heuristic"
 VERSION = 1
-TARGETS = ("davi", "diffusion")
+TARGETS = ("davi", "diffusion", "policy")
+#: targets whose network estimates a distance (the others rank moves)
+VALUE_TARGETS = ("davi", "diffusion")
 
 
 class CheckpointError(InputError):

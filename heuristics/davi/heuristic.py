@@ -143,6 +143,9 @@ class LearnedHeuristic(Heuristic):
         ckpt = load_checkpoint(self.model_path)
         check_puzzle(ckpt, puzzle, self.model_path)
         self.trained_target: str = ckpt["target"]
+        if self.trained_target == "policy":
+            raise InputError(f"--model: {self.model_path} is a policy (it ranks moves, gives no "
+                             "distance); use it with --heuristic policy --solver beam")
         self.name = "davi" if self.trained_target == "davi" else self.trained_target
         self.info: dict[str, Any] = {
             k: ckpt.get(k) for k in ("target", "iteration", "target_updates", "states_seen",
@@ -164,6 +167,7 @@ class LearnedHeuristic(Heuristic):
         self.net.to(self.device).float().eval()
         self.fast = FastForward(self.net, torch.bfloat16 if precision == "bfloat16" else torch.float32)
         self._input = make_input_fn(ckpt, puzzle)
+        self.network_evaluations = 0
         self.load_seconds = time.perf_counter() - t0
 
     @property
@@ -190,6 +194,7 @@ class LearnedHeuristic(Heuristic):
             for i in range(0, n, self.chunk):
                 x = codes[i:i + self.chunk].to(self.device)
                 out[i:i + self.chunk] = self.fast(x).cpu().numpy()
+        self.network_evaluations += n
         finite = np.isfinite(out)
         if not finite.all():
             raise InputError(f"--model: {self.model_path}: the network gave non-finite values "

@@ -83,6 +83,9 @@ class ModelConfig:
     arch: str = "resnet"
     #: hidden layers of the ``mlp`` architecture (all ``h1`` wide)
     layers: int = 3
+    #: outputs: 1 for a cost-to-go network, the number of moves ``A`` for a move-prediction
+    #: (policy) network, whose outputs are the logits of the moves
+    outputs: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -123,7 +126,8 @@ class ResidualBlock(nn.Module):
 
 
 class ResnetFC(nn.Module):
-    """Cost-to-go network: integer codes ``(B, state_dim)`` -> values ``(B,)``.
+    """Cost-to-go network: integer codes ``(B, state_dim)`` -> values ``(B,)``; with
+    ``outputs = A > 1`` a move-prediction network: codes -> move logits ``(B, A)``.
 
     ``arch="resnet"``: DeepCubeA's residual network; ``arch="mlp"``: ``layers`` hidden layers
     of ``h1`` units (``hidden``/``blocks`` then hold the layers after the first)."""
@@ -151,7 +155,7 @@ class ResnetFC(nn.Module):
             side = width - c.layers
             self.fc = nn.Linear(c.h1 * side * side, c.res_dim)
             self.fc_bn = nn.BatchNorm1d(c.res_dim) if c.batch_norm else nn.Identity()
-            self.out = nn.Linear(c.res_dim, 1)
+            self.out = nn.Linear(c.res_dim, c.outputs)
             return
         self.input = nn.Linear(c.state_dim * c.one_hot_depth, c.h1)
         self.input_bn = nn.BatchNorm1d(c.h1) if c.batch_norm else nn.Identity()
@@ -159,12 +163,12 @@ class ResnetFC(nn.Module):
             self.mlp = nn.ModuleList(nn.Linear(c.h1, c.h1) for _ in range(max(0, c.layers - 1)))
             self.mlp_bn = nn.ModuleList((nn.BatchNorm1d(c.h1) if c.batch_norm else nn.Identity())
                                         for _ in range(max(0, c.layers - 1)))
-            self.out = nn.Linear(c.h1, 1)
+            self.out = nn.Linear(c.h1, c.outputs)
             return
         self.hidden = nn.Linear(c.h1, c.res_dim)
         self.hidden_bn = nn.BatchNorm1d(c.res_dim) if c.batch_norm else nn.Identity()
         self.blocks = nn.ModuleList(ResidualBlock(c.res_dim, c.batch_norm) for _ in range(c.num_blocks))
-        self.out = nn.Linear(c.res_dim, 1)
+        self.out = nn.Linear(c.res_dim, c.outputs)
 
     def one_hot(self, codes: torch.Tensor) -> torch.Tensor:
         """``(B, state_dim)`` integer codes -> ``(B, state_dim * one_hot_depth)`` float input
@@ -210,7 +214,8 @@ def _fold(lin: Any, bn: Any) -> tuple[torch.Tensor, torch.Tensor]:
 
 class FastForward:
     """Inference form of a ``ResnetFC`` (eval-mode semantics): batch norm folded into the linear
-    layers, weights in ``dtype`` (float32 or bfloat16), outputs float32 ``(B,)``.
+    layers, weights in ``dtype`` (float32 or bfloat16), outputs float32 ``(B,)`` (``(B, A)`` for
+    a network of ``A`` outputs).
 
     A snapshot: it copies the weights when made (``refresh()`` copies them again)."""
 

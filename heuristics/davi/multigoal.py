@@ -201,6 +201,7 @@ class MultiGoalHeuristic(Heuristic):
             self.nets.append(LearnedHeuristic(with_goal(puzzle, goal), model=run, device=device,
                                               precision=precision))
         self.d = self.tree.distances
+        self.network_evaluations = 0  # one per state and goal network
         self.load_seconds = time.perf_counter() - t0
 
     @property
@@ -214,6 +215,7 @@ class MultiGoalHeuristic(Heuristic):
     def __call__(self, states: np.ndarray) -> np.ndarray:
         states = np.atleast_2d(np.asarray(states))
         f = self.goal_values(states)
+        self.network_evaluations += states.shape[0] * len(self.nets)
         if self.combine == "sum":
             h = (f + self.d[:, None]).min(axis=0)
         else:

@@ -14,6 +14,13 @@ every iteration (``target <- (1 - polyak) * target + polyak * online``).
 Diffusion (the supervised target used by CayleyPy): regress ``J(s)`` on the scramble length
 ``k`` of the random walk that produced ``s``; no target network.
 
+Policy (move prediction, EfficientCube): the network has one output per move and is trained by
+cross-entropy to predict the move that undoes the last move of the walk that made ``s`` (Lights
+Out: the uniform distribution over the pressed cells); illegal tile moves are masked in the loss.
+No target network. Details in :mod:`heuristics.davi.policy`. Its monitoring rows (below) give,
+per depth, the mean probability of the correct moves (``mean_pred``) and the share a greedy
+rollout of the most probable move solves.
+
 Schedule (``diffusion_warmup`` = W > 0 on a DAVI run): the first W iterations regress on the walk
 length (cheap: no children are evaluated), then the target network is set to the trained one and
 DAVI's Bellman targets take over, starting from the diffusion estimate instead of from zero.
@@ -47,7 +54,7 @@ import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +81,8 @@ from heuristics.davi.model import (
     num_parameters,
     resolve_device,
 )
-from heuristics.davi.walks import TensorBatch, TensorDomain, domain_for
+from heuristics.davi.policy import legal_moves, masked_logits, policy_loss, policy_rollout
+from heuristics.davi.walks import TensorBatch, TensorDomain, batch_generator, domain_for
 from puzzles.base import Puzzle
 
 #: per-puzzle defaults (k_max, epsilon, check_every): DeepCubeA's values for the puzzles of its
@@ -181,6 +189,11 @@ class TrainConfig:
             raise InputError(f"--diffusion-warmup: must be >= 0, got {out.diffusion_warmup}")
         if out.diffusion_warmup and out.target != "davi":
             raise InputError("--diffusion-warmup: only DAVI runs start with a diffusion phase")
+        if out.target == "policy" and out.backtrack:
+            raise InputError("--backtrack: policy scrambles never play a move right after its "
+                             "inverse (the label is the move that undoes the last one)")
+        if out.target == "policy" and out.data != "tensor":
+            raise InputError("data: policy batches are made as tensor operations (--data tensor)")
         if out.walk not in ("canonical", "plain"):
             raise InputError(f"--walk: expected canonical or plain, got {out.walk!r}")
         if out.data not in ("tensor", "numpy"):
@@ -236,6 +249,15 @@ def make_puzzle(name: str, goal: str | None = None) -> Puzzle:
 
 
 def model_config_for(puzzle: Puzzle, cfg: TrainConfig) -> ModelConfig:
+    """The network sizes of a run: the preset with the run's overrides; a policy network gets
+    one output per move."""
+    config = _model_config(puzzle, cfg)
+    if cfg.target == "policy":
+        config = replace(config, outputs=int(puzzle.num_actions))
+    return config
+
+
+def _model_config(puzzle: Puzzle, cfg: TrainConfig) -> ModelConfig:
     base = ModelConfig.preset(cfg.preset, puzzle.state_dim, puzzle.num_symbols)
     if base.arch == "cnn":  # --h1: channels, --res-dim: linear units, --num-blocks: convolutions
         width = int(round(base.state_dim ** 0.5))  # a 3x3 board takes two 2x2 convolutions
@@ -363,6 +385,9 @@ class Trainer:
         self.domain: TensorDomain | None = (
             domain_for(self.puzzle, self.device, canonical=self.cfg.walk == "canonical")
             if self.cfg.data == "tensor" else None)
+        if self.cfg.target == "policy" and self.domain is None:
+            raise InputError(f"policy: {self.puzzle.name} has no tensor form for scrambles; "
+                             "policies train on cubes, sliding tiles and Lights Out")
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.cfg.lr)
         self.iteration = 0
         self.target_updates = 0
@@ -375,6 +400,7 @@ class Trainer:
         self.elapsed = 0.0
         self.cpu_seconds = 0.0  # process CPU time spent training (all threads), across resumes
         self._heldout: tuple[np.ndarray, np.ndarray] | None = None
+        self._policy_eval: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         #: wall-clock seconds between checkpoints when checks are further apart
         self.save_every_s = 300.0
 
@@ -521,6 +547,9 @@ class Trainer:
         return out.reshape(bsz, a)
 
     def _targets(self, b: Batch | TensorBatch) -> torch.Tensor:
+        if self.cfg.target == "policy":
+            assert isinstance(b, TensorBatch) and b.labels is not None
+            return b.labels
         if self.in_diffusion_phase(b.iteration):
             return torch.as_tensor(b.depths, dtype=torch.float32, device=self.device).masked_fill(
                 torch.as_tensor(b.is_goal, device=self.device), 0.0)
@@ -549,7 +578,10 @@ class Trainer:
         self.model.train()
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.cfg.amp):
             pred = self.model(x).float()
-        loss = F.mse_loss(pred, y.to(self.device))
+        if self.cfg.target == "policy":
+            loss = policy_loss(pred, y.to(self.device), getattr(b, "legal", None))
+        else:
+            loss = F.mse_loss(pred, y.to(self.device))
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()
@@ -603,8 +635,61 @@ class Trainer:
             return v
         return f
 
+    def logp_fn(self) -> Callable[[np.ndarray], np.ndarray]:
+        """The current policy network as a batch function ``states -> (B, A)`` log-probabilities
+        over the legal moves (eval mode)."""
+        self.model.eval()
+        fast = FastForward(self.model, torch.bfloat16 if self.cfg.amp else torch.float32)
+        chunk = infer_chunk(self.device, self.cfg.eval_chunk)
+        a = self.puzzle.num_actions
+
+        def f(states: np.ndarray) -> np.ndarray:
+            codes = torch.as_tensor(self.puzzle.encode(states)).to(self.device)
+            logits = torch.cat([fast(codes[i:i + chunk]).reshape(-1, a)
+                                for i in range(0, codes.shape[0], chunk)]).cpu()
+            return torch.log_softmax(masked_logits(logits.double(),
+                                                   legal_moves(self.puzzle, states)), 1).numpy()
+        return f
+
+    def _policy_heldout(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Held-out policy scrambles: ``(depths (D,), states (D*n, L), labels)``, drawn from a
+        stream apart from every training batch's."""
+        assert self.cfg.k_max is not None
+        # a domain of its own: the batch producer's thread walks the trainer's at the same time
+        domain = domain_for(self.puzzle, self.device, canonical=self.cfg.walk == "canonical")
+        assert domain is not None
+        k = self.cfg.k_max
+        depths = np.unique(np.linspace(1, k, min(self.cfg.eval_depths, k)).round().astype(int))
+        gen = batch_generator(self.cfg.seed, -1, self.device)
+        d = torch.as_tensor(np.repeat(depths, self.cfg.eval_per_depth), device=self.device)
+        states, labels = domain.labelled_walks(d, gen, self.cfg.backtrack)
+        return depths, states.cpu().numpy(), labels.cpu().numpy()
+
+    def _policy_monitor(self) -> list[list[Any]]:
+        """Per held-out depth: the mean probability of the correct moves, and the share a greedy
+        rollout of the most probable move solves."""
+        if self._policy_eval is None:
+            self._policy_eval = self._policy_heldout()
+        depths, states, labels = self._policy_eval
+        f = self.logp_fn()
+        p = np.exp(f(states))
+        if labels.ndim == 1:
+            correct = p[np.arange(len(labels)), labels]
+        else:
+            correct = (p * labels).sum(axis=1)
+        n = self.cfg.eval_per_depth
+        limits = np.minimum(2 * depths + 10, self.cfg.eval_max_steps)
+        solved = policy_rollout(self.puzzle, f, states, np.repeat(limits, n))
+        pred = correct.reshape(len(depths), n).mean(axis=1)
+        share = solved.reshape(len(depths), n).mean(axis=1)
+        self.model.train()
+        return [[self.iteration, int(d), round(float(q), 4), round(float(v), 4)]
+                for d, q, v in zip(depths, pred, share, strict=True)]
+
     def monitor(self) -> list[list[Any]]:
         """Mean prediction and greedy-solved share per held-out depth (rows of depth_log.csv)."""
+        if self.cfg.target == "policy":
+            return self._policy_monitor()
         if self._heldout is None:
             self._heldout = heldout_set(self.puzzle, self.cfg)
         depths, states = self._heldout
@@ -681,6 +766,10 @@ class Trainer:
         """Batch ``iteration`` of this run (the same batch whenever it is made)."""
         cfg = self.cfg
         assert cfg.k_max is not None
+        if cfg.target == "policy":
+            assert self.domain is not None
+            return self.domain.policy_batch(iteration, cfg.seed, cfg.batch, cfg.k_max,
+                                            cfg.backtrack)
         children = not self.in_diffusion_phase(iteration)
         if self.domain is not None:
             return self.domain.batch(iteration, cfg.seed, cfg.batch, cfg.k_max, children,

@@ -23,6 +23,12 @@ then ends on a state that no same-axis rewriting brings closer, so the walk leng
 ``torch.Generator`` seeded with ``(seed, i)`` alone, so a resumed run sees exactly the batches an
 uninterrupted one would (on the same device kind).
 
+Move-prediction (policy) batches (``policy_batch``) carry a label per walk: the move that undoes
+the walk's last move (``inverse[last]``) on the cubes and tiles, and on Lights Out, where presses
+commute and each undoes itself, the set of pressed cells (``(B, A)`` 0/1: any of them is a
+correct next press); with the legal-move mask of the end states (tiles: moves off the board are
+illegal; ``None`` where every move is legal).
+
 ``domain_for(puzzle)`` returns ``None`` for a puzzle without a tensor form; the trainer then uses
 the numpy path of :mod:`heuristics.davi.data`.
 """
@@ -56,6 +62,10 @@ class TensorBatch:
     children: torch.Tensor | None = None
     valid: torch.Tensor | None = None
     child_goal: torch.Tensor | None = None
+    #: policy batches: the move undoing the last scramble move ``(B,)`` int64, or on Lights Out
+    #: the pressed cells ``(B, A)`` uint8; and the legal moves ``(B, A)`` (None: all legal)
+    labels: torch.Tensor | None = None
+    legal: torch.Tensor | None = None
 
 
 class TensorDomain:
@@ -95,12 +105,28 @@ class TensorDomain:
         """The number of moves each walk of ``depths`` made (the regression label)."""
         return depths
 
+    def legal(self, states: torch.Tensor) -> torch.Tensor | None:
+        """``(B, A)`` legal moves of ``states``, or None when every move is legal."""
+        return None
+
     # ----------------------------------------------------------------- shared
     def is_goal(self, states: torch.Tensor) -> torch.Tensor:
         return (states == self.goal).all(dim=-1)
 
     def walks(self, depths: torch.Tensor, gen: torch.Generator, backtrack: bool = False) -> torch.Tensor:
         """End states ``(B, L)`` of random walks from the goal, ``depths[i]`` moves each."""
+        return self._walk(depths, gen, backtrack)[0]
+
+    def labelled_walks(self, depths: torch.Tensor, gen: torch.Generator,
+                       backtrack: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(end states (B, L), labels)``: the same walks as ``walks``, each labelled with the
+        move that undoes its last move (``depths`` must be at least 1)."""
+        states, last = self._walk(depths, gen, backtrack)
+        return states, self.inverse[last.clamp(min=0)]
+
+    def _walk(self, depths: torch.Tensor, gen: torch.Generator,
+              backtrack: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        """End states ``(B, L)`` and last moves ``(B,)`` (-1 for a walk of no move)."""
         depths = depths.to(self.device)
         n = int(depths.shape[0])
         order = torch.argsort(depths, descending=True, stable=True)  # moving walkers: a prefix
@@ -126,7 +152,9 @@ class TensorDomain:
             prev[:m] = a
         out = torch.empty_like(states)
         out[order] = states
-        return out
+        last = torch.empty_like(prev)
+        last[order] = prev
+        return out, last
 
     def batch(self, iteration: int, seed: int, size: int, k_max: int, with_children: bool,
               backtrack: bool = False, k_min: int = 1) -> TensorBatch:
@@ -139,6 +167,18 @@ class TensorDomain:
         if with_children:
             ch, valid = self.children(states)
             b.children, b.valid, b.child_goal = ch, valid, self.is_goal(ch)
+        return b
+
+    def policy_batch(self, iteration: int, seed: int, size: int, k_max: int,
+                     backtrack: bool = False) -> TensorBatch:
+        """Batch ``iteration`` of a move-prediction run: ``size`` walks of ``k ~ U[1, k_max]``
+        moves with their labels and legal moves (module docstring)."""
+        gen = batch_generator(seed, iteration, self.device)
+        depths = torch.randint(1, k_max + 1, (size,), generator=gen, device=self.device)
+        states, labels = self.labelled_walks(depths, gen, backtrack)
+        b = TensorBatch(iteration, states, self._walk_lengths(depths, backtrack),
+                        self.is_goal(states))
+        b.labels, b.legal = labels, self.legal(states)
         return b
 
 
@@ -220,6 +260,10 @@ class TilesDomain(TensorDomain):
     def _legal(self, m: int, states: torch.Tensor) -> torch.Tensor:
         return self.moves[self.blank[:m]] >= 0
 
+    def legal(self, states: torch.Tensor) -> torch.Tensor:
+        blank = (states == 0).to(torch.uint8).argmax(dim=1)
+        return self.moves[blank] >= 0
+
     def _step(self, states: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> None:
         m = rows.shape[0]
         b = self.blank[:m]
@@ -251,6 +295,13 @@ class LightsDomain(TensorDomain):
                                      device=self.device)
 
     def walks(self, depths: torch.Tensor, gen: torch.Generator, backtrack: bool = False) -> torch.Tensor:
+        return self.labelled_walks(depths, gen, backtrack)[0]
+
+    def labelled_walks(self, depths: torch.Tensor, gen: torch.Generator,
+                       backtrack: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(end states (B, L), pressed cells (B, A) uint8)``: presses commute and undo
+        themselves, so every pressed cell (pressed an odd number of times) is a correct next
+        press."""
         depths = depths.to(self.device)
         n = int(depths.shape[0])
         if backtrack:  # presses may repeat: a plain walk of independent presses
@@ -264,7 +315,8 @@ class LightsDomain(TensorDomain):
             keys = torch.rand((n, self.A), generator=gen, device=self.device)
             rank = keys.argsort(dim=1).argsort(dim=1)
             chosen = (rank < depths.unsqueeze(1)).to(torch.uint8)
-        return ((chosen.to(torch.int32) @ self.masks.to(torch.int32)) % 2).to(torch.uint8)
+        states = ((chosen.to(torch.int32) @ self.masks.to(torch.int32)) % 2).to(torch.uint8)
+        return states, chosen
 
     def _walk_lengths(self, depths: torch.Tensor, backtrack: bool) -> torch.Tensor:
         return depths if backtrack else depths.clamp(max=self.A)  # at most every cell once
