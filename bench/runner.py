@@ -64,7 +64,7 @@ def _objects(p: dict[str, Any]) -> tuple[Any, Any]:
     puzzle = registry.get_puzzle(p["puzzle"], goal=p.get("goal"))
     t0 = time.perf_counter()
     h = registry.get_heuristic(p["heuristic"], puzzle, **p.get("heuristic_args", {}))
-    if h.ranks_moves:  # force lazy loads / compilation now
+    if getattr(h, "ranks_moves", False):  # force lazy loads / compilation now
         h.log_probs(puzzle.example()[None, :])  # type: ignore[attr-defined]
     else:
         h(puzzle.example()[None, :])

@@ -123,7 +123,7 @@ def check_distance_heuristic(solver: str, heuristic: Heuristic) -> None:
     """A solver that reads distance estimates refuses a policy (a heuristic that ranks moves)."""
     from core.errors import InputError
 
-    if heuristic.ranks_moves:
+    if getattr(heuristic, "ranks_moves", False):
         raise InputError(f"--heuristic: {heuristic.name} ranks moves and gives no distance "
                          f"estimate; solver {solver} needs one (only beam takes a policy)")
 
@@ -143,9 +143,9 @@ class Solver(ABC):
             limits: Limits | None = None) -> SolveResult:
         """``solve``, with the network evaluations it caused counted in the result (what the
         command line and the suite runner call)."""
-        before = heuristic.network_evaluations
+        before = getattr(heuristic, "network_evaluations", None)
         result = self.solve(puzzle, heuristic, start, limits)
-        after = heuristic.network_evaluations
+        after = getattr(heuristic, "network_evaluations", None)
         if before is None or after is None:
             return result
         return replace(result, network_evaluations=int(after - before))

@@ -106,7 +106,7 @@ class BeamSearch(Solver):
         t_load = time.perf_counter()
         state_hashes(start[None, :])  # compile (or load) the hash kernel outside the timed search
         self._table = goal_table(puzzle, self.goal_depth) if self.goal_depth else None
-        h_start = None if heuristic.ranks_moves else \
+        h_start = None if getattr(heuristic, "ranks_moves", False) else \
             float(np.asarray(heuristic(start[None, :]), dtype=np.float64)[0])
         load_s = time.perf_counter() - t_load
         extra: dict[str, Any] = {"width": width, "max_depth": self.max_depth}
@@ -158,7 +158,7 @@ class BeamSearch(Solver):
             near = table.tail(start)
             if near is not None:
                 return Status.SOLVED, near
-        ranks = bool(heuristic.ranks_moves)
+        ranks = bool(getattr(heuristic, "ranks_moves", False))
         layer = start[None, :]
         layer_score = np.zeros(1)  # a policy's cumulative log-probability of each layer state
         layer_hash = state_hashes(layer)

@@ -31,7 +31,8 @@ def _valid(puzzle: str, heuristic: str, solver: str) -> bool:
     h, s = registry.HEURISTICS[heuristic], registry.SOLVERS[solver]
     return (registry.heuristic_supports(h, puzzle) and registry.solver_supports(s, puzzle)
             and (not s.props.get("needs_kernel") or bool(h.props.get("kernel")))
-            and (s.props.get("heuristic", True) or heuristic == registry.NO_HEURISTIC))
+            and (s.props.get("heuristic", True) or heuristic == registry.NO_HEURISTIC)
+            and (not h.props.get("ranks_moves") or bool(s.props.get("policy"))))
 
 
 def _stand_in(puzzle: str, heuristic: str) -> tuple[str, dict]:
@@ -42,20 +43,20 @@ def _stand_in(puzzle: str, heuristic: str) -> tuple[str, dict]:
     return (name or heuristic), dict(decl.stand_in_args)
 
 
-_MODELS: dict[str, str] = {}
+_MODELS: dict[tuple[str, str], str] = {}
 
 
-def _tiny_model(puzzle: str, tmp_path_factory) -> str:
-    if puzzle not in _MODELS:
+def _tiny_model(puzzle: str, tmp_path_factory, target: str = "davi") -> str:
+    if (puzzle, target) not in _MODELS:
         from heuristics.davi.train import TrainConfig, Trainer
 
         torch.set_num_threads(1)
-        out = tmp_path_factory.mktemp(f"tiny-{puzzle}")
-        cfg = TrainConfig(puzzle=puzzle, preset="tiny", batch=64, k_max=6, check_every=1000,
-                          eval_per_depth=2, eval_depths=1)
+        out = tmp_path_factory.mktemp(f"tiny-{target}-{puzzle}")
+        cfg = TrainConfig(puzzle=puzzle, target=target, preset="tiny", batch=64, k_max=6,
+                          check_every=1000, eval_per_depth=2, eval_depths=1)
         Trainer(cfg, out, puzzle=registry.get_puzzle(puzzle), progress=False).train(2)
-        _MODELS[puzzle] = str(out / "model.pt")
-    return _MODELS[puzzle]
+        _MODELS[puzzle, target] = str(out / "model.pt")
+    return _MODELS[puzzle, target]
 
 
 _TREES: dict[str, str] = {}
@@ -82,7 +83,8 @@ def _heuristic(puzzle, heuristic: str, tmp_path_factory):
     if name == "davi-multigoal":
         args = {"model": _tiny_tree(puzzle, tmp_path_factory)}
     elif registry.HEURISTICS[name].props.get("needs_model"):
-        args = {"model": _tiny_model(puzzle.name, tmp_path_factory)}
+        target = "policy" if registry.HEURISTICS[name].props.get("ranks_moves") else "davi"
+        args = {"model": _tiny_model(puzzle.name, tmp_path_factory, target)}
     return registry.get_heuristic(name, puzzle, **args)
 
 

@@ -191,7 +191,7 @@ def h_cmd(puzzle: str, heuristic: str, states: tuple[str, ...], moves: str | Non
     first = list(itertools.islice(it, batch))  # parse errors surface before any loading
     h = registry.get_heuristic(heuristic, p, **kwargs)
     chunk = first
-    while chunk and h.ranks_moves:
+    while chunk and getattr(h, "ranks_moves", False):
         click.echo("\n".join(move_distribution(p, row) for row in h.log_probs(np.stack(chunk))))
         chunk = list(itertools.islice(it, batch))
     while chunk:

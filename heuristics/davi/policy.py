@@ -1,0 +1,193 @@
+"""Move-prediction (policy) networks: their loss, their move distribution, and the ``policy``
+heuristic (EfficientCube, Takano 2023).
+
+Training (``bench train policy PUZZLE``, target ``policy`` of :class:`heuristics.davi.train.Trainer`).
+Batches of random walks from the goal, ``k ~ U[1, K]`` moves each, made as tensor operations
+(:meth:`heuristics.davi.walks.TensorDomain.policy_batch`); a walk never plays a move right after
+its inverse. The network (any architecture of :mod:`heuristics.davi.model`, with one output per
+move) gives move logits; the label is the move that undoes the walk's last move, and the loss is
+the cross-entropy of the softmax over the *legal* moves (tiles: a move off the board gets no
+probability, in the loss as in search). Lights Out: presses commute and each undoes itself, so a
+walk presses distinct cells and every pressed cell is a correct next press; the target is the
+uniform distribution over the pressed cells and the loss its cross-entropy with the softmax over
+all presses. The expected loss is least when the network gives each pressed cell the share
+``1 / k`` (on 7x7, whose press matrix is invertible, the pressed set is the state's unique
+shortest solution), so the output stays a distribution over moves, read by search as every other
+policy's is.
+
+Search. The network reads a state and gives log-probabilities of its moves; beam search
+(:mod:`solvers.beam`) keeps the ``W`` paths of highest cumulative log-probability. A policy
+ranks moves and gives no distance estimate: the registry declares it (``ranks_moves``), every
+solver except ``beam`` refuses it, and calling it for values is an ``InputError``.
+
+``PolicyHeuristic(puzzle, model=None)``: ``model`` is a checkpoint file, a run folder or a model
+name (as for ``davi``); without it, the shipped model ``PUZZLE-policy``. It counts the states its
+network evaluated (``network_evaluations``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from core.errors import InputError
+from heuristics.base import Heuristic
+from heuristics.davi.adapters import make_input_fn
+from heuristics.davi.checkpoint import check_puzzle, load_checkpoint
+from heuristics.davi.model import (
+    FastForward,
+    ModelConfig,
+    ResnetFC,
+    infer_chunk,
+    num_parameters,
+    parameter_bytes,
+    resolve_device,
+)
+from puzzles.base import Puzzle
+
+#: the logit given to an illegal move (its probability underflows to 0)
+ILLEGAL = -1e9
+
+
+def masked_logits(logits: torch.Tensor, legal: torch.Tensor | np.ndarray | None) -> torch.Tensor:
+    """``logits (B, A)`` with illegal moves (``legal`` False) set to a logit of probability 0."""
+    if legal is None:
+        return logits
+    return logits.masked_fill(~torch.as_tensor(legal, device=logits.device), ILLEGAL)
+
+
+def policy_loss(logits: torch.Tensor, labels: torch.Tensor,
+                legal: torch.Tensor | None) -> torch.Tensor:
+    """Mean cross-entropy of the legal-move softmax against ``labels``: move indices ``(B,)``,
+    or ``(B, A)`` 0/1 sets of correct moves (the uniform distribution over each set)."""
+    logp = F.log_softmax(masked_logits(logits, legal), dim=1)
+    if labels.ndim == 1:
+        return F.nll_loss(logp, labels.long())
+    target = labels.float()
+    target = target / target.sum(dim=1, keepdim=True).clamp_min(1.0)
+    return -(target * logp).sum(dim=1).mean()
+
+
+def policy_rollout(puzzle: Puzzle, logp_fn: Callable[[np.ndarray], np.ndarray],
+                   states: np.ndarray, max_steps: int | np.ndarray) -> np.ndarray:
+    """Batched greedy rollout of a policy: each step plays every unsolved state's most probable
+    legal move. ``max_steps``: one limit or one per state. Returns ``(B,)`` bool: solved."""
+    cur = np.array(states, copy=True)
+    limit = np.broadcast_to(np.asarray(max_steps, dtype=np.int64), (cur.shape[0],))
+    solved = puzzle.is_goal(cur)
+    for step in range(int(limit.max(initial=0))):
+        live = np.flatnonzero(~solved & (limit > step))
+        if live.size == 0:
+            break
+        best = np.argmax(logp_fn(cur[live]), axis=1)
+        cur[live] = puzzle.apply(cur[live], best)
+        solved[live] = puzzle.is_goal(cur[live])
+    return solved
+
+
+def legal_moves(puzzle: Puzzle, states: np.ndarray) -> np.ndarray | None:
+    """``(B, A)`` legal moves, or None when every move is always legal (cubes, Lights Out)."""
+    from puzzles.npuzzle import NPuzzle
+
+    return puzzle.expand(states)[1] if isinstance(puzzle, NPuzzle) else None
+
+
+def policy_model(puzzle_name: str, model: str | Path | None) -> Path:
+    """The checkpoint ``model`` names; without one, the shipped model ``PUZZLE-policy``."""
+    from heuristics.davi.heuristic import SHIPPED_DIR, resolve_model
+
+    if model is None:
+        name = f"{puzzle_name}-policy"
+        for f in (SHIPPED_DIR / name / "model.pt", SHIPPED_DIR / name / "checkpoint.pt"):
+            if f.is_file():
+                return f
+        raise InputError(f"--model: no shipped policy model for {puzzle_name}; train one with "
+                         f"`bench train policy {puzzle_name} --out DIR` and pass --model DIR")
+    return resolve_model(puzzle_name, model)
+
+
+class PolicyHeuristic(Heuristic):
+    """A move-prediction network: ``log_probs(states) -> (B, A)``; no values (module docstring)."""
+
+    name = "policy"
+    admissible = False
+    consistent = False
+    ranks_moves = True
+
+    def __init__(self, puzzle: Puzzle, model: str | Path | None = None, device: str = "cpu",
+                 chunk: int | None = None, precision: str = "float32") -> None:
+        super().__init__(puzzle)
+        t0 = time.perf_counter()
+        self.model_path = policy_model(puzzle.name, model)
+        ckpt = load_checkpoint(self.model_path)
+        check_puzzle(ckpt, puzzle, self.model_path)
+        if ckpt["target"] != "policy":
+            raise InputError(f"--model: {self.model_path} is a {ckpt['target']} value network, "
+                             "not a policy; use it with --heuristic davi")
+        config = ModelConfig.from_dict(ckpt["model_config"])
+        if config.outputs != puzzle.num_actions:
+            raise InputError(f"--model: {self.model_path} predicts {config.outputs} moves, "
+                             f"{puzzle.name} has {puzzle.num_actions}")
+        self.info: dict[str, Any] = {k: ckpt.get(k) for k in ("target", "iteration",
+                                                               "states_seen", "metrics")}
+        self.device = resolve_device(device)
+        if precision not in ("float32", "bfloat16"):
+            raise InputError(f"--precision: expected float32 or bfloat16, got {precision!r}")
+        self.precision = precision
+        self.chunk = int(chunk) if chunk is not None else infer_chunk(self.device)
+        self.net = ResnetFC(config)
+        try:
+            self.net.load_state_dict(ckpt["model"])
+        except RuntimeError as exc:
+            raise InputError(f"--model: {self.model_path}: weights do not fit the recorded network "
+                             f"sizes ({str(exc).splitlines()[0]})") from None
+        self.net.to(self.device).float().eval()
+        self.fast = FastForward(self.net, torch.bfloat16 if precision == "bfloat16" else torch.float32)
+        self._input = make_input_fn(ckpt, puzzle)
+        self.network_evaluations = 0
+        self.load_seconds = time.perf_counter() - t0
+
+    @property
+    def nbytes(self) -> int:
+        return parameter_bytes(self.net)
+
+    @property
+    def num_parameters(self) -> int:
+        return num_parameters(self.net)
+
+    def log_probs(self, states: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
+        """``(B, A)`` float64 log-probabilities of each state's moves, normalised over the legal
+        ones (illegal moves: -inf). ``legal``: the ``(B, A)`` legal moves when the caller has
+        them (default: from the puzzle)."""
+        states = np.atleast_2d(np.asarray(states))
+        if states.ndim != 2 or states.shape[1] != self.puzzle.state_dim:
+            raise ValueError(f"states: expected shape (B, {self.puzzle.state_dim}), got {states.shape}")
+        n, a = states.shape[0], self.puzzle.num_actions
+        logits = np.empty((n, a), dtype=np.float32)
+        if n:
+            codes = torch.from_numpy(np.ascontiguousarray(self._input(states)))
+            with torch.inference_mode():
+                for i in range(0, n, self.chunk):
+                    logits[i:i + self.chunk] = self.fast(codes[i:i + self.chunk].to(self.device)
+                                                         ).reshape(-1, a).cpu().numpy()
+            self.network_evaluations += n
+        if not np.isfinite(logits).all():
+            raise InputError(f"--model: {self.model_path}: the network gave non-finite values "
+                             "(NaN or inf); the model cannot be used")
+        if legal is None:
+            legal = legal_moves(self.puzzle, states)
+        logp = torch.log_softmax(masked_logits(torch.from_numpy(logits).double(), legal),
+                                 dim=1).numpy()
+        if legal is not None:
+            logp[~legal] = -np.inf
+        return logp
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        raise InputError("--heuristic: policy ranks moves and gives no distance estimate; only "
+                         "beam search takes it (--solver beam)")

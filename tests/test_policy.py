@@ -1,0 +1,303 @@
+"""Move-prediction (policy) networks: scramble labels, the masked loss, beam search by cumulative
+log-probability against a plain-Python beam, refusals, resume, and a short cube2 training run
+whose policy solves random states (paths replayed)."""
+
+from __future__ import annotations
+
+import math
+import zlib
+
+import numpy as np
+import pytest
+
+from core import registry
+from core.errors import InputError
+from core.status import Status
+from heuristics.base import Heuristic
+
+torch = pytest.importorskip("torch")
+
+from heuristics.davi.policy import policy_loss  # noqa: E402
+from heuristics.davi.train import TrainConfig, Trainer  # noqa: E402
+from heuristics.davi.walks import batch_generator, domain_for  # noqa: E402
+from solvers.beam import BeamSearch  # noqa: E402
+from tests.test_davi_cli import bench  # noqa: E402
+
+TINY = dict(preset="mlp-tiny", batch=64, k_max=6, check_every=3, eval_per_depth=4, eval_depths=2)
+
+
+# --------------------------------------------------------------------------- labels
+@pytest.mark.parametrize("name", ["cube2", "cube3-htm", "puzzle8", "puzzle15"])
+def test_label_of_a_one_move_scramble_is_its_inverse_move(name):
+    puzzle = registry.get_puzzle(name)
+    domain = domain_for(puzzle)
+    states, labels = domain.labelled_walks(torch.ones(200, dtype=torch.long),
+                                           batch_generator(3, 0, torch.device("cpu")))
+    states, labels = states.numpy(), labels.numpy()
+    goal = puzzle.goal()
+    legal = {int(a) for a in puzzle.legal_actions(goal)}
+    seen = set()
+    for s, lab in zip(states, labels, strict=True):
+        # the one move that made s from the goal, found by trying every legal move
+        made = [a for a in range(puzzle.num_actions)
+                if a in legal and np.array_equal(puzzle.apply(goal, [a])[0], s)]
+        assert len(made) == 1
+        assert lab == puzzle.inverse_action(made[0])
+        assert np.array_equal(puzzle.apply(s, [lab])[0], goal)
+        seen.add(made[0])
+    assert seen == legal  # every first move occurs
+
+
+def test_lights_out_label_is_the_set_of_pressed_cells():
+    puzzle = registry.get_puzzle("lightsout7")
+    domain = domain_for(puzzle)
+    depths = torch.tensor([1, 1, 3, 7, 20, 49])
+    states, pressed = domain.labelled_walks(depths, batch_generator(5, 0, torch.device("cpu")))
+    for s, p, k in zip(states.numpy(), pressed.numpy(), depths.tolist(), strict=True):
+        cells = [int(c) for c in np.flatnonzero(p)]
+        assert len(cells) == k  # distinct presses
+        lights = [0] * 49  # the presses applied one light at a time
+        for c in cells:
+            r, col = divmod(c, 7)
+            for dr, dc in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1)):
+                if 0 <= r + dr < 7 and 0 <= col + dc < 7:
+                    lights[(r + dr) * 7 + col + dc] ^= 1
+        assert lights == [int(v) for v in s]
+        assert puzzle.check_solution(s, cells)  # any order of the pressed cells solves it
+
+
+def test_policy_batches_label_legal_moves_on_tiles():
+    puzzle = registry.get_puzzle("puzzle8")
+    b = domain_for(puzzle).policy_batch(0, 1, 300, 12)
+    legal = puzzle.expand(b.states.numpy())[1]
+    assert np.array_equal(b.legal.numpy(), legal)
+    assert legal[np.arange(300), b.labels.numpy()].all()
+
+
+def test_loss_is_the_cross_entropy_over_legal_moves():
+    logits = torch.tensor([[2.0, 50.0, -1.0, 0.5], [0.0, 1.0, 2.0, 3.0]])
+    legal = torch.tensor([[True, False, True, True], [True, True, True, True]])
+    labels = torch.tensor([2, 3])
+
+    def ce(row, ok, label):
+        z = sum(math.exp(v) for v, o in zip(row, ok, strict=True) if o)
+        return -(row[label] - math.log(z))
+    want = (ce([2.0, 50.0, -1.0, 0.5], [1, 0, 1, 1], 2) + ce([0, 1, 2, 3], [1, 1, 1, 1], 3)) / 2
+    assert float(policy_loss(logits, labels, legal)) == pytest.approx(want, rel=1e-6)
+    sets = torch.tensor([[1, 0, 0, 1], [0, 1, 1, 0]], dtype=torch.uint8)  # uniform over each set
+    lse1 = math.log(sum(math.exp(v) for v in (2.0, -1.0, 0.5)))  # the legal moves of row 1
+    lse2 = math.log(sum(math.exp(v) for v in (0.0, 1.0, 2.0, 3.0)))
+    row1 = -(0.5 * (2.0 - lse1) + 0.5 * (0.5 - lse1))
+    row2 = -(0.5 * (1.0 - lse2) + 0.5 * (2.0 - lse2))
+    want_sets = (row1 + row2) / 2
+    assert float(policy_loss(logits, sets, legal)) == pytest.approx(want_sets, rel=1e-6)
+
+
+# --------------------------------------------------------------------------- beam ranking
+class HashPolicy(Heuristic):
+    """A deterministic stand-in policy: each move's logit from the child's Manhattan distance
+    plus a per-state pseudo-random term, normalised over the legal moves."""
+
+    name = "policy"
+    ranks_moves = True
+
+    def __init__(self, puzzle):
+        super().__init__(puzzle)
+        self.network_evaluations = 0
+
+    def logits(self, state):
+        children, legal = self.puzzle.expand(state[None, :])
+        goal = self.puzzle.goal()
+        out = []
+        for a in range(self.puzzle.num_actions):
+            c = children[0, a]
+            dist = sum(abs(int(np.flatnonzero(c == t)[0]) // 3 - int(np.flatnonzero(goal == t)[0]) // 3)
+                       + abs(int(np.flatnonzero(c == t)[0]) % 3 - int(np.flatnonzero(goal == t)[0]) % 3)
+                       for t in range(1, 9))
+            noise = (zlib.crc32(c.tobytes()) % 1000) / 400.0
+            out.append(-0.6 * dist + noise if legal[0, a] else None)
+        return out
+
+    def log_probs(self, states, legal=None):
+        rows = []
+        for s in np.atleast_2d(states):
+            z = [v for v in self.logits(s) if v is not None]
+            m = max(z)
+            lse = m + math.log(sum(math.exp(v - m) for v in z))
+            rows.append([-math.inf if v is None else v - lse for v in self.logits(s)])
+        self.network_evaluations += len(rows)
+        return np.array(rows)
+
+    def __call__(self, states):
+        raise InputError("a policy gives no values")
+
+
+def reference_beam(puzzle, policy, start, width, max_depth=200):
+    """Beam search by cumulative log-probability in plain Python (the rules of solvers.beam)."""
+    goal = tuple(int(v) for v in puzzle.goal())
+    layer = [(tuple(int(v) for v in start), 0.0, [])]
+    prev: set = set()
+    evaluations = 0
+    for _ in range(max_depth):
+        current = {s for s, _, _ in layer}
+        children = []
+        for s, score, path in layer:
+            kids, legal = puzzle.expand(np.array([s], dtype=puzzle.dtype))
+            for a in range(puzzle.num_actions):
+                if legal[0, a]:
+                    c = tuple(int(v) for v in kids[0, a])
+                    if c == goal:
+                        return path + [a], evaluations
+                    children.append((s, score, path, a, c))
+        logp = {s: policy.log_probs(np.array([s], dtype=puzzle.dtype))[0] for s, _, _ in layer}
+        best: dict = {}
+        for gen, (s, score, path, a, c) in enumerate(children):
+            total = score + float(logp[s][a])
+            if c not in best or total > best[c][0]:
+                best[c] = (total, gen, path + [a])
+        evaluations += len(layer)
+        cand = [(total, gen, c, path) for c, (total, gen, path) in best.items()
+                if c not in current and c not in prev]
+        cand.sort(key=lambda t: (-t[0], t[1]))
+        chosen = sorted(cand[:width], key=lambda t: t[1])
+        prev = current
+        layer = [(c, total, path) for total, _, c, path in chosen]
+    return None, evaluations
+
+
+@pytest.mark.parametrize("width", [1, 3, 8])
+def test_beam_ranking_equals_a_plain_python_beam(width):
+    puzzle = registry.get_puzzle("puzzle8")
+    policy = HashPolicy(puzzle)
+    states, _ = puzzle.scramble(4, 14, np.random.default_rng(width))
+    for s in states:
+        want, evaluations = reference_beam(puzzle, policy, s, width)
+        policy.network_evaluations = 0
+        r = BeamSearch(width=width, max_depth=200).run(puzzle, policy, s)
+        if want is None:
+            assert r.status != Status.SOLVED
+            continue
+        assert r.status == Status.SOLVED and r.actions == want
+        assert puzzle.check_solution(s, r.actions)
+        assert r.network_evaluations == evaluations == r.extra["evaluations"]
+        assert r.h_start is None
+
+
+# --------------------------------------------------------------------------- models and refusals
+@pytest.fixture(scope="module")
+def tiny_policy(tmp_path_factory):
+    torch.set_num_threads(1)
+    out = tmp_path_factory.mktemp("policy") / "cube2"
+    Trainer(TrainConfig(puzzle="cube2", target="policy", **TINY), out, progress=False).train(3)
+    return out
+
+
+def test_solvers_other_than_beam_refuse_a_policy_in_one_line(tiny_policy):
+    puzzle = registry.get_puzzle("cube2")
+    h = registry.get_heuristic("policy", puzzle, model=str(tiny_policy))
+    start = puzzle.from_moves([0, 2])
+    for name in registry.SOLVERS:
+        if name == "beam":
+            r = registry.get_solver(name, width=8).run(puzzle, h, start)
+            assert r.status == Status.SOLVED and puzzle.check_solution(start, r.actions)
+            continue
+        if not registry.solver_supports(registry.SOLVERS[name], "cube2"):
+            continue
+        with pytest.raises(InputError) as exc:
+            registry.check_solver_heuristic(name, "policy")
+        assert "\n" not in str(exc.value)
+        assert ("beam" if registry.uses_heuristic(name) else "uses no heuristic") in str(exc.value)
+        with pytest.raises(InputError) as exc:
+            registry.get_solver(name).solve(puzzle, h, start)
+        assert "\n" not in str(exc.value)
+    with pytest.raises(InputError):
+        h(start[None, :])  # no distance estimate
+
+
+def test_value_and_policy_models_are_not_interchangeable(tiny_policy, tmp_path):
+    puzzle = registry.get_puzzle("cube2")
+    with pytest.raises(InputError, match="policy"):
+        registry.get_heuristic("davi", puzzle, model=str(tiny_policy))
+    value = tmp_path / "value"
+    Trainer(TrainConfig(puzzle="cube2", target="diffusion", **TINY), value, progress=False).train(1)
+    with pytest.raises(InputError, match="not a policy"):
+        registry.get_heuristic("policy", puzzle, model=str(value))
+
+
+def test_policy_resume_is_exact(tmp_path):
+    torch.set_num_threads(1)
+    cfg = TrainConfig(puzzle="puzzle8", target="policy", seed=2, **TINY)
+    a = Trainer(cfg, tmp_path / "a", progress=False)
+    a.train(6)
+    b = Trainer(cfg, tmp_path / "b", progress=False)
+    b.train(3)
+    b = Trainer.resume(tmp_path / "b", progress=False)
+    b.train(3)
+    assert b.iteration == 6
+    for k, v in a.model.state_dict().items():
+        torch.testing.assert_close(v, b.model.state_dict()[k], rtol=0, atol=0)
+    assert (tmp_path / "a" / "log.csv").read_text().splitlines()[-1].split(",")[:2] == \
+        (tmp_path / "b" / "log.csv").read_text().splitlines()[-1].split(",")[:2]
+
+
+def test_cli_trains_prints_distributions_and_refuses_in_one_line(tiny_policy, tmp_path):
+    out = tmp_path / "run"
+    res = bench("train", "policy", "lightsout7", "--iterations", "2", "--out", str(out),
+                "--batch", "32", "--preset", "mlp-tiny", "--eval-per-depth", "2", "--threads",
+                "1", "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert "policy lightsout7: iteration 2" in res.stdout
+    res = bench("h", "lightsout7", "policy", "--model", str(out), "--scramble", "r0c0 r3c3")
+    assert res.returncode == 0, res.stderr
+    pairs = res.stdout.split()
+    probs = [float(v) for v in pairs[1::2]]
+    assert len(probs) == 49 and sum(probs) == pytest.approx(1.0, abs=1e-3)
+    assert probs == sorted(probs, reverse=True)
+    res = bench("solve", "cube2", "--scramble", "R U", "--heuristic", "policy", "--model",
+                str(tiny_policy), "--json")
+    assert res.returncode == 0, res.stderr
+    assert '"network_evaluations"' in res.stdout and '"status": "solved"' in res.stdout
+    for args in (["solve", "cube2", "--scramble", "R U", "--heuristic", "policy", "--model",
+                  str(tiny_policy), "--solver", "bwas"],
+                 ["quality", "cube2", "policy", "--model", str(tiny_policy)],
+                 ["train", "policy", "cube2", "--backtrack", "--out", str(tmp_path / "x")],
+                 ["train", "policy", "sokoban", "--out", str(tmp_path / "y")],
+                 ["solve", "cube2", "--scramble", "R U", "--heuristic", "davi", "--model",
+                  str(tiny_policy), "--solver", "beam"]):
+        res = bench(*args)
+        assert res.returncode == 2, (args, res.stdout, res.stderr)
+        assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr, args
+
+
+def test_value_networks_count_their_evaluations(tmp_path):
+    puzzle = registry.get_puzzle("cube2")
+    Trainer(TrainConfig(puzzle="cube2", target="diffusion", **TINY), tmp_path, progress=False).train(1)
+    h = registry.get_heuristic("davi", puzzle, model=str(tmp_path))
+    start = puzzle.from_moves([0, 2, 4])
+    r = BeamSearch(width=16).run(puzzle, h, start)
+    assert r.network_evaluations == r.extra["evaluations"] + 1  # and h(start)
+    zero = registry.get_heuristic("zero", puzzle)
+    assert BeamSearch(width=16).run(puzzle, zero, start).network_evaluations is None
+
+
+# --------------------------------------------------------------------------- a trained policy
+@pytest.mark.slow
+def test_a_policy_trained_for_at_most_two_cpu_minutes_solves_cube2(tmp_path):
+    """At most 2 minutes of CPU time (80 s), one thread, a 2-layer MLP of 256: at least 9 of 10
+    random 2x2x2 states solved by beam width 512, every path replayed here."""
+    torch.set_num_threads(1)
+    cfg = TrainConfig(puzzle="cube2", target="policy", preset="mlp", h1=256, num_blocks=2,
+                      batch=1000, k_max=14, lr=2e-3, lr_decay=1.0, check_every=10**6,
+                      eval_per_depth=10, eval_depths=2)
+    trainer = Trainer(cfg, tmp_path, progress=False)
+    trainer.train(10**9, max_cpu_seconds=80)
+    assert trainer.cpu_seconds <= 120
+    puzzle = registry.get_puzzle("cube2")
+    h = registry.get_heuristic("policy", puzzle, model=str(tmp_path))
+    solved = 0
+    for s in puzzle.random_states(10, np.random.default_rng(1)):
+        r = BeamSearch(width=512).run(puzzle, h, s)
+        if r.status == Status.SOLVED:
+            assert puzzle.check_solution(s, r.actions)
+            solved += 1
+    assert solved >= 9
