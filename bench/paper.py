@@ -648,13 +648,20 @@ def _ours(run_dir: Path) -> tuple[str, dict[str, dict[str, float]]]:
     if len(puzzles) != 1:
         raise InputError(f"--run: {run_dir} mixes puzzles ({', '.join(puzzles)})")
     figures: dict[str, dict[str, float]] = {}
-    if "published_length" in df and "optimal" in df:  # DeepCubeA's lengths against known optima
-        per = df.drop_duplicates("instance")
+    per = df.drop_duplicates("instance")
+    pub: dict[str, float] = {}  # DeepCubeA's own figures on the states of this run
+    if "published_length" in per and per["published_length"].notna().any():
+        listed = per[per["published_length"].notna()]
+        pub.update(mean_length=float(listed["published_length"].mean()), n_listed=float(len(listed)))
+        if "published_nodes" in listed and listed["published_nodes"].notna().all():
+            pub["mean_nodes"] = float(listed["published_nodes"].mean())
+    if "published_length" in per and "optimal" in per:  # DeepCubeA's lengths against known optima
         both = per[per["published_length"].notna() & per["optimal"].notna()]
         if len(both):
-            figures["__published__"] = {
-                "optimal_pct": 100.0 * float((both["published_length"] == both["optimal"]).mean()),
-                "n": float(len(both))}
+            pub.update(optimal_pct=100.0 * float((both["published_length"] == both["optimal"]).mean()),
+                       n=float(len(both)))
+    if pub:
+        figures["__published__"] = pub
     for config, g in df.groupby("config", sort=False):
         st = report.summarize(g, ci=False).iloc[0]
         figures[str(config)] = {"solved_pct": st["solved_pct"], "mean_length": st["mean_length"],
@@ -680,10 +687,14 @@ def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None,
                 "DeepCubeA (results files)":
                     "no file" if files is None else
                     files.get(key) if key != "solved_pct" else f"{files['n']} listed"}
+            known = ours.get("__published__") if domain == puzzle else None
             if key == "optimal_pct" and files is not None:
-                known = ours.get("__published__") if domain == puzzle else None
-                row["DeepCubeA (results files)"] = "-" if known is None else \
+                row["DeepCubeA (results files)"] = "-" if known is None or "n" not in known else \
                     f"{known['optimal_pct']:.1f} (the {int(known['n'])} states of our run)"
+            elif key in ("mean_length", "mean_nodes") and known is not None and key in known:
+                v = known[key]
+                shown = f"{v:.2f}" if key == "mean_length" else f"{round(v):,}"
+                row["DeepCubeA (results files)"] = f"{shown} (the {int(known['n_listed'])} states of our run)"
             for config, figs in ours.items():
                 if config == "__published__":
                     continue

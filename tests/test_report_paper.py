@@ -97,7 +97,7 @@ def test_deepcubea_summary_labels_each_source_and_reads_a_run(tmp_path, monkeypa
                                 "peak_rss_bytes": 1, "heuristic_nbytes": 1}) + "\n")
     text = paper.make("deepcubea-summary", run_dir=run, out=tmp_path / "out")
     assert "| puzzle15 | % optimal | 99.4 | 50.0 (the 2 states of our run) | 0 |" in text
-    assert "| puzzle15 | mean length | not stated | 52 | 54 |" in text
+    assert "| puzzle15 | mean length | not stated | 52.00 (the 2 states of our run) | 54 |" in text
     assert "| puzzle48 | mean length | 253.53 | no file | not run here |" in text
     assert "| cube3 | % optimal | 60.3 | no file | not run here |" in text
     with pytest.raises(InputError, match="--limit: deepcubea-summary reads a finished run"):
