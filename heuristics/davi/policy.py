@@ -28,7 +28,6 @@ network evaluated (``network_evaluations``).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,16 +37,10 @@ from torch.nn import functional as F
 
 from core.errors import InputError
 from heuristics.base import Heuristic
-from heuristics.davi.adapters import make_input_fn
 from heuristics.davi.checkpoint import check_puzzle, load_checkpoint
+from heuristics.davi.heuristic import SHIPPED_DIR, NetworkEvaluator, resolve_model
 from heuristics.davi.model import (
-    FastForward,
     ModelConfig,
-    ResnetFC,
-    infer_chunk,
-    num_parameters,
-    parameter_bytes,
-    resolve_device,
 )
 from puzzles.base import Puzzle
 
@@ -74,23 +67,6 @@ def policy_loss(logits: torch.Tensor, labels: torch.Tensor,
     return -(target * logp).sum(dim=1).mean()
 
 
-def policy_rollout(puzzle: Puzzle, logp_fn: Callable[[np.ndarray], np.ndarray],
-                   states: np.ndarray, max_steps: int | np.ndarray) -> np.ndarray:
-    """Batched greedy rollout of a policy: each step plays every unsolved state's most probable
-    legal move. ``max_steps``: one limit or one per state. Returns ``(B,)`` bool: solved."""
-    cur = np.array(states, copy=True)
-    limit = np.broadcast_to(np.asarray(max_steps, dtype=np.int64), (cur.shape[0],))
-    solved = puzzle.is_goal(cur)
-    for step in range(int(limit.max(initial=0))):
-        live = np.flatnonzero(~solved & (limit > step))
-        if live.size == 0:
-            break
-        best = np.argmax(logp_fn(cur[live]), axis=1)
-        cur[live] = puzzle.apply(cur[live], best)
-        solved[live] = puzzle.is_goal(cur[live])
-    return solved
-
-
 def legal_moves(puzzle: Puzzle, states: np.ndarray) -> np.ndarray | None:
     """``(B, A)`` legal moves, or None when every move is always legal (cubes, Lights Out)."""
     from puzzles.npuzzle import NPuzzle
@@ -100,8 +76,6 @@ def legal_moves(puzzle: Puzzle, states: np.ndarray) -> np.ndarray | None:
 
 def policy_model(puzzle_name: str, model: str | Path | None) -> Path:
     """The checkpoint ``model`` names; without one, the shipped model ``PUZZLE-policy``."""
-    from heuristics.davi.heuristic import SHIPPED_DIR, resolve_model
-
     if model is None:
         name = f"{puzzle_name}-policy"
         for f in (SHIPPED_DIR / name / "model.pt", SHIPPED_DIR / name / "checkpoint.pt"):
@@ -112,7 +86,7 @@ def policy_model(puzzle_name: str, model: str | Path | None) -> Path:
     return resolve_model(puzzle_name, model)
 
 
-class PolicyHeuristic(Heuristic):
+class PolicyHeuristic(NetworkEvaluator, Heuristic):
     """A move-prediction network: ``log_probs(states) -> (B, A)``; no values (module docstring)."""
 
     name = "policy"
@@ -136,50 +110,14 @@ class PolicyHeuristic(Heuristic):
                              f"{puzzle.name} has {puzzle.num_actions}")
         self.info: dict[str, Any] = {k: ckpt.get(k) for k in ("target", "iteration",
                                                                "states_seen", "metrics")}
-        self.device = resolve_device(device)
-        if precision not in ("float32", "bfloat16"):
-            raise InputError(f"--precision: expected float32 or bfloat16, got {precision!r}")
-        self.precision = precision
-        self.chunk = int(chunk) if chunk is not None else infer_chunk(self.device)
-        self.net = ResnetFC(config)
-        try:
-            self.net.load_state_dict(ckpt["model"])
-        except RuntimeError as exc:
-            raise InputError(f"--model: {self.model_path}: weights do not fit the recorded network "
-                             f"sizes ({str(exc).splitlines()[0]})") from None
-        self.net.to(self.device).float().eval()
-        self.fast = FastForward(self.net, torch.bfloat16 if precision == "bfloat16" else torch.float32)
-        self._input = make_input_fn(ckpt, puzzle)
-        self.network_evaluations = 0
+        self._load_network(ckpt, puzzle, device, chunk, precision)
         self.load_seconds = time.perf_counter() - t0
-
-    @property
-    def nbytes(self) -> int:
-        return parameter_bytes(self.net)
-
-    @property
-    def num_parameters(self) -> int:
-        return num_parameters(self.net)
 
     def log_probs(self, states: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
         """``(B, A)`` float64 log-probabilities of each state's moves, normalised over the legal
         ones (illegal moves: -inf). ``legal``: the ``(B, A)`` legal moves when the caller has
         them (default: from the puzzle)."""
-        states = np.atleast_2d(np.asarray(states))
-        if states.ndim != 2 or states.shape[1] != self.puzzle.state_dim:
-            raise ValueError(f"states: expected shape (B, {self.puzzle.state_dim}), got {states.shape}")
-        n, a = states.shape[0], self.puzzle.num_actions
-        logits = np.empty((n, a), dtype=np.float32)
-        if n:
-            codes = torch.from_numpy(np.ascontiguousarray(self._input(states)))
-            with torch.inference_mode():
-                for i in range(0, n, self.chunk):
-                    logits[i:i + self.chunk] = self.fast(codes[i:i + self.chunk].to(self.device)
-                                                         ).reshape(-1, a).cpu().numpy()
-            self.network_evaluations += n
-        if not np.isfinite(logits).all():
-            raise InputError(f"--model: {self.model_path}: the network gave non-finite values "
-                             "(NaN or inf); the model cannot be used")
+        states, logits = self._forward(states, self.puzzle.num_actions)
         if legal is None:
             legal = legal_moves(self.puzzle, states)
         logp = torch.log_softmax(masked_logits(torch.from_numpy(logits).double(), legal),

@@ -81,7 +81,7 @@ from heuristics.davi.model import (
     num_parameters,
     resolve_device,
 )
-from heuristics.davi.policy import legal_moves, masked_logits, policy_loss, policy_rollout
+from heuristics.davi.policy import legal_moves, masked_logits, policy_loss
 from heuristics.davi.walks import TensorBatch, TensorDomain, batch_generator, domain_for
 from puzzles.base import Puzzle
 
@@ -294,19 +294,30 @@ def bellman_targets(
     return y.masked_fill(torch.as_tensor(is_goal, device=dev), 0.0)
 
 
+def _rollout(puzzle: Puzzle, states: np.ndarray, max_steps: int | np.ndarray,
+             step: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Batched rollout: ``step(live states) -> (next states, reached the goal)`` moves every
+    unsolved state once per step. ``max_steps``: one limit or one per state ``(B,)``. Returns
+    ``(B,)`` bool: reached the goal within its step limit."""
+    cur = np.array(states, copy=True)
+    limit = np.broadcast_to(np.asarray(max_steps, dtype=np.int64), (cur.shape[0],))
+    solved = puzzle.is_goal(cur)
+    for i in range(int(limit.max(initial=0))):
+        live = np.flatnonzero(~solved & (limit > i))
+        if live.size == 0:
+            break
+        cur[live], solved[live] = step(cur[live])
+    return solved
+
+
 def greedy_rollout(puzzle: Puzzle, value_fn: Callable[[np.ndarray], np.ndarray],
                    states: np.ndarray, max_steps: int | np.ndarray) -> np.ndarray:
     """Batched greedy search: each step moves every unsolved state to its child of least
     ``1 + J`` (goal children count 0). ``max_steps``: one limit or one per state ``(B,)``.
     Returns ``(B,)`` bool: reached the goal within its step limit."""
-    cur = np.array(states, copy=True)
-    limit = np.broadcast_to(np.asarray(max_steps, dtype=np.int64), (cur.shape[0],))
-    solved = puzzle.is_goal(cur)
-    for step in range(int(limit.max(initial=0))):
-        live = np.flatnonzero(~solved & (limit > step))
-        if live.size == 0:
-            break
-        children, valid = puzzle.expand(cur[live])
+
+    def step(live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        children, valid = puzzle.expand(live)
         b, a, length = children.shape
         flat = children.reshape(b * a, length)
         goal = puzzle.is_goal(flat).reshape(b, a)
@@ -314,9 +325,21 @@ def greedy_rollout(puzzle: Puzzle, value_fn: Callable[[np.ndarray], np.ndarray],
         j[goal] = -1.0  # a goal child is always taken
         j[~valid] = np.inf
         best = np.argmin(j, axis=1)
-        cur[live] = children[np.arange(b), best]
-        solved[live] = goal[np.arange(b), best]
-    return solved
+        return children[np.arange(b), best], goal[np.arange(b), best]
+
+    return _rollout(puzzle, states, max_steps, step)
+
+
+def policy_rollout(puzzle: Puzzle, logp_fn: Callable[[np.ndarray], np.ndarray],
+                   states: np.ndarray, max_steps: int | np.ndarray) -> np.ndarray:
+    """Batched greedy rollout of a policy: each step plays every unsolved state's most probable
+    legal move. ``max_steps``: one limit or one per state. Returns ``(B,)`` bool: solved."""
+
+    def step(live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        nxt = puzzle.apply(live, np.argmax(logp_fn(live), axis=1))
+        return nxt, puzzle.is_goal(nxt)
+
+    return _rollout(puzzle, states, max_steps, step)
 
 
 def heldout_set(puzzle: Puzzle, cfg: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
