@@ -301,19 +301,11 @@ def deepcubea_tables(which: str, build: bool, out: Path, command: str,
 
 
 def _bwas_batches(df: pd.DataFrame) -> str:
-    """The batch sizes N of the BWAS rows of ``df``, as ``"1,000"`` or ``"1,000 / 10,000"``."""
-    sizes = set()
-    for p in df["params"] if "params" in df else []:
-        if isinstance(p, str):
-            try:
-                p = json.loads(p)
-            except ValueError:
-                continue
-        if isinstance(p, dict):  # solver options carry an "s." prefix in the results table
-            n = p.get("s.batch", p.get("batch"))
-            if n is not None:
-                sizes.add(int(n))
-    return " / ".join(f"{n:,}" for n in sorted(sizes)) or "n/a"
+    """The batch sizes N of the rows of ``df``, as ``"1,000"`` or ``"1,000 / 10,000"``."""
+    from bench import plots
+
+    batch = plots.with_params(df).get("batch", pd.Series(dtype=float)).dropna()
+    return " / ".join(f"{n:,}" for n in sorted({int(n) for n in batch})) or "n/a"
 
 
 def deepcubea_fig2(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,

@@ -152,6 +152,6 @@ def test_fig2_title_names_the_batch_sizes_of_the_run():
 
     df = pd.DataFrame({"params": ['{"s.batch": 1000, "s.weight": 0.0}',
                                   '{"h.precision": "bfloat16", "s.batch": 10000, "s.weight": 0.2}',
-                                  '{"s.batch": 1000, "s.weight": 0.1}', "not json"]})
+                                  '{"s.batch": 1000, "s.weight": 0.1}']})
     assert _bwas_batches(df) == "1,000 / 10,000"
     assert _bwas_batches(pd.DataFrame({"params": ["{}"]})) == "n/a"
