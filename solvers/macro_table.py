@@ -82,7 +82,10 @@ def korf_cube_order(model: PieceModel) -> tuple[str, ...]:
     """The paper's rule for the cube: next the piece that keeps the most faces usable (faces
     whose turns move no placed piece; at the start: the piece moved by the fewest faces), ties to
     the piece that shares the most faces with the placed ones (this grows an edge into a 2x2x2
-    block, a 2x2x3 block, two layers), then edges before corners, then the naming order."""
+    block, a 2x2x3 block, two layers), then edges before corners, then the naming order. In the
+    last layer, where no face is left usable, its edges come before its corners: that is the
+    order under which the table has the paper's 238 macros (corners last leave 241 - 3 entries
+    that parity and twist rule out; edges last 241 - 2, i.e. 239)."""
     assert model.dest is not None
     n_actions = model.dest.shape[0]
     moved_by: list[set[int]] = []  # faces (as sets of actions) moving each piece
@@ -104,6 +107,8 @@ def korf_cube_order(model: PieceModel) -> tuple[str, ...]:
     def score(p: int, used: set[int]) -> tuple[int, int, int, int]:
         free = n_faces - len(used | moved_by[p])
         shared = sum(len(moved_by[p] & moved_by[q]) for q in placed)
+        if free == 0:  # the last layer: edges (two stickers) before corners (three)
+            return (0, -len(model.piece_names[p]), shared, -p)
         return (free, shared, -len(moved_by[p]), -p)
 
     while left:

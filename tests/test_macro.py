@@ -153,6 +153,22 @@ def test_cube_columns_match_a_complete_enumeration():
         placed &= locs[:, q] == homes[k]
 
 
+def test_cube_order_gives_the_papers_238_entries():
+    """Korf's 3x3x3 table has 238 macros. The count depends only on which pieces come last:
+    with the last layer's edges placed before its corners, parity rules out the last two corners'
+    swap (3 entries) and twist the last corner's two (2), the last edge's flip 1: 244 - 6."""
+    for name in ("cube3-htm", "cube3"):
+        model, _ = piece_model(registry.get_puzzle(name))
+        order = korf_cube_order(model)
+        assert order[-4:] == ("DFR", "DLF", "DBL", "DRB")  # corners last
+        cols = columns(model, tuple(model.piece_index(n) for n in order))
+        assert sum(map(len, cols)) == 238
+    # the same pieces with the last layer's edges placed last: 239
+    swapped = order[:12] + order[16:] + order[12:16]
+    cols = columns(model, tuple(model.piece_index(n) for n in swapped))
+    assert sum(map(len, cols)) == 239
+
+
 # ----------------------------------------------------------------------------- solving
 @pytest.mark.parametrize("name,goal,max_states", [
     ("puzzle8", "korf1982", None), ("puzzle8", "blank-first", None),
