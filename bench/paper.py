@@ -671,14 +671,25 @@ def _ours(run_dir: Path) -> tuple[str, dict[str, dict[str, float]]]:
 
 
 def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
-                      command: str, profile: str | None = None) -> tuple[str, pd.DataFrame]:
-    """DeepCubeA's per-domain figures (text and results files) beside a run of ours."""
+                      command: str, runs: list[Path] | None = None) -> tuple[str, pd.DataFrame]:
+    """DeepCubeA's per-domain figures (text and results files) beside runs of ours (one per
+    puzzle)."""
     from bench import published
 
-    puzzle, ours = _ours(run_dir) if run_dir is not None else ("", {})
+    per_puzzle: dict[str, tuple[Path, dict[str, dict[str, float]]]] = {}
+    for rd in runs or []:
+        puzzle, figs = _ours(rd)
+        if puzzle in per_puzzle:
+            raise InputError(f"--run: {per_puzzle[puzzle][0]} and {rd} are both runs of {puzzle}; "
+                             "give one per puzzle")
+        per_puzzle[puzzle] = (rd, figs)
+    configs = list(dict.fromkeys(c for _, figs in per_puzzle.values() for c in figs
+                                 if c != "__published__"))
     rows = []
     for domain in published.DOMAINS:
         files = published.per_instance(domain)
+        ours = per_puzzle.get(domain, (None, {}))[1]
+        puzzle = domain if domain in per_puzzle else ""
         for key, label in SUMMARY_FIGURES:
             fig = published.stated(domain, key)
             row: dict[str, Any] = {
@@ -695,10 +706,9 @@ def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None,
                 v = known[key]
                 shown = f"{v:.2f}" if key == "mean_length" else f"{round(v):,}"
                 row["DeepCubeA (results files)"] = f"{shown} (the {int(known['n_listed'])} states of our run)"
-            for config, figs in ours.items():
-                if config == "__published__":
-                    continue
-                value = figs.get(key) if domain == puzzle else "not run here"
+            for config in configs:
+                figs = ours.get(config)
+                value = figs.get(key) if figs is not None else "not run here"
                 if key == "mean_nodes" and isinstance(value, float):
                     value = round(value)
                 row[f"ours: {config}"] = value
@@ -712,12 +722,12 @@ def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None,
              "differ slightly where both exist (e.g. puzzle48: 253.53 in the text, the files' "
              "mean below). The cube's optimal lengths are not in the files: % optimal there is "
              "the text's alone (60.3%; 36.4% two moves longer, 3.3% four)."]
-    if run_dir is not None:
-        notes.append(f"Ours: `{run_dir}` ({puzzle}, DeepCubeA's test states: "
+    for puzzle, (rd, ours) in per_puzzle.items():
+        notes.append(f"Ours, {puzzle}: `{rd}` (DeepCubeA's test states: "
                      + ", ".join(f"{c} {int(f['n'])}" for c, f in ours.items()
                                  if c != "__published__")
                      + " states), on this machine's CPU.")
-    else:
+    if not per_puzzle:
         notes.append("Ours: no run given (`--run RUN`, a suite run on DeepCubeA's test states).")
     lines = _header("DeepCubeA's results per domain, published beside ours", command, notes)
     lines += [report.markdown_table(frame_rows(df)), ""]
@@ -834,7 +844,8 @@ STANDALONE = ("deepcubea-table2", "deepcubea-table3", "korf1982", "bischoff2013"
 COUNTED = ("korf1982", "bischoff2013", "phipat2020")
 
 
-def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs: int | None = None,
+def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None = None,
+         jobs: int | None = None,
          out: Path = DEFAULT_OUT, command: str = "", build: bool = False,
          profile: str | None = None, count: int | None = None) -> str:
     """Make table ``name`` into ``out/name/``; returns its markdown.
@@ -852,6 +863,11 @@ def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs:
         raise InputError(f"--count: applies to {' and '.join(COUNTED)}, not to {name}")
     if limit is not None and name in COUNTED:
         raise InputError(f"--limit: {name} solves random states; give their number with --count")
+    if isinstance(run_dir, list):
+        if name != "deepcubea-summary" and len(run_dir) > 1:
+            raise InputError(f"--run: {name} reads one run, not {len(run_dir)}")
+        if name != "deepcubea-summary":
+            run_dir = run_dir[0] if run_dir else None
     if name in STANDALONE:
         if profile is not None:
             raise InputError(f"--profile: {name} runs no suite")
@@ -864,11 +880,12 @@ def make(name: str, run_dir: Path | None = None, limit: int | None = None, jobs:
         if run_dir is not None:
             check_run_any(run_dir, ("puzzle24", "puzzle35"))
     elif name == "deepcubea-summary":
+        kwargs = {"runs": [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])}
+        run_dir = None
         if profile is not None:
             raise InputError(f"--profile: {name} runs no suite; give a finished run with --run")
         if limit is not None:
             raise InputError(f"--limit: {name} reads a finished run (--run)")
-        kwargs = {}
     else:
         kwargs = {"profile": profile}
         if run_dir is not None:

@@ -102,6 +102,22 @@ def test_deepcubea_summary_labels_each_source_and_reads_a_run(tmp_path, monkeypa
     assert "| cube3 | % optimal | 60.3 | no file | not run here |" in text
     with pytest.raises(InputError, match="--limit: deepcubea-summary reads a finished run"):
         paper.make("deepcubea-summary", run_dir=run, out=tmp_path / "out", limit=3)
+    # one run per puzzle: a cube run beside the 15-puzzle run fills the cube's rows too
+    cube = tmp_path / "cube"
+    cube.mkdir()
+    # (a committed copy of a run: its exported results.csv, no rows.jsonl)
+    pd.DataFrame([{"key": f"deepcubea/{i}/learned", "suite": "cube3", "config": "learned",
+                   "puzzle": "cube3", "instance_set": "deepcubea", "instance": str(i),
+                   "status": "solved", "length": length, "nodes_generated": 100,
+                   "time_s": 0.5, "peak_rss_bytes": 1, "heuristic_nbytes": 1}
+                  for i, length in enumerate([22, 24])]).to_csv(cube / "results.csv", index=False)
+    text = paper.make("deepcubea-summary", run_dir=[run, cube], out=tmp_path / "out")
+    assert "| puzzle15 | mean length | not stated | 52.00 (the 2 states of our run) | 54 | not run here |" in text
+    assert "| cube3 | mean length | not stated | no file | not run here | 23 |" in text
+    with pytest.raises(InputError, match="both runs of puzzle15"):
+        paper.make("deepcubea-summary", run_dir=[run, run], out=tmp_path / "out")
+    with pytest.raises(InputError, match="--run: korf1982 reads one run, not 2"):
+        paper.make("korf1982", run_dir=[run, cube], out=tmp_path / "out")
 
 
 def test_phipat2020_table_runs_capped_bwas(tmp_path, monkeypatch):

@@ -342,8 +342,9 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
 # --------------------------------------------------------------------------- bench paper
 @click.command("paper")
 @click.argument("name")
-@click.option("--run", "run_dir", type=click.Path(path_type=Path), default=None,
-              help="use this finished run instead of running")
+@click.option("--run", "run_dirs", type=click.Path(path_type=Path), multiple=True,
+              help="use this finished run instead of running (deepcubea-summary: one per puzzle, "
+                   "repeatable)")
 @click.option("--limit", type=click.IntRange(min=1, max=10**9), default=None, help="at most K instances")
 @click.option("--jobs", "-j", type=click.IntRange(min=1, max=1024), default=None)
 @click.option("--out", type=click.Path(path_type=Path), default=None,
@@ -356,13 +357,17 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
 @click.option("--count", type=click.IntRange(min=1, max=10**7), default=None,
               help="states per puzzle (korf1982: 10,000; bischoff2013: 100,000; "
                    "phipat2020: 100)")
-def paper_cmd(name: str, run_dir: Path | None, limit: int | None, jobs: int | None,
+def paper_cmd(name: str, run_dirs: tuple[Path, ...], limit: int | None, jobs: int | None,
               out: Path | None, build: bool, profile: str | None, count: int | None) -> None:
     """Regenerate published table NAME (felner2004, deepcubea-table2, deepcubea-table3,
     deepcubea-table4, deepcubea-table5, deepcubea-fig2, deepcubea-summary, korf1982, bischoff2013,
     phipat2020) with the published figures beside ours."""
     from bench import paper
 
+    if len(run_dirs) > 1 and name != "deepcubea-summary":
+        raise InputError(f"--run: {name} reads one run, not {len(run_dirs)}")
+    run_dir: Path | list[Path] | None = list(run_dirs) if name == "deepcubea-summary" and run_dirs \
+        else (run_dirs[0] if run_dirs else None)
     text = paper.make(name, run_dir=run_dir, limit=limit, jobs=jobs, out=out or paper.DEFAULT_OUT,
                       command="bench " + " ".join(sys.argv[1:]), build=build, profile=profile,
                       count=count)
