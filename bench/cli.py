@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "h": ("bench.commands.pdb:h_cmd", "print heuristic values of states"),
     "macro": ("bench.commands.macro:macro_group", "show and build macro-operator tables"),
     "solve": ("bench.commands.solve:solve_cmd", "solve one state"),
+    "view": ("bench.commands.view:view_cmd", "replay solutions and browse a run in the browser"),
     "train": ("bench.commands.train:train_group", "train learned heuristics"),
     "models": ("bench.commands.train:models_cmd", "list shipped and trained models"),
     "run": ("bench.commands.suite:run_group", "run a benchmark suite"),

@@ -12,7 +12,9 @@ networks) in a per-process cache, so they load once per worker, not once per ins
 solving, the worker calls ``prepare(payload)`` (if ``fn`` has a ``prepare`` attribute) and tells
 the parent; the time limit starts then, so loading a table is not counted against the search.
 
-A cluster executor (a later issue) implements the same ``run`` method.
+``WorkerSlot`` is one such watched worker kept between tasks; the Dask executor
+(:mod:`bench.dask_executor`) runs one inside each Dask worker, so a task on a cluster ends the
+same way as on this machine.
 """
 
 from __future__ import annotations
@@ -66,6 +68,24 @@ class Executor(ABC):
     def run(self, tasks: Sequence[Task], on_result: ResultCallback) -> None:
         """Run ``tasks``; call ``on_result`` in this process for each as it finishes."""
 
+    def preparer(self, fn: str) -> Executor:
+        """The executor that runs the preparation tasks ``fn`` (build or load each heuristic
+        once before the run): one local worker, unless the executor's workers are elsewhere."""
+        return LocalExecutor(jobs=1, fn=fn)
+
+    def describe(self) -> dict[str, Any]:
+        """What ran the tasks, for the run's record (``run.json``)."""
+        return {"executor": type(self).__name__}
+
+    def close(self) -> None:  # noqa: B027 - a no-op unless the executor holds something
+        """Release what the executor holds between runs (a cluster); nothing by default."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def _load(target: str) -> Callable[..., Any]:
     module, _, attr = target.partition(":")
@@ -95,8 +115,25 @@ def _limit_threads(threads: int = 1) -> None:
         pass
 
 
+def _exit_with_parent() -> None:
+    """Exit this worker when its parent dies (a killed runner or Dask worker), even while a
+    search runs: a daemon thread watches the parent's pid."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
 def _worker_main(conn: Connection, fn_target: str, threads: int = 1) -> None:
     """Worker loop: receive ``(key, payload)``, answer ``("started", key)`` then ``("done", key, row)``."""
+    _exit_with_parent()
     os.environ.update(_worker_env(threads))
     fn = _load(fn_target)
     prepare = getattr(fn, "prepare", None)
@@ -129,6 +166,8 @@ def _worker_main(conn: Connection, fn_target: str, threads: int = 1) -> None:
 
 
 class _Worker:
+    """One worker process and the watchdog of the task it holds."""
+
     def __init__(self, ctx: Any, fn_target: str, threads: int = 1) -> None:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker_main, args=(child, fn_target, threads), daemon=True)
@@ -146,11 +185,68 @@ class _Worker:
         self.peak_rss = 0
         self.conn.send((task.key, task.payload))
 
+    def check(self, readable: bool, now: float, grace_s: float,
+              load_timeout_s: float) -> dict[str, Any] | None:
+        """The row of the task this worker holds once it ended, else None (``readable``: the
+        worker has sent a message). A worker that died, ran past the task's hard deadline
+        or over its memory budget yields a failure row; it is killed then (``alive()`` is
+        False) and must be replaced before it gets another task."""
+        task = self.task
+        assert task is not None
+        row: dict[str, Any] | None = None
+        if readable:
+            try:
+                kind, _key, data = self.conn.recv()
+            except (EOFError, OSError):
+                code = self.proc.exitcode if not self.proc.is_alive() else None
+                self.proc.join(timeout=1)
+                code = self.proc.exitcode if code is None else code
+                row = failure(Status.CRASH, f"worker died (exit code {code})")
+            else:
+                if kind == "started":
+                    self.started_at = now
+                else:
+                    row = data
+        if row is None:
+            self.peak_rss = max(self.peak_rss, self.rss())
+            if task.memory_bytes and self.peak_rss > task.memory_bytes:
+                row = failure(
+                    Status.OUT_OF_MEMORY,
+                    f"worker resident memory {self.peak_rss / 2**20:.0f} MiB "
+                    f"over the budget {task.memory_bytes / 2**20:.0f} MiB")
+            elif self.started_at is not None and task.time_s is not None and \
+                    now - self.started_at > 1.5 * task.time_s + grace_s:
+                row = failure(Status.TIMEOUT,
+                              f"killed after {now - self.started_at:.1f} s "
+                              f"(limit {task.time_s} s)",
+                              time_s=now - self.started_at)
+            elif self.started_at is None and now - self.assigned_at > load_timeout_s:
+                row = failure(Status.TIMEOUT, f"loading took over {load_timeout_s} s")
+            if row is not None:
+                self.kill()
+        if row is not None:
+            row.setdefault("worker_peak_rss_bytes", self.peak_rss)
+            self.task = None
+        return row
+
+    def alive(self) -> bool:
+        return self.proc.is_alive()
+
     def kill(self) -> None:
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join(timeout=5)
         self.conn.close()
+
+    def stop(self) -> None:
+        """Let an idle worker exit, then make sure it is gone."""
+        try:
+            if self.proc.is_alive() and self.task is None:
+                self.conn.send(None)
+                self.proc.join(timeout=2)
+        except (BrokenPipeError, OSError):
+            pass
+        self.kill()
 
     def rss(self) -> int:
         try:
@@ -159,6 +255,20 @@ class _Worker:
             return int(psutil.Process(self.proc.pid).memory_info().rss)
         except Exception:  # noqa: BLE001 - process gone
             return 0
+
+
+def _start_worker(ctx: Any, fn: str, threads: int) -> _Worker:
+    """A worker process started with ``threads`` threads in its environment."""
+    saved = {k: os.environ.get(k) for k in WORKER_ENV}
+    os.environ.update(_worker_env(threads))
+    try:
+        return _Worker(ctx, fn, threads)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 class LocalExecutor(Executor):
@@ -180,24 +290,16 @@ class LocalExecutor(Executor):
         self.load_timeout_s = load_timeout_s
         self.poll_s = poll_s
 
-    def _new_worker(self, ctx: Any) -> _Worker:
-        saved = {k: os.environ.get(k) for k in WORKER_ENV}
-        os.environ.update(_worker_env(self.threads))
-        try:
-            return _Worker(ctx, self.fn, self.threads)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+    def describe(self) -> dict[str, Any]:
+        return {"executor": "local", "jobs": self.jobs, "threads": self.threads}
 
     def run(self, tasks: Sequence[Task], on_result: ResultCallback) -> None:
         if not tasks:
             return
         ctx = mp.get_context("spawn")
         pending = list(reversed(tasks))
-        workers = [self._new_worker(ctx) for _ in range(min(self.jobs, len(tasks)))]
+        workers = [_start_worker(ctx, self.fn, self.threads)
+                   for _ in range(min(self.jobs, len(tasks)))]
         try:
             for w in workers:
                 w.assign(pending.pop())
@@ -208,58 +310,65 @@ class LocalExecutor(Executor):
                     task = w.task
                     if task is None:
                         continue
-                    row: dict[str, Any] | None = None
-                    if w.conn in ready:
-                        try:
-                            kind, _key, data = w.conn.recv()
-                        except (EOFError, OSError):
-                            code = w.proc.exitcode if not w.proc.is_alive() else None
-                            w.proc.join(timeout=1)
-                            code = w.proc.exitcode if code is None else code
-                            row = failure(Status.CRASH, f"worker died (exit code {code})")
-                        else:
-                            if kind == "started":
-                                w.started_at = now
-                            else:
-                                row = data
-                    if row is None:
-                        w.peak_rss = max(w.peak_rss, w.rss())
-                        if task.memory_bytes and w.peak_rss > task.memory_bytes:
-                            row = failure(
-                                Status.OUT_OF_MEMORY,
-                                f"worker resident memory {w.peak_rss / 2**20:.0f} MiB "
-                                f"over the budget {task.memory_bytes / 2**20:.0f} MiB")
-                        elif w.started_at is not None and task.time_s is not None and \
-                                now - w.started_at > 1.5 * task.time_s + self.grace_s:
-                            row = failure(Status.TIMEOUT,
-                                          f"killed after {now - w.started_at:.1f} s "
-                                          f"(limit {task.time_s} s)",
-                                          time_s=now - w.started_at)
-                        elif w.started_at is None and now - w.assigned_at > self.load_timeout_s:
-                            row = failure(Status.TIMEOUT,
-                                          f"loading took over {self.load_timeout_s} s")
-                        if row is not None:
-                            w.kill()
-                            workers[i] = w = self._new_worker(ctx)
+                    row = w.check(w.conn in ready, now, self.grace_s, self.load_timeout_s)
                     if row is None:
                         continue
-                    row.setdefault("worker_peak_rss_bytes", w.peak_rss)
-                    w.task = None
                     on_result(task, row)
-                    if pending and w.proc.is_alive():
-                        w.assign(pending.pop())
-                    elif pending:
-                        workers[i] = w = self._new_worker(ctx)
+                    if pending:
+                        if not w.alive():
+                            workers[i] = w = _start_worker(ctx, self.fn, self.threads)
                         w.assign(pending.pop())
         finally:
             for w in workers:
-                try:
-                    if w.proc.is_alive() and w.task is None:
-                        w.conn.send(None)
-                        w.proc.join(timeout=2)
-                except (BrokenPipeError, OSError):
-                    pass
-                w.kill()
+                w.stop()
+
+
+class WorkerSlot:
+    """One watched worker process that runs tasks one at a time and is kept between them, so
+    its heuristic cache survives: the search process of an executor whose own workers hand
+    each task on (the Dask worker of :mod:`bench.dask_executor`). The watchdog is the local
+    executor's: a hard deadline, the task's memory budget, a crash; each yields a row and the
+    process is replaced for the next task."""
+
+    def __init__(self, fn: str = "bench.runner:solve_task", threads: int = 1,
+                 grace_s: float = 10.0, load_timeout_s: float = 1800.0,
+                 poll_s: float = 0.2) -> None:
+        self.fn = fn
+        self.threads = max(1, int(threads))
+        self.grace_s = grace_s
+        self.load_timeout_s = load_timeout_s
+        self.poll_s = poll_s
+        self._ctx = mp.get_context("spawn")
+        self._worker: _Worker | None = None
+
+    @property
+    def task(self) -> Task | None:
+        """The task running now, if any."""
+        return self._worker.task if self._worker is not None else None
+
+    def run(self, task: Task) -> dict[str, Any]:
+        """Run ``task`` to its row (blocking)."""
+        if self._worker is None or not self._worker.alive():
+            if self._worker is not None:
+                self._worker.kill()
+            self._worker = _start_worker(self._ctx, self.fn, self.threads)
+        w = self._worker
+        w.assign(task)
+        while True:
+            readable = w.conn.poll(self.poll_s)
+            row = w.check(readable, time.monotonic(), self.grace_s, self.load_timeout_s)
+            if row is not None:
+                return row
+
+    def kill(self) -> None:
+        """Kill the worker process (its running task, if any, ends as a crash)."""
+        if self._worker is not None and self._worker.alive():
+            self._worker.proc.kill()
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
 
 
 class InlineExecutor(Executor):
@@ -267,6 +376,9 @@ class InlineExecutor(Executor):
 
     def __init__(self, fn: str = "bench.runner:solve_task") -> None:
         self.fn = fn
+
+    def describe(self) -> dict[str, Any]:
+        return {"executor": "inline"}
 
     def run(self, tasks: Sequence[Task], on_result: ResultCallback) -> None:
         fn = _load(self.fn)

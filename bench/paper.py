@@ -19,6 +19,10 @@ Published figures we do not have on record are shown as ``not recorded``, never 
                       (8-puzzle 22) and human (38, 125), over random states.
 ``bischoff2013``      Bischoff et al. (2013) Tables 1 and 2: local value iteration on the
                       15-puzzle, actions per class S_1..S_5 and per initial region size.
+``deepcubea-table1``  the states farthest from the goal: the cube's 3 positions at distance 26
+                      (quarter turns) and the 17 15-puzzles at distance 80, our runs (profile
+                      ``hardest`` of suites cube3 and puzzle15, or ``--run`` per suite) beside
+                      the figures the paper states.
 ``deepcubea-summary`` DeepCubeA's per-domain results: the paper's text and its per-instance
                       results files beside ours (from a suite run given with ``--run``).
 ``deepcubea-table4``  the 24- and 35-puzzle: the PDB optimal solver (IDA* with pdb-6666 /
@@ -28,6 +32,10 @@ Published figures we do not have on record are shown as ``not recorded``, never 
                       our configurations on the same levels (suite ``sokoban``).
 ``phipat2020``        Phipat (2020) Table 1: its learned solver under capped BWAS on the 2x2x2,
                       3x3x3, 15- and 24-puzzle, our shipped networks under the same settings.
+``learned-guides``    DAVI, diffusion-distance and policy networks trained for the same CPU time
+                      (``--train-minutes``), and the PDBs, under the same beams and BWAS on
+                      DeepCubeA's first states of the cube, the 15-puzzle and Lights Out 7x7,
+                      beside EfficientCube's and DeepCubeA's figures (``bench.guides``).
 """
 
 from __future__ import annotations
@@ -461,8 +469,8 @@ def bischoff2013(run_dir: Path | None, limit: int | None, jobs: int | None, out:
         lens = np.array([len(r.actions) for r in res if r is not None])
         if len(lens) != count:
             raise RuntimeError("local value iteration left a state unsolved")
-        for s, r in zip(states[:200], res[:200], strict=True):  # replay a sample here too
-            if r is None or not puzzle.check_solution(s, r.actions):
+        for s, sol in zip(states[:200], res[:200], strict=True):  # replay a sample here too
+            if sol is None or not puzzle.check_solution(s, sol.actions):
                 raise RuntimeError("a local value iteration path does not solve its state")
         per_region[region] = {"mean": float(lens.mean()), "max": int(lens.max()),
                               "ms": 1000 * solve_s, "tables_s": tables_s,
@@ -628,6 +636,132 @@ def deepcubea_table5(run_dir: Path | None, limit: int | None, jobs: int | None, 
     return "\n".join(lines), table
 
 
+#: DeepCubeA's Table 1, the states farthest from the goal: (suite, instance set, what, number of
+#: states, their distance, the key of the published figures in ``published.TEXT``)
+TABLE1_SETS = (("cube3", "qtm26", "the 3 cubes at distance 26 in the quarter-turn metric", 3, 26,
+                "qtm26"),
+               ("puzzle15", "hardest17", "the 17 15-puzzles at distance 80", 17, 80, "hardest17"))
+#: the published figures Table 1 shows (``published.TEXT`` keys) and their columns
+TABLE1_PUBLISHED = (("mean_excess", "mean excess"), ("optimal_pct", "% optimal"))
+
+
+def _table1_runs(runs: list[Path], limit: int | None, jobs: int | None, out: Path,
+                 profile: str | None) -> dict[str, Path]:
+    """The run of each suite of Table 1: the finished ``runs`` (one per suite, each a run of one
+    of them), or, when none is given, runs of profile ``profile`` (``hardest``) made here."""
+    suites = tuple(s for s, *_ in TABLE1_SETS)
+    if not runs:
+        return {s: _run_suite(s, profile or "hardest", limit, jobs,
+                              out.parent / "runs" / f"{out.name}-{s}") for s in suites}
+    by_suite: dict[str, Path] = {}
+    for rd in runs:
+        check_run_any(rd, suites)
+        for suite in suites:
+            try:
+                check_run(rd, suite)
+            except InputError:
+                continue
+            if suite in by_suite:
+                raise InputError(f"--run: {by_suite[suite]} and {rd} are both runs of suite "
+                                 f"{suite}; give one per suite")
+            by_suite[suite] = rd
+    return by_suite
+
+
+def _table1_figures(g: pd.DataFrame) -> dict[str, Any]:
+    """Table 1's figures of one configuration's rows ``g`` on one instance set."""
+    n = g["instance"].nunique()
+    ok = g[g["status"] == "solved"]
+    length = pd.to_numeric(ok["length"], errors="coerce").astype(float)
+    opt_all = pd.to_numeric(g["optimal"], errors="coerce").dropna().astype(int) \
+        if "optimal" in g else pd.Series(dtype=int)
+    opt = pd.to_numeric(ok["optimal"], errors="coerce").astype(float) if "optimal" in ok \
+        else pd.Series(np.nan, index=ok.index)
+    known = opt.notna() & length.notna()
+    excess = length[known] - opt[known]
+    optima = sorted(set(opt_all))
+    return {"states": n, "solved": f"{len(ok)}/{n}",
+            "mean length": float(length.mean()) if len(ok) else "-",
+            "optimal length": "not known" if not optima else
+            str(optima[0]) if len(optima) == 1 else f"{optima[0]}-{optima[-1]}",
+            "mean excess": float(excess.mean()) if known.any() else "-",
+            "% optimal": 100.0 * float((excess == 0).sum()) / n if len(opt_all) else "-",
+            "mean nodes": float(round(pd.to_numeric(ok["nodes_generated"]).mean()))
+            if len(ok) else "-",
+            "mean seconds": float(pd.to_numeric(ok["time_s"]).mean()) if len(ok) else "-"}
+
+
+def deepcubea_table1(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
+                     command: str, profile: str | None = None,
+                     runs: list[Path] | None = None) -> tuple[str, pd.DataFrame]:
+    """DeepCubeA's Table 1: the states farthest from the goal (the cube's 3 positions at distance
+    26 in the quarter-turn metric, the 17 15-puzzles at distance 80), runs of the cube3 and
+    puzzle15 suites (profile ``hardest``) beside the figures the paper states."""
+    from bench import published
+    from bench.runner import load_table
+
+    by_suite = _table1_runs(list(runs or []), limit, jobs, out, profile)
+    rows: list[dict[str, Any]] = []
+    per_state: list[dict[str, Any]] = []
+    notes = []
+    for suite, set_name, what, count, distance, key in TABLE1_SETS:
+        base = {"puzzle": suite, "instances": set_name}
+        run = by_suite.get(suite)
+        if run is None:
+            rows.append({**base, "solver": "ours", "states": "not run here"})
+        else:
+            df = load_table(run)
+            df = df[df["instance_set"] == set_name] if "instance_set" in df else df.iloc[:0]
+            if df.empty:
+                raise InputError(f"--run: {run} has no rows on instance set {set_name} ({what})")
+            for config, g in df.groupby("config", sort=False):
+                rows.append({**base, "solver": f"ours: {config}", **_table1_figures(g)})
+            limits = sorted({float(t) for t in pd.to_numeric(df.get("limit_time_s"),
+                                                              errors="coerce").dropna()}) \
+                if "limit_time_s" in df else []
+            notes.append("")
+            notes.append(f"Ours, {suite}: `{run}`, {df['instance'].nunique()} of {what}"
+                         + (f", {' / '.join(f'{t:g}' for t in limits)} s per state" if limits
+                            else "") + ".")
+            for inst, g in df.groupby("instance", sort=False):
+                opt = pd.to_numeric(g["optimal"], errors="coerce").dropna() \
+                    if "optimal" in g else pd.Series(dtype=float)
+                cell: dict[str, Any] = {"puzzle": suite, "instance": str(inst),
+                                        "optimal": int(opt.iloc[0]) if len(opt) else "-"}
+                lengths = g["length"] if "length" in g else pd.Series(pd.NA, index=g.index)
+                for cfg, status, length in zip(g["config"], g["status"], lengths, strict=True):
+                    cell[f"ours: {cfg}"] = str(int(length)) if status == "solved" \
+                        and pd.notna(length) else str(status)
+                per_state.append(cell)
+        pub = {k: published.stated(key, k).value for k, _ in TABLE1_PUBLISHED}
+        rows.append({**base, "solver": "DeepCubeA (paper)", "states": count,
+                     "solved": "not recorded", "mean length": "not recorded",
+                     "optimal length": str(distance),
+                     **{label: "not recorded" if pub[k] is None else pub[k]
+                        for k, label in TABLE1_PUBLISHED},
+                     "mean nodes": "not recorded", "mean seconds": "not recorded"})
+    table = pd.DataFrame(rows)
+    lines = _header("DeepCubeA Table 1: the states farthest from the goal, DeepCubeA beside ours",
+                    command, [
+                        "The cube's 3 positions at distance 26 in the quarter-turn metric (the "
+                        "superflip composed with the four-spot and its conjugates under the "
+                        "whole-cube rotations: instance set `qtm26` of suite `cube3`) and the 17 "
+                        "15-puzzles at distance 80 (`hardest17` of suite `puzzle15`); the optimal "
+                        "lengths are the instance files'. `solved`: states solved within the "
+                        "limit; `% optimal`: states solved at the optimal length, of all states; "
+                        "mean length, excess, nodes generated and seconds over the solved states "
+                        "(ours on this machine's CPU). DeepCubeA (paper): the figures its text "
+                        "states (15-puzzle: 2.8 moves longer than optimal on average, 17.6% "
+                        "optimal); `not recorded` where we hold no published figure.",
+                        *notes])
+    lines += [report.markdown_table(frame_rows(table)), ""]
+    if per_state:
+        lines += ["## Per state", "", "Solution length of each configuration (or how its "
+                  "search ended).", "",
+                  report.markdown_table(frame_rows(pd.DataFrame(per_state).fillna("-"))), ""]
+    return "\n".join(lines), table
+
+
 #: the figures of the per-domain summary, in its order
 SUMMARY_FIGURES = (("solved_pct", "solved %"), ("mean_length", "mean length"),
                    ("optimal_pct", "% optimal"), ("mean_nodes", "mean nodes generated"),
@@ -707,8 +841,8 @@ def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None,
                 shown = f"{v:.2f}" if key == "mean_length" else f"{round(v):,}"
                 row["DeepCubeA (results files)"] = f"{shown} (the {int(known['n_listed'])} states of our run)"
             for config in configs:
-                figs = ours.get(config)
-                value = figs.get(key) if figs is not None else "not run here"
+                mine = ours.get(config)
+                value = mine.get(key) if mine is not None else "not run here"
                 if key == "mean_nodes" and isinstance(value, float):
                     value = round(value)
                 row[f"ours: {config}"] = value
@@ -821,6 +955,34 @@ def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
     return "\n".join(lines), df
 
 
+def learned_guides(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
+                   command: str, train_minutes: float | None = None, models: tuple[str, ...] = (),
+                   widths: Any = None, puzzles: Any = None,
+                   threads: int | None = None) -> tuple[str, pd.DataFrame]:
+    """Learned guides at an equal training budget against the PDBs, under the same searches
+    (:mod:`bench.guides`), with the figure ``length-vs-time.png``."""
+    import matplotlib.pyplot as plt
+
+    from bench import guides, plots
+
+    res = guides.compare(out, limit, jobs, train_minutes, tuple(models), widths, puzzles,
+                         threads)
+    table: pd.DataFrame = res["table"]
+    pts = res["points"].rename(columns={"_kind": "kind", "_width": "width",
+                                        "mean length": "mean_length",
+                                        "mean s per instance": "mean_time_s"})
+    these = table[table["source"].astype(str).str.contains("these") & table["mean length"].notna()]
+    levels = pd.DataFrame({"puzzle": these["puzzle"], "mean_length": these["mean length"],
+                           "label": "DeepCubeA, these states"})
+    fig, _ = plots.fig_length_vs_time(pts, levels)
+    fig.savefig(out / "length-vs-time.png", dpi=130)
+    plt.close(fig)
+    lines = _header("Learned guides at an equal training budget, and PDBs, under the same "
+                    "searches", command, guides.notes(res))
+    lines += [report.markdown_table(frame_rows(table)), ""]
+    return "\n".join(lines), table
+
+
 PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
     "felner2004": felner2004,
     "deepcubea-table2": lambda run_dir, limit, jobs, out, command, build=False:
@@ -833,25 +995,32 @@ PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
     "bischoff2013": lambda run_dir, limit, jobs, out, command, count=None:
         bischoff2013(run_dir, limit, jobs, out, command, count=count or 100_000),
     "deepcubea-summary": deepcubea_summary,
+    "deepcubea-table1": deepcubea_table1,
     "deepcubea-table4": deepcubea_table4,
     "deepcubea-table5": deepcubea_table5,
     "phipat2020": lambda run_dir, limit, jobs, out, command, count=None:
         phipat2020(run_dir, limit, jobs, out, command, count=count or 100),
+    "learned-guides": learned_guides,
 }
 #: tables computed here rather than read from a suite run
 STANDALONE = ("deepcubea-table2", "deepcubea-table3", "korf1982", "bischoff2013", "phipat2020")
 #: tables that solve a number of states (--count)
 COUNTED = ("korf1982", "bischoff2013", "phipat2020")
+#: tables that read several finished runs (--run repeated)
+MULTI_RUN = ("deepcubea-summary", "deepcubea-table1")
 
 
 def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None = None,
          jobs: int | None = None,
          out: Path = DEFAULT_OUT, command: str = "", build: bool = False,
-         profile: str | None = None, count: int | None = None) -> str:
+         profile: str | None = None, count: int | None = None,
+         train_minutes: float | None = None, models: tuple[str, ...] = (), widths: Any = None,
+         puzzles: Any = None, threads: int | None = None) -> str:
     """Make table ``name`` into ``out/name/``; returns its markdown.
 
     ``profile``: the suite profile run by the tables made from a suite run (felner2004:
-    ``default``; deepcubea-fig2: ``fig2``)."""
+    ``default``; deepcubea-fig2: ``fig2``; deepcubea-table1: ``hardest``). ``train_minutes``,
+    ``models``, ``widths``, ``puzzles``, ``threads``: the options of ``learned-guides``."""
     if name not in PAPERS:
         import difflib
 
@@ -859,14 +1028,19 @@ def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None 
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise InputError(f"NAME: unknown table {name!r}{hint}; known: {', '.join(PAPERS)}")
     dest = out / name
+    guide_opts = {"--train-minutes": train_minutes, "--model": models or None,
+                  "--widths": widths, "--puzzles": puzzles, "--threads": threads}
+    for flag, value in guide_opts.items():
+        if value is not None and name != "learned-guides":
+            raise InputError(f"{flag}: applies to learned-guides, not to {name}")
     if count is not None and name not in COUNTED:
         raise InputError(f"--count: applies to {' and '.join(COUNTED)}, not to {name}")
     if limit is not None and name in COUNTED:
         raise InputError(f"--limit: {name} solves random states; give their number with --count")
     if isinstance(run_dir, list):
-        if name != "deepcubea-summary" and len(run_dir) > 1:
+        if name not in MULTI_RUN and len(run_dir) > 1:
             raise InputError(f"--run: {name} reads one run, not {len(run_dir)}")
-        if name != "deepcubea-summary":
+        if name not in MULTI_RUN:
             run_dir = run_dir[0] if run_dir else None
     if name in STANDALONE:
         if profile is not None:
@@ -877,8 +1051,31 @@ def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None 
             {"count": count}
     elif name == "deepcubea-table4":
         kwargs = {"profile": profile}
-        if run_dir is not None:
+        if run_dir is not None and not isinstance(run_dir, list):
             check_run_any(run_dir, ("puzzle24", "puzzle35"))
+    elif name == "deepcubea-table1":
+        runs = [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])
+        kwargs = {"profile": profile, "runs": runs}
+        run_dir = None
+        if runs and profile is not None:
+            raise InputError(f"--profile: {name} reads the runs given with --run; give one or "
+                             "the other")
+        if runs and limit is not None:
+            raise InputError(f"--limit: {name} reads the runs given with --run; give one or "
+                             "the other")
+    elif name == "learned-guides":
+        from bench import guides
+
+        if run_dir:
+            raise InputError(f"--run: {name} trains its models and runs its own suites (into "
+                             f"{out / 'runs' / name}); leave --run out")
+        if profile is not None:
+            raise InputError(f"--profile: {name} runs suites of its own; choose with --widths, "
+                             "--puzzles and --limit")
+        kwargs = {"train_minutes": train_minutes, "models": tuple(models),
+                  "widths": guides.check_widths(widths),
+                  "puzzles": guides.check_puzzles(puzzles), "threads": threads}
+        run_dir = None
     elif name == "deepcubea-summary":
         kwargs = {"runs": [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])}
         run_dir = None
@@ -888,7 +1085,7 @@ def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None 
             raise InputError(f"--limit: {name} reads a finished run (--run)")
     else:
         kwargs = {"profile": profile}
-        if run_dir is not None:
+        if run_dir is not None and not isinstance(run_dir, list):
             check_run(run_dir, PAPER_SUITES[name])
     try:
         dest.mkdir(parents=True, exist_ok=True)

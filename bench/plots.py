@@ -165,6 +165,61 @@ def fig_training(log: pd.DataFrame, depth_log: pd.DataFrame | None = None) -> tu
     return fig, axes
 
 
+
+def fig_length_vs_time(points: pd.DataFrame,
+                       levels: pd.DataFrame | None = None) -> tuple[Any, Any]:
+    """Mean solution length against mean seconds per instance (log), one panel per puzzle, one
+    line per guide through its beam widths (each point labelled with its width), a cross per
+    BWAS configuration, a diamond per optimal solver. ``points``: columns ``puzzle``, ``guide``,
+    ``kind`` (``beam``, ``bwas``, or another solver), ``width``, ``mean_length``,
+    ``mean_time_s``. ``levels``: mean lengths without a time (``puzzle``, ``label``,
+    ``mean_length``), drawn as dotted horizontal lines."""
+    puzzles = list(dict.fromkeys(points["puzzle"])) if len(points) else []
+    fig, axes = plt.subplots(1, max(1, len(puzzles)), figsize=(5.2 * max(1, len(puzzles)), 4.2),
+                             squeeze=False)
+    guides = list(dict.fromkeys(points["guide"])) if len(points) else []
+    colors = dict(zip(guides, sns.color_palette(n_colors=max(1, len(guides))), strict=False))
+    for ax, puzzle in zip(axes[0], puzzles, strict=False):
+        d = points[(points["puzzle"] == puzzle) & points["mean_length"].notna()
+                   & points["mean_time_s"].notna()]
+        for guide, g in d.groupby("guide", sort=False):
+            beam = g[g["kind"] == "beam"].sort_values("width")
+            if len(beam):
+                ax.plot(beam["mean_time_s"], beam["mean_length"], marker="o", ms=4,
+                        color=colors[guide], label=f"{guide}, beam")
+                for x, y, w in zip(beam["mean_time_s"], beam["mean_length"], beam["width"],
+                                   strict=True):
+                    ax.annotate(f"{int(w):,}", (x, y), fontsize=6, xytext=(3, 3),
+                                textcoords="offset points", color=colors[guide])
+            for kind, marker in (("bwas", "X"), ("other", "D")):
+                pts = g[g["kind"] == kind] if kind == "bwas" else g[~g["kind"].isin(["beam", "bwas"])]
+                if len(pts):
+                    ax.scatter(pts["mean_time_s"], pts["mean_length"], marker=marker, s=40,
+                               color=colors[guide],
+                               label=f"{guide}, BWAS" if kind == "bwas" else str(guide))
+        if levels is not None and len(levels):
+            for _, row in levels[levels["puzzle"] == puzzle].iterrows():
+                ax.axhline(float(row["mean_length"]), color="grey", ls=":", lw=1)
+                ax.annotate(str(row["label"]), (0.01, float(row["mean_length"])), fontsize=6,
+                            xycoords=("axes fraction", "data"), xytext=(0, 2),
+                            textcoords="offset points", color="dimgrey")
+        if len(d) and (d["mean_time_s"] > 0).all():
+            from matplotlib.ticker import NullFormatter
+
+            ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())  # decades only: no crowded labels
+        ax.set_title(puzzle)
+        ax.set_xlabel("mean seconds per solved instance")
+        ax.set_ylabel("mean solution length")
+        if len(d):
+            ax.legend(fontsize=7)
+        else:
+            ax.text(0.5, 0.5, "no configuration solved a state", ha="center",
+                    transform=ax.transAxes, color="dimgrey")
+    fig.tight_layout()
+    return fig, axes[0]
+
+
 FIGURES = {
     "bwas-strips": fig_bwas_strips,
     "excess": fig_excess,

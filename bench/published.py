@@ -40,6 +40,7 @@ TEXT: dict[tuple[str, str], Figure] = {
     ("puzzle48", "mean_length"): Figure(253.53, PAPER),
     ("hardest17", "mean_excess"): Figure(2.8, PAPER, "the 17 15-puzzles at distance 80"),
     ("hardest17", "optimal_pct"): Figure(17.6, PAPER, "the 17 15-puzzles at distance 80"),
+    # ("qtm26", ...): the cube's 3 positions at distance 26 (quarter turns): none on record here
     ("puzzle24", "pdb_mean_time_s"): Figure(4239.0, PAPER, "the PDB optimal solver"),
     ("puzzle24", "mean_time_s"): Figure(19.3, PAPER),
     ("puzzle24", "pdb_worst_time"): Figure("5 days", PAPER, "the PDB optimal solver"),
@@ -79,3 +80,20 @@ def per_instance(domain: str) -> dict[str, Any] | None:
             "mean_nodes": sum(r["nodes_generated"] for r in rows) / n,
             "mean_time_s": sum(r["time_s"] for r in rows) / n,
             "lengths": {r["index"]: r["moves"] for r in rows}}
+
+
+#: EfficientCube (Takano 2023): beam search guided by its policy network, from its per-instance
+#: results, on DeepCubeA's test states (``states``: how many; ``None`` where not on record here)
+EFFICIENTCUBE_SOURCE = "EfficientCube (Takano 2023), per-instance results"
+EFFICIENTCUBE: tuple[dict[str, Any], ...] = (
+    *({"puzzle": "cube3", "guide": "EfficientCube (policy)", "search": f"beam {w:,}",
+       "states": 1000, "solved_pct": 100.0, "mean_length": m}
+      for w, m in ((128, 25.18), (1024, 23.30), (4096, 22.55), (16_384, 21.97),
+                   (262_144, 21.26))),
+    *({"puzzle": "puzzle15", "guide": "EfficientCube (policy)", "search": f"beam {w:,}",
+       "states": 500, "mean_length": m} for w, m in ((64, 52.97), (1024, 52.24))),
+    {"puzzle": "puzzle15", "guide": "optimal (as EfficientCube states it)", "search": "-",
+     "states": 500, "mean_length": 52.02, "optimal_pct": 100.0},
+    {"puzzle": "lightsout7", "guide": "EfficientCube (policy)", "search": "greedy",
+     "solved_pct": 100.0, "optimal_pct": 100.0},
+)

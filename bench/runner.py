@@ -36,6 +36,9 @@ from suites.schema import ConfigSpec, InstanceSet, Suite
 from suites.sources import load_instances
 
 ROWS = "rows.jsonl"
+#: provenance columns a cluster executor reports per row (the worker's machine); otherwise
+#: this machine's
+WORKER_FIELDS = ("host", "cpu")
 RUN_JSON = "run.json"
 LOCK = ".lock"
 FAILURE_STATUSES = tuple(str(s) for s in _FAILURES)
@@ -334,6 +337,8 @@ def _finish_row(task: Task, result: dict[str, Any], prov: dict[str, Any]) -> dic
     row["finished_at"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     for k in ROW_FIELDS:
         row[k] = prov.get(k)
+    for k in WORKER_FIELDS:  # where the executor reports the machine that ran the task
+        row[k] = result.get(k) or prov.get(k)
     return row
 
 
@@ -417,8 +422,10 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
     sessions = meta.get("sessions")
     if not isinstance(sessions, list):
         sessions = meta["sessions"] = []
+    executor = executor or LocalExecutor()
     sessions.append({**prov, "resumed": resume, "todo": len(todo), "profile": plan.profile,
-                     "fingerprint": meta["fingerprint"], "argv": sys.argv})
+                     "fingerprint": meta["fingerprint"], "argv": sys.argv,
+                     "executor": executor.describe()})
     try:
         write_atomic(run_dir / RUN_JSON, json.dumps(meta, indent=2, default=str))
         write_atomic(run_dir / "suite.toml", plan.suite.path.read_text())
@@ -426,10 +433,9 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
         raise InputError(f"--out: cannot write to {run_dir}: {exc.strerror or exc}") from None
 
     statuses: Counter[str] = Counter()
-    executor = executor or LocalExecutor()
     failed: dict[tuple[Any, ...], str] = {}
     if prepare and todo:
-        failed = _prepare_configs(todo, run_dir, progress)
+        failed = _prepare_configs(todo, run_dir, progress, executor)
     writer = RowWriter(rows_path)
     bar = None
     if progress:
@@ -457,8 +463,10 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
     return RunSummary(run_dir, len(plan.tasks), len(plan.tasks) - len(todo), len(todo), statuses)
 
 
-def _prepare_configs(tasks: Sequence[Task], run_dir: Path, progress: bool) -> dict[tuple[Any, ...], str]:
-    """Build or load each distinct heuristic once, in one worker, before the parallel run.
+def _prepare_configs(tasks: Sequence[Task], run_dir: Path, progress: bool,
+                     executor: Executor | None = None) -> dict[tuple[Any, ...], str]:
+    """Build or load each distinct heuristic once, in one worker, before the parallel run
+    (the executor's ``preparer``: on a cluster, on its workers).
 
     This builds missing PDB files once (not once per worker, racing) and records sizes.
     Returns ``{heuristic key: error}`` for the heuristics that could not be loaded.
@@ -480,7 +488,7 @@ def _prepare_configs(tasks: Sequence[Task], run_dir: Path, progress: bool) -> di
     if progress:
         print(f"preparing {len(prep)} heuristic(s): "
               + ", ".join(sorted({t.meta['heuristic'] for t in prep})), flush=True)
-    LocalExecutor(jobs=1, fn="bench.runner:prepare_task").run(prep, on_result)
+    (executor or LocalExecutor()).preparer("bench.runner:prepare_task").run(prep, on_result)
     write_atomic(run_dir / "prepare.json", json.dumps(info, indent=2, default=str))
     if progress:
         for msg in failed.values():
@@ -491,12 +499,26 @@ def _prepare_configs(tasks: Sequence[Task], run_dir: Path, progress: bool) -> di
 # --------------------------------------------------------------------------- tables
 def load_table(run_dir: Path) -> Any:
     """The run's rows as a pandas DataFrame (one row per instance x configuration)."""
-    import pandas as pd
-
     rows = read_rows(Path(run_dir) / ROWS)
+    if not rows and (Path(run_dir) / "results.csv").is_file():
+        # a committed copy of a run (results/NAME/): its exported table
+        import pandas as pd
+
+        table = pd.read_csv(Path(run_dir) / "results.csv", dtype={"instance": str})
+        if "key" not in table:
+            raise InputError(f"RUN_DIR: {run_dir}/results.csv is not a run's table (no key column)")
+        rows = table.to_dict("records")
     if not rows:
         raise InputError(f"RUN_DIR: {run_dir} has no result rows ({ROWS})")
-    df = pd.DataFrame(rows)
+    return rows_frame(rows)
+
+
+def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:
+    """Rows (``rows.jsonl`` objects, or records of a derived table) as a DataFrame with typed
+    columns, the last record of each key kept."""
+    import pandas as pd
+
+    df = pd.DataFrame(list(rows))
     # the last record of a key wins (a resumed run never writes a key twice, but be safe)
     df = df.drop_duplicates("key", keep="last").reset_index(drop=True)
     for col in ("length", "optimal", "nodes_generated", "nodes_expanded", "network_evaluations",

@@ -58,6 +58,7 @@ class Row(TypedDict, total=False):
     state: str
     finished_at: str
     # provenance
+    host: str
     git_rev: str | None
     date: str
     cpu: str
@@ -104,8 +105,9 @@ COLUMNS: dict[str, str] = {
     "error": "what went wrong (failed rows)", "traceback": "the last frames of an exception",
     "state": "the start state, as space-separated values",
     "finished_at": "UTC time the row was written",
+    "host": "machine that ran the search (a Dask worker's host on a cluster)",
     "git_rev": "commit of the code", "date": "date of the run's provenance record",
-    "cpu": "processor", "gpu": "GPU or null",
+    "cpu": "processor (the worker's, on a cluster)", "gpu": "GPU or null",
     "v_numpy": "numpy version", "v_numba": "numba version", "v_torch": "torch version",
 }
 

@@ -10,9 +10,10 @@ class Status(StrEnum):
 
     ``unsolvable`` claims a proof (the whole reachable space was searched); ``beam-empty`` and
     ``depth-limit`` end an incomplete search (beam) without one; ``iteration-limit`` ends a
-    best-first search at its ``max_iterations``. ``crash``, ``error`` and
-    ``invalid`` are given by the suite runner, never by a solver: the worker died, raised, or
-    returned a path shorter than the reference optimum.
+    best-first search at its ``max_iterations``. ``crash``, ``error``, ``invalid`` and
+    ``worker-lost`` are given by the suite runner, never by a solver: the worker died, raised,
+    returned a path shorter than the reference optimum, or (on a Dask cluster) the whole worker
+    running the task died twice, so that the task was given up (Dask's ``KilledWorker``).
     """
 
     SOLVED = "solved"
@@ -26,6 +27,7 @@ class Status(StrEnum):
     CRASH = "crash"
     ERROR = "error"
     INVALID = "invalid"
+    WORKER_LOST = "worker-lost"
 
 
 #: every status of a suite row other than solved

@@ -48,6 +48,7 @@ class InstanceSetSpec:
     fallback: str | None = None
     citation: str = ""
     description: str = ""
+    rotations: bool = False  # maneuver files: each maneuver's conjugates under the cube's rotations
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ class _Reader:
 def _type_name(types: type | tuple[type, ...]) -> str:
     ts = types if isinstance(types, tuple) else (types,)
     return " or ".join({"str": "a string", "int": "an integer", "float": "a number",
-                        "dict": "a table", "list": "a list"}.get(t.__name__, t.__name__) for t in ts)
+                        "dict": "a table", "list": "a list", "bool": "true or false"}.get(t.__name__, t.__name__) for t in ts)
 
 
 def _limits(r: _Reader, key: str) -> Limits | None:
@@ -206,7 +207,7 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         if not isinstance(table, dict):
             raise r.fail("", f"expected a table, got {table!r}")
         r.check_keys(["name", "source", "goal", "path", "format", "depth", "count", "seed",
-                      "optimal", "fallback", "citation", "description"])
+                      "optimal", "fallback", "citation", "description", "rotations"])
         sname = r.get("name", str, required=True)
         if sname in sets:
             raise r.fail("name", f"duplicate instance set {sname!r}")
@@ -232,6 +233,9 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
                 raise r.fail("format", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
             if not (INSTANCES_DIR / spath).is_file():
                 raise r.fail("path", f"no such instance file {spath!r} in {INSTANCES_DIR}")
+        rotations = r.get("rotations", bool, default=False)
+        if rotations and (source != "file" or fmt != "maneuver"):
+            raise r.fail("rotations", "applies to source = 'file' with format = 'maneuver' only")
         depth = r.get("depth", (int, list), default=())
         depth = (depth,) if isinstance(depth, int) else tuple(depth)
         if any(not isinstance(d, int) or d < 0 for d in depth):
@@ -258,7 +262,7 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
             name=sname, source=source, goal=goal, path=spath, format=fmt, depth=depth,
             count=count, seed=seed, optimal=optimal,
             fallback=r.get("fallback", str), citation=r.get("citation", str, default=""),
-            description=r.get("description", str, default=""),
+            description=r.get("description", str, default=""), rotations=rotations,
         )
     for i, s in enumerate(sets.values()):
         if s.fallback is not None and s.fallback not in sets:

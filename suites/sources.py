@@ -90,11 +90,14 @@ def _parse_file(spec: InstanceSetSpec, puzzle: Puzzle, path: Path) -> list[Insta
     """Read one instance file.
 
     ``tiles``:    ``id optimal t0 .. tN`` (tile at each position, 0 = blank)
-    ``maneuver``: ``id maneuver`` or ``id optimal maneuver`` (from the solved cube)
+    ``maneuver``: ``id maneuver`` or ``id optimal maneuver`` (from the solved cube); with
+                  ``rotations = true`` each maneuver gives its distinct conjugates under the 24
+                  whole-cube rotations, ids ``ID`` and ``ID-ROTATION`` (``_conjugates``)
     ``vcube``:    ``id optimal | scramble | solution``
     ``states``:   ``id optimal state`` (the puzzle's own text format; ``-`` = unknown optimal)
     """
     out: list[Instance] = []
+    seen: set[bytes] = set()  # the states of the conjugates so far (rotations = true)
     metric = "htm" if puzzle.num_actions in (9, 18) else "qtm"
     for lineno, line in _data_lines(path):
         where = f"{path.name}:{lineno}"
@@ -111,6 +114,9 @@ def _parse_file(spec: InstanceSetSpec, puzzle: Puzzle, path: Path) -> list[Insta
                     moves = " ".join(parts[2:])
                 else:
                     opt_, moves = None, " ".join(parts[1:])
+                if spec.rotations:  # the conjugates under the 24 whole-cube rotations
+                    out += _conjugates(spec, puzzle, iid, opt_, moves, metric, seen)
+                    continue
                 state = puzzle.from_moves(puzzle.parse_moves(
                     maneuver_text(maneuver_quarter_turns(moves), metric)))
                 meta = {"scramble": moves}
@@ -135,6 +141,29 @@ def _parse_file(spec: InstanceSetSpec, puzzle: Puzzle, path: Path) -> list[Insta
         if spec.optimal != "file":
             opt_ = None
         out.append(Instance(spec.name, iid, np.asarray(state, dtype=puzzle.dtype), opt_, meta))
+    return out
+
+
+def _conjugates(spec: InstanceSetSpec, puzzle: Puzzle, iid: str, optimal: int | None,
+                moves: str, metric: str, seen: set[bytes]) -> list[Instance]:
+    """The states of ``moves`` conjugated by each whole-cube rotation (``puzzles.cube.rotations``:
+    faces relabelled, directions kept, so the distance is the same), skipping states already in
+    ``seen``: id ``iid`` for the maneuver itself, ``iid-ROTATION`` (e.g. ``1-x``) for the others."""
+    from puzzles.cube.rotations import conjugates
+
+    out = []
+    for name, turns in conjugates(maneuver_quarter_turns(moves)):
+        text = maneuver_text(turns, metric)
+        state = np.asarray(puzzle.from_moves(puzzle.parse_moves(text)), dtype=puzzle.dtype)
+        key = state.tobytes()
+        if key in seen:
+            continue
+        seen.add(key)
+        meta: dict[str, Any] = {"scramble": text if name else moves}
+        if name:
+            meta.update(rotation=name, conjugate_of=iid)
+        out.append(Instance(spec.name, f"{iid}-{name}" if name else iid, state,
+                            optimal if spec.optimal == "file" else None, meta))
     return out
 
 

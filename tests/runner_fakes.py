@@ -41,7 +41,8 @@ solver = "astar"
 
 
 def solve(payload: dict[str, Any]) -> dict[str, Any]:
-    """Pretend to solve: ``payload['fake']`` says how (ok, error, crash, hang, oom, nodes...)."""
+    """Pretend to solve: ``payload['fake']`` says how (ok, error, crash, hang, oom, nodes,
+    kill-worker...)."""
     fake = payload.get("fake", {})
     mode = fake.get("mode", "ok")
     time.sleep(fake.get("sleep", 0.0))
@@ -49,6 +50,11 @@ def solve(payload: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError("solver blew up")
     if mode == "crash":
         os._exit(3)
+    if mode == "kill-worker":  # the process that handed this task on (a Dask worker) dies
+        import signal
+
+        os.kill(os.getppid(), signal.SIGKILL)
+        os._exit(4)
     if mode == "hang":
         while True:
             time.sleep(0.05)

@@ -213,6 +213,7 @@ BASE_ARGS = {
     "quality": ["quality", "puzzle8", "manhattan"], "paper": ["paper", "felner2004"],
     "macro show": ["macro", "show", "puzzle8"], "macro build": ["macro", "build", "puzzle8"],
     "train multigoal": ["train", "multigoal", "puzzle8", "--iterations", "1"],
+    "view": ["view", "puzzle8", "1,2,3,4,5,6,7,8,0", "--no-browser"],
 }
 
 

@@ -67,6 +67,10 @@ def _parse(tmp_path, text):
     ('name = "c"', 'name = "c"\ncolour = 1', r"bad.toml: configs\[0\].colour: unknown key"),
     ('source = "scramble"', 'source = "scramble"\ngoal = "blank-middle"',
      r"instances\[0\].goal: expected blank-first, blank-last or korf1982"),
+    ("count = 3", "count = 3\nrotations = true",
+     r"instances\[0\].rotations: applies to source = 'file' with format = 'maneuver' only"),
+    ("count = 3", 'count = 3\nrotations = "yes"',
+     r"instances\[0\].rotations: expected true or false, got 'yes'"),
 ])
 def test_bad_suite_names_file_and_key(tmp_path, old, new, match):
     with pytest.raises(InputError, match=match):

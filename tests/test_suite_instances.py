@@ -41,11 +41,38 @@ def test_vcube_published_solutions_solve_their_cubes():
         assert p.check_solution(inst.state, sol)
 
 
-def test_qtm26_is_one_known_position_and_korf10_has_no_optimum():
+def test_qtm26_gives_the_three_positions_at_distance_26_and_korf10_has_no_optimum():
+    from puzzles.cube.facelets import rotation_perm
+    from puzzles.cube.rotations import face_map, named_rotations
+
     cube3 = load_suite("cube3")
+    assert cube3.instance_sets["qtm26"].rotations
     q = load_instances(cube3, "qtm26")
-    assert [i.optimal for i in q.instances] == [26]
-    assert not registry.get_puzzle("cube3").is_goal(q.instances[0].state[None, :])[0]
+    p = registry.get_puzzle("cube3")
+    # the file's one maneuver and its conjugates under the 24 rotations: 3 distinct states
+    assert len(q.instances) == 3 and len({i.state.tobytes() for i in q.instances}) == 3
+    assert [i.optimal for i in q.instances] == [26, 26, 26]
+    assert q.instances[0].id == "1" and all(i.id.startswith("1-") for i in q.instances[1:])
+    original = q.instances[0].state
+    rotations = dict(named_rotations())
+    for inst in q.instances:
+        assert not p.is_goal(inst.state[None, :])[0]
+        # the relabelled maneuver's inverse solves it, in 26 quarter turns
+        moves = p.parse_moves(inst.meta["scramble"])
+        assert len(moves) == 26
+        assert p.check_solution(inst.state, [p.inverse_action(a) for a in reversed(moves)])
+        # and it is the original seen after the whole-cube rotation: stickers moved, recoloured
+        rot = rotations[inst.meta.get("rotation", "")]
+        recolour = np.array(face_map(rot), dtype=original.dtype)
+        assert np.array_equal(inst.state, recolour[original[rotation_perm(3, rot, None)]])
+    # every conjugate is one of the three
+    from puzzles.cube.rotations import conjugates
+    from suites.sources import maneuver_text as text
+
+    turns = maneuver_quarter_turns(q.instances[0].meta["scramble"])
+    states = {p.from_moves(p.parse_moves(text(t, "qtm"))).tobytes() for _, t in conjugates(turns)}
+    assert states == {i.state.tobytes() for i in q.instances}
+    assert len(load_instances(cube3, "qtm26", limit=2).instances) == 2
     k = load_instances(load_suite("cube3-htm"), "korf10")
     assert len(k.instances) == 10 and all(i.optimal is None for i in k.instances)
 

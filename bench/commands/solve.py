@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import click
+import numpy as np
 
 from bench.commands.common import goal_option, json_line, read_state, registry_options
 from core import registry
 from core.errors import InputError
 from core.limits import Limits
+from heuristics.base import Heuristic
+from puzzles.base import Puzzle
 from solvers.base import SolveResult
 
 MIB = 1 << 20
@@ -69,21 +74,50 @@ def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
     return "\n".join(lines)
 
 
+def solve_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that say what to solve and how: ``--scramble``, ``--goal``, ``--heuristic``,
+    ``--solver``, their registry options and the limits (``bench solve``, ``bench view``)."""
+    decorators = [
+        click.option("--scramble", "moves", metavar="MOVES",
+                     help="move sequence applied to the goal"),
+        goal_option,
+        click.option("--heuristic", "heuristic_name", metavar="H",
+                     help="heuristic name (bench list heuristics)"),
+        registry_options("heuristic"),
+        click.option("--solver", "solver_name", metavar="S", default=None,
+                     help="solver name (bench list solvers) [ida for heuristics with a per-state "
+                          "kernel; a learned model's recommended search]"),
+        registry_options("solver"),
+        click.option("--time-limit", metavar="SEC", help="search time limit in seconds (> 0)"),
+        click.option("--node-limit", metavar="N", help="limit on nodes generated (> 0)"),
+        click.option("--memory-limit", metavar="MB", help="limit on the search's memory in MiB "
+                     "(> 0; enforced by bwas/astar/greedy; IDA* needs memory linear in depth)"),
+    ]
+    for decorate in reversed(decorators):
+        f = decorate(f)
+    return f
+
+
+@dataclass
+class Solved:
+    """One search of ``solve_state``: what was solved, with what, and the result."""
+
+    puzzle: Puzzle
+    state: np.ndarray
+    heuristic: Heuristic
+    heuristic_name: str
+    #: the heuristic options given (model, precision, ...)
+    heuristic_args: dict[str, Any]
+    solver_name: str
+    #: the solver options given or recommended (None: the solver's default)
+    solver_args: dict[str, Any]
+    result: SolveResult
+
+
 @click.command("solve")
 @click.argument("puzzle")
 @click.argument("state", required=False)
-@click.option("--scramble", "moves", metavar="MOVES", help="move sequence applied to the goal")
-@goal_option
-@click.option("--heuristic", "heuristic_name", metavar="H", help="heuristic name (bench list heuristics)")
-@registry_options("heuristic")
-@click.option("--solver", "solver_name", metavar="S", default=None,
-              help="solver name (bench list solvers) [ida for heuristics with a per-state "
-                   "kernel; a learned model's recommended search]")
-@registry_options("solver")
-@click.option("--time-limit", metavar="SEC", help="search time limit in seconds (> 0)")
-@click.option("--node-limit", metavar="N", help="limit on nodes generated (> 0)")
-@click.option("--memory-limit", metavar="MB", help="limit on the search's memory in MiB (> 0; "
-              "enforced by bwas/astar/greedy; IDA* needs memory linear in depth)")
+@solve_options
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None,
               heuristic_name: str | None, solver_name: str, time_limit: str | None,
@@ -94,6 +128,20 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     Exits 0 whenever the search ran, whatever its status (solved, timeout, node-limit,
     out-of-memory, unsolvable); 2 on bad input.
     """
+    s = solve_state(puzzle, state, moves, goal, heuristic_name, solver_name, time_limit,
+                    node_limit, memory_limit, options)
+    if as_json:
+        click.echo(json_line(result_record(s.puzzle, s.state, s.result)))
+    else:
+        click.echo(_summary(s.puzzle, s.state, s.result))
+
+
+def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | None,
+                heuristic_name: str | None, solver_name: str | None, time_limit: str | None,
+                node_limit: str | None, memory_limit: str | None,
+                options: dict[str, Any]) -> Solved:
+    """Check the options of :func:`solve_options` (one-line ``InputError``s), make the puzzle,
+    the state, the heuristic and the solver from the registry, and run the search."""
     if solver_name is not None:
         registry.solver_entry(solver_name)
         heuristic_name = registry.check_solver_heuristic(solver_name, heuristic_name)
@@ -140,7 +188,4 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     h = registry.get_heuristic(heuristic_name, p, **hargs)
     limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
     result = solver.run(p, h, s, limits)
-    if as_json:
-        click.echo(json_line(result_record(p, s, result)))
-    else:
-        click.echo(_summary(p, s, result))
+    return Solved(p, s, h, heuristic_name, hargs, solver_name, given, result)

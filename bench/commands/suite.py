@@ -31,6 +31,13 @@ def run_group() -> None:
                    "time on two cores)")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
               help="where learned heuristics evaluate [cpu, or the suite's heuristic_args]")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
+              show_default=True,
+              help="worker processes on this machine, or a Dask cluster (a LocalCluster of -j "
+                   "workers, or the one at --scheduler)")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="with --executor dask: the scheduler of a running cluster, e.g. "
+                   "tcp://HOST:8786 (default: start a LocalCluster)")
 @click.option("--out", "out", type=click.Path(path_type=Path), default=None,
               help="run folder (default: runs/SUITE-PROFILE-TIMESTAMP)")
 @click.option("--resume", is_flag=True, help="continue the run in --out (or the latest), skipping finished rows")
@@ -42,17 +49,26 @@ def run_group() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="no progress bar")
 def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[str, ...],
                   limit: int | None, jobs: int | None, threads: int, device: str | None,
-                  out: Path | None, resume: bool, rerun_changed: bool, seed: int,
-                  no_figures: bool, quiet: bool) -> None:
+                  executor: str, scheduler: str | None, out: Path | None, resume: bool,
+                  rerun_changed: bool, seed: int, no_figures: bool, quiet: bool) -> None:
     """Run suite NAME (a shipped suite or a .toml file) and print its summary table."""
     from bench import runner
-    from bench.executor import LocalExecutor
+    from bench.executor import Executor, LocalExecutor
     from suites.schema import load_suite
 
     if quick and profile not in (None, "quick"):
         raise InputError("--quick: cannot be combined with --profile")
     if rerun_changed and not resume:
         raise InputError("--rerun-changed: only with --resume")
+    if scheduler is not None:
+        if executor != "dask":
+            raise InputError("--scheduler: only with --executor dask")
+        if jobs is not None:
+            raise InputError("--jobs: the cluster at --scheduler runs one task per worker "
+                             "thread; drop --jobs")
+        from bench.dask_executor import check_address
+
+        check_address(scheduler)
     suite = load_suite(name)
     if resume and out is not None and not quick and profile is None:
         meta = runner.read_run_json(out)  # resume the profile the run was made with
@@ -80,14 +96,30 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
     click.echo(f"{suite.name} ({prof}): {len(plan.tasks)} runs = "
                f"{sum(len(s.instances) for s in plan.sets.values())} instances x "
                f"{len(plan.configs)} configurations -> {out}", err=True)
+    lost: tuple[type[BaseException], ...] = ()
+    ex: Executor
+    if executor == "dask":
+        from bench.dask_executor import ClusterLost, DaskExecutor
+
+        budget = max((t.memory_bytes for t in plan.tasks if t.memory_bytes), default=None)
+        ex, lost = DaskExecutor(jobs=jobs, threads=threads, scheduler=scheduler,
+                                memory_bytes=budget), (ClusterLost,)
+    else:
+        ex = LocalExecutor(jobs=jobs, threads=threads)
+    again = resume_command(name, out, prof, configs, limit, seed, jobs, threads, device,
+                           executor, scheduler)
     try:
-        summary = runner.run_plan(plan, out, LocalExecutor(jobs=jobs, threads=threads),
-                                  resume=resume, progress=not quiet, rerun_changed=rerun_changed)
+        with ex:
+            summary = runner.run_plan(plan, out, ex, resume=resume, progress=not quiet,
+                                      rerun_changed=rerun_changed)
     except KeyboardInterrupt:
-        click.echo(f"interrupted; finished rows are saved in {out}; continue with: "
-                   + resume_command(name, out, prof, configs, limit, seed, jobs, threads, device),
+        click.echo(f"interrupted; finished rows are saved in {out}; continue with: {again}",
                    err=True)
         sys.exit(130)
+    except lost as exc:
+        click.echo(f"error: {exc}; finished rows are saved in {out}; continue with: {again}",
+                   err=True)
+        sys.exit(1)
     if summary.skipped:
         click.echo(f"resumed: {summary.skipped} rows were already done", err=True)
     _write_report(out, figures=list(suite.figures) or None, title=f"{suite.name} ({prof})",
@@ -96,7 +128,8 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
 
 def resume_command(name: str, out: Path, profile: str, configs: tuple[str, ...],
                    limit: int | None, seed: int, jobs: int | None, threads: int = 1,
-                   device: str | None = None) -> str:
+                   device: str | None = None, executor: str = "local",
+                   scheduler: str | None = None) -> str:
     """The command that continues an interrupted run with the same plan."""
     import shlex
 
@@ -114,6 +147,10 @@ def resume_command(name: str, out: Path, profile: str, configs: tuple[str, ...],
         parts += ["--threads", str(threads)]
     if device is not None:
         parts += ["--device", device]
+    if executor != "local":
+        parts += ["--executor", executor]
+    if scheduler is not None:
+        parts += ["--scheduler", scheduler]
     parts += ["--out", str(out), "--resume"]
     return " ".join(shlex.quote(p) for p in parts)
 
@@ -344,8 +381,9 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
 @click.argument("name")
 @click.option("--run", "run_dirs", type=click.Path(path_type=Path), multiple=True,
               help="use this finished run instead of running (deepcubea-summary: one per puzzle, "
-                   "repeatable)")
-@click.option("--limit", type=click.IntRange(min=1, max=10**9), default=None, help="at most K instances")
+                   "deepcubea-table1: one per suite; repeatable)")
+@click.option("--limit", type=click.IntRange(min=1, max=10**9), default=None,
+              help="at most K instances (learned-guides: the first K per puzzle [100])")
 @click.option("--jobs", "-j", type=click.IntRange(min=1, max=1024), default=None)
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="tables go to OUT/NAME/, raw runs to OUT/runs/NAME/ (default: runs/paper; "
@@ -353,22 +391,39 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
 @click.option("--build", is_flag=True, help="build missing PDBs for the memory and speed tables")
 @click.option("--profile", default=None,
               help="suite profile to run (felner2004: default; deepcubea-fig2: fig2; "
-                   "deepcubea-table4: table4; deepcubea-table5: default)")
+                   "deepcubea-table1: hardest; deepcubea-table4: table4; deepcubea-table5: "
+                   "default)")
 @click.option("--count", type=click.IntRange(min=1, max=10**7), default=None,
               help="states per puzzle (korf1982: 10,000; bischoff2013: 100,000; "
                    "phipat2020: 100)")
+@click.option("--train-minutes", type=float, default=None, metavar="M",
+              help="learned-guides: CPU minutes of training per network (models missing from "
+                   "OUT/runs/learned-guides/models are trained, interrupted ones resumed)")
+@click.option("--model", "models", multiple=True, metavar="PUZZLE-TARGET=PATH",
+              help="learned-guides: use this model folder for a guide, e.g. "
+                   "cube3-diffusion=runs/m (TARGET: davi, diffusion, policy; repeatable)")
+@click.option("--widths", default=None, metavar="W,W,...",
+              help="learned-guides: beam widths [128,512,2048,8192]")
+@click.option("--puzzles", default=None, metavar="P,P,...",
+              help="learned-guides: puzzles [cube3,puzzle15,lightsout7; also cube2, puzzle8]")
+@click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
+              help="learned-guides: torch threads of training and threads per search [2]")
 def paper_cmd(name: str, run_dirs: tuple[Path, ...], limit: int | None, jobs: int | None,
-              out: Path | None, build: bool, profile: str | None, count: int | None) -> None:
-    """Regenerate published table NAME (felner2004, deepcubea-table2, deepcubea-table3,
-    deepcubea-table4, deepcubea-table5, deepcubea-fig2, deepcubea-summary, korf1982, bischoff2013,
-    phipat2020) with the published figures beside ours."""
+              out: Path | None, build: bool, profile: str | None, count: int | None,
+              train_minutes: float | None, models: tuple[str, ...], widths: str | None,
+              puzzles: str | None, threads: int | None) -> None:
+    """Regenerate published table NAME (felner2004, deepcubea-table1, deepcubea-table2,
+    deepcubea-table3, deepcubea-table4, deepcubea-table5, deepcubea-fig2, deepcubea-summary,
+    korf1982, bischoff2013, phipat2020, learned-guides) with the published figures beside
+    ours."""
     from bench import paper
 
-    if len(run_dirs) > 1 and name != "deepcubea-summary":
+    if len(run_dirs) > 1 and name not in paper.MULTI_RUN:
         raise InputError(f"--run: {name} reads one run, not {len(run_dirs)}")
-    run_dir: Path | list[Path] | None = list(run_dirs) if name == "deepcubea-summary" and run_dirs \
+    run_dir: Path | list[Path] | None = list(run_dirs) if name in paper.MULTI_RUN and run_dirs \
         else (run_dirs[0] if run_dirs else None)
     text = paper.make(name, run_dir=run_dir, limit=limit, jobs=jobs, out=out or paper.DEFAULT_OUT,
                       command="bench " + " ".join(sys.argv[1:]), build=build, profile=profile,
-                      count=count)
+                      count=count, train_minutes=train_minutes, models=models, widths=widths,
+                      puzzles=puzzles, threads=threads)
     click.echo(text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,11 @@ def _train_options(f: Any) -> Any:
         click.option("--eval-max-steps", type=click.IntRange(min=1, max=10**9), default=None,
                      help="step limit of the monitoring greedy rollouts [200]"),
         click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
-                     help="torch CPU threads [torch's default]"),
+                     help="torch CPU threads [torch's default; with --nproc: cores / N]"),
+        click.option("--nproc", type=click.IntRange(min=1, max=1024), default=None,
+                     help="train in N processes (DistributedDataParallel: one GPU each, or "
+                          "the CPU with gloo), each on its shard of every batch; or start the "
+                          "command under torchrun [1]"),
         click.option("--quiet", is_flag=True, help="no progress bar"),
         goal_option,
     ]
@@ -78,14 +83,25 @@ def _train_options(f: Any) -> Any:
 def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
     import torch
 
+    from heuristics.davi.distributed import Dist
     from heuristics.davi.heuristic import user_models_dir
     from heuristics.davi.train import TrainConfig, Trainer
 
+    nproc = opts.pop("nproc", None)
+    dist = Dist.from_env()
+    if nproc is not None and nproc > 1:
+        if dist is not None:
+            raise InputError("--nproc: the processes were started by torchrun already "
+                             "(WORLD_SIZE is set); drop --nproc")
+        _launch(target, puzzle, opts, nproc)
+        return
     threads = opts.pop("threads")
     if threads is not None:
         if threads < 1:
             raise InputError(f"--threads: must be at least 1, got {threads}")
         torch.set_num_threads(threads)
+    elif dist is not None and opts.get("device") != "cuda" and not torch.cuda.is_available():
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // dist.world))
     iterations = opts.pop("iterations")
     if iterations < 0:
         raise InputError(f"--iterations: must be >= 0, got {iterations}")
@@ -116,7 +132,7 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
         if given:
             raise InputError("--resume continues with the run's own options; drop "
                              + ", ".join("--" + k.replace("_", "-") for k in given))
-        trainer = Trainer.resume(out, progress=progress, device=device)
+        trainer = Trainer.resume(out, progress=progress, device=device, dist=dist)
         if trainer.cfg.puzzle != puzzle or trainer.cfg.target != target:
             raise InputError(f"--resume: {out} is a {trainer.cfg.target} run on {trainer.cfg.puzzle}, "
                              f"not {target} on {puzzle}")
@@ -135,9 +151,16 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
         if (folder / "checkpoint.pt").exists():
             raise InputError(f"--out: {folder} already holds a run; add --resume to continue it "
                              "or choose another folder")
-        trainer = Trainer(cfg, folder, progress=progress)
-    metrics = trainer.train(iterations, max_seconds=None if minutes is None else 60 * minutes,
-                            max_cpu_seconds=None if cpu_minutes is None else 60 * cpu_minutes)
+        trainer = Trainer(cfg, folder, progress=progress, dist=dist)
+    finished = False
+    try:
+        metrics = trainer.train(iterations, max_seconds=None if minutes is None else 60 * minutes,
+                                max_cpu_seconds=None if cpu_minutes is None else 60 * cpu_minutes)
+        finished = True
+    finally:
+        trainer.close(wait=finished)
+    if not trainer.main:
+        return
     click.echo(f"{trainer.cfg.target} {trainer.puzzle.name}: iteration {trainer.iteration}, "
                f"target updates {trainer.target_updates}, loss {metrics.get('loss')}, "
                f"{metrics.get('states_per_s')} states/s")
@@ -146,6 +169,51 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
         click.echo("greedy solved per scramble depth: "
                    + ", ".join(f"{d}: {v:.0%}" for d, v in solved.items()))
     click.echo(f"run folder: {trainer.out_dir}")
+
+
+def _launch(target: str, puzzle: str, opts: dict[str, Any], nproc: int) -> None:
+    """``_run`` in ``nproc`` processes (``--nproc``); a process's bad input is reported here
+    once, as one line."""
+    import sys
+    import tempfile
+
+    import torch
+
+    from heuristics.davi.distributed import launch
+
+    device = opts.get("device")
+    if device == "cuda" or (device in (None, "auto") and torch.cuda.is_available()):
+        gpus = torch.cuda.device_count()
+        if 0 < gpus < nproc:
+            raise InputError(f"--nproc: {nproc} processes, but this machine has {gpus} GPU(s); "
+                             "give at most one process per GPU")
+    with tempfile.TemporaryDirectory(prefix="bench-train-") as errors:
+        code = launch(nproc, _rank_main, (target, puzzle, opts, errors))
+        if code == 2:
+            messages = sorted(Path(errors).glob("rank-*"),
+                              key=lambda p: int(p.name.split("-")[1]))
+            raise InputError(messages[0].read_text() if messages
+                             else "a training process failed on its input")
+    if code == 130:  # the first process said so, and where the run is saved
+        sys.exit(130)
+    if code:
+        click.echo(f"error: a training process exited with status {code}", err=True)
+        sys.exit(code)
+
+
+def _rank_main(target: str, puzzle: str, opts: dict[str, Any], errors: str) -> int:
+    """One process of ``--nproc``: its exit status (2: bad input, written to ``errors``;
+    130: interrupted, the run saved)."""
+    try:
+        _run(target, puzzle, dict(opts))
+    except InputError as exc:
+        (Path(errors) / f"rank-{os.environ.get('RANK', '0')}").write_text(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        if os.environ.get("RANK") == "0":
+            click.echo("interrupted; the run is saved (continue it with --resume)", err=True)
+        return 130
+    return 0
 
 
 @click.group("train")

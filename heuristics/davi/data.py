@@ -83,12 +83,15 @@ class Batch:
 
 def make_batch(
     puzzle: Puzzle, iteration: int, seed: int, batch: int, k_max: int, with_children: bool,
-    backtrack: bool = False,
+    backtrack: bool = False, rows: slice | None = None,
 ) -> Batch:
-    """Batch ``iteration`` of a run: ``batch`` states scrambled ``k ~ U[1, k_max]`` moves."""
+    """Batch ``iteration`` of a run: ``batch`` states scrambled ``k ~ U[1, k_max]`` moves;
+    ``rows``: only these rows of it (a training process's shard), children included."""
     rng = np.random.default_rng([seed, iteration])
     depths = rng.integers(1, k_max + 1, size=batch)
     states = random_walks(puzzle, depths, rng, backtrack=backtrack)
+    if rows is not None:
+        states, depths = states[rows], depths[rows]
     b = Batch(iteration, states, depths, puzzle.is_goal(states))
     if with_children:
         children, valid = puzzle.expand(states)

@@ -205,7 +205,7 @@ def _fold(lin: Any, bn: Any) -> tuple[torch.Tensor, torch.Tensor]:
     """Weight and bias of ``bn(lin(x))`` as one linear layer (batch norm in eval mode)."""
     w = lin.weight.detach()
     b = lin.bias.detach() if lin.bias is not None else torch.zeros(w.shape[0], device=w.device)
-    if isinstance(bn, nn.BatchNorm1d):
+    if isinstance(bn, nn.BatchNorm1d | nn.SyncBatchNorm):  # synchronised: trained on processes
         assert bn.running_var is not None and bn.running_mean is not None
         scale = bn.weight.detach() / torch.sqrt(bn.running_var + bn.eps)
         return w * scale[:, None], (b - bn.running_mean) * scale + bn.bias.detach()

@@ -56,7 +56,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -84,6 +84,9 @@ from heuristics.davi.model import (
 from heuristics.davi.policy import legal_moves, masked_logits, policy_loss
 from heuristics.davi.walks import TensorBatch, TensorDomain, batch_generator, domain_for
 from puzzles.base import Puzzle
+
+if TYPE_CHECKING:
+    from heuristics.davi.distributed import Dist
 
 #: per-puzzle defaults (k_max, epsilon, check_every): DeepCubeA's values for the puzzles of its
 #: paper; for cube2 (diameter 14 qtm) and puzzle8 (diameter 31) a K above the diameter and a
@@ -389,20 +392,29 @@ class _Inline:
 
 
 class Trainer:
-    """One training run in ``out_dir``; ``Trainer.resume(out_dir)`` continues it exactly."""
+    """One training run in ``out_dir``; ``Trainer.resume(out_dir)`` continues it exactly.
+
+    ``dist``: this process's place among several training processes (DistributedDataParallel,
+    :mod:`heuristics.davi.distributed`); each trains on its shard of every global batch, and
+    only the first (rank 0) monitors, logs and saves."""
 
     def __init__(self, cfg: TrainConfig, out_dir: str | Path, puzzle: Puzzle | None = None,
-                 progress: bool = True) -> None:
+                 progress: bool = True, dist: Dist | None = None) -> None:
         self.cfg = cfg.resolved()
+        self.dist = dist
+        if dist is not None and self.cfg.batch < dist.world:
+            raise InputError(f"--nproc: {dist.world} processes need a batch of at least "
+                             f"{dist.world} states, got --batch {self.cfg.batch}")
         self.out_dir = Path(out_dir)
         self.puzzle = puzzle if puzzle is not None else make_puzzle(self.cfg.puzzle, self.cfg.goal)
         if self.puzzle.name != self.cfg.puzzle:
             raise InputError(f"puzzle: the config names {self.cfg.puzzle}, got a {self.puzzle.name}")
-        self.device = resolve_device(self.cfg.device)
-        self.progress = progress
+        self.device = dist.device(self.cfg.device) if dist else resolve_device(self.cfg.device)
+        self.progress = progress and (dist is None or dist.main)
         torch.manual_seed(self.cfg.seed)
         self.model_config = model_config_for(self.puzzle, self.cfg)
         self.model = ResnetFC(self.model_config).to(self.device)
+        self._ddp: torch.nn.Module | None = None  # the model inside DistributedDataParallel
         self.target: ResnetFC | None = None
         self._fast_target: FastForward | None = None
         self.domain: TensorDomain | None = (
@@ -430,8 +442,8 @@ class Trainer:
     # ------------------------------------------------------------------ persistence
     @classmethod
     def resume(cls, out_dir: str | Path, puzzle: Puzzle | None = None, progress: bool = True,
-               device: str | None = None) -> Trainer:
-        """Rebuild a trainer from ``out_dir/checkpoint.pt``."""
+               device: str | None = None, dist: Dist | None = None) -> Trainer:
+        """Rebuild a trainer from ``out_dir/checkpoint.pt`` (made with any process count)."""
         path = Path(out_dir) / "checkpoint.pt"
         if not path.is_file():
             raise InputError(f"--resume: {out_dir} has no checkpoint.pt to resume from")
@@ -441,7 +453,7 @@ class Trainer:
         cfg = TrainConfig.from_dict(ckpt["train_config"])
         if device is not None:
             cfg.device = device
-        t = cls(cfg, out_dir, puzzle=puzzle, progress=progress)
+        t = cls(cfg, out_dir, puzzle=puzzle, progress=progress, dist=dist)
         check_puzzle(ckpt, t.puzzle, path)
         t.model.load_state_dict(ckpt["model"])
         if ckpt.get("target_model") is not None:
@@ -487,7 +499,14 @@ class Trainer:
             "metrics": self.metrics,
         }
 
+    @property
+    def main(self) -> bool:
+        """True in the process that monitors, logs and saves (the only one, or rank 0)."""
+        return self.dist is None or self.dist.main
+
     def save(self) -> None:
+        if not self.main:
+            return
         self.out_dir.mkdir(parents=True, exist_ok=True)
         ckpt = self.checkpoint()
         save_checkpoint(self.out_dir / "checkpoint.pt", ckpt)
@@ -504,11 +523,14 @@ class Trainer:
             "metrics": self.metrics,
             "torch": torch.__version__,
             "device": str(self.device),
+            "processes": self.dist.world if self.dist else 1,
         }
         (self.out_dir / "config.json").write_text(json.dumps(config, indent=2) + "\n")
 
     def _truncate_logs(self) -> None:
         """Drop log rows written after the checkpoint (an interrupted run's tail)."""
+        if not self.main:
+            return
         for name in ("log.csv", "depth_log.csv"):
             path = self.out_dir / name
             if not path.is_file():
@@ -590,7 +612,7 @@ class Trainer:
                 and not self.in_diffusion_phase(self.iteration)):
             self._polyak()
         self.iteration += 1
-        self.states_seen += b.states.shape[0]
+        self.states_seen += self._global_states(b)
         return loss
 
     def update(self, b: Batch | TensorBatch, y: torch.Tensor) -> float:
@@ -599,16 +621,52 @@ class Trainer:
         for g in self.optimizer.param_groups:
             g["lr"] = self._lr()
         self.model.train()
+        net = self._network()
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.cfg.amp):
-            pred = self.model(x).float()
+            pred = net(x).float()
         if self.cfg.target == "policy":
             loss = policy_loss(pred, y.to(self.device), getattr(b, "legal", None))
         else:
             loss = F.mse_loss(pred, y.to(self.device))
+        if self.dist is not None:
+            # the shard's share of the global batch: DDP's mean over the processes of these
+            # gradients is the gradient of the global batch's mean loss
+            loss = loss * (x.shape[0] * self.dist.world / self.cfg.batch)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         self.optimizer.step()
+        if self.dist is not None:
+            return self.dist.mean(float(loss.detach()))  # the global batch's loss
         return float(loss.detach())
+
+    def _network(self) -> torch.nn.Module:
+        """The module a training step runs: the model, or with several processes the model
+        in DistributedDataParallel (made at the first step, after a resume has loaded it)."""
+        if self.dist is None:
+            return self.model
+        if self._ddp is None:
+            self._ddp = self.dist.wrap(self.model, self.device)
+        return self._ddp
+
+    def close(self, wait: bool = True) -> None:
+        """Leave the process group (several processes; nothing otherwise): wait for the other
+        processes (``wait``), release the DistributedDataParallel wrapper while they are there,
+        then destroy the group."""
+        if self.dist is None:
+            return
+        import gc
+
+        import torch.distributed
+
+        if wait and torch.distributed.is_initialized():
+            torch.distributed.barrier()
+        self._ddp = None
+        gc.collect()
+        self.dist.close()
+
+    def _global_states(self, b: Batch | TensorBatch) -> int:
+        """States of the global batch ``b`` is (a shard of)."""
+        return self.cfg.batch if self.dist is not None else int(b.states.shape[0])
 
     def _polyak(self) -> None:
         tau = float(self.cfg.polyak or 1.0)
@@ -729,6 +787,9 @@ class Trainer:
         return rows
 
     def _log(self, states_per_s: float) -> None:
+        if not self.main:  # rank 0 monitors and logs
+            self.log_loss_sum, self.log_loss_n = 0.0, 0
+            return
         loss = self.log_loss_sum / self.log_loss_n if self.log_loss_n else float("nan")
         depth_rows = self.monitor()
         row = [self.iteration, round(loss, 6), f"{self._lr():.6g}", self.target_updates,
@@ -786,21 +847,24 @@ class Trainer:
             self.cfg.extra.setdefault("lr_changes", []).append([self.iteration, *new])
 
     def make_batch(self, iteration: int) -> Batch | TensorBatch:
-        """Batch ``iteration`` of this run (the same batch whenever it is made)."""
+        """Batch ``iteration`` of this run (the same batch whenever it is made); with several
+        processes, this process's shard of it (the walks of the whole batch are made, the
+        children of the shard only)."""
         cfg = self.cfg
         assert cfg.k_max is not None
+        rows = self.dist.shard(cfg.batch) if self.dist is not None else None
         if cfg.target == "policy":
             assert self.domain is not None
             return self.domain.policy_batch(iteration, cfg.seed, cfg.batch, cfg.k_max,
-                                            cfg.backtrack)
+                                            cfg.backtrack, rows=rows)
         children = not self.in_diffusion_phase(iteration)
         if self.domain is not None:
             return self.domain.batch(iteration, cfg.seed, cfg.batch, cfg.k_max, children,
-                                     cfg.backtrack)
+                                     cfg.backtrack, rows=rows)
         from heuristics.davi.data import make_batch
 
         return make_batch(self.puzzle, iteration, cfg.seed, cfg.batch, cfg.k_max, children,
-                          cfg.backtrack)
+                          cfg.backtrack, rows=rows)
 
     def _producer(self) -> BatchProducer | _Inline:
         if self.device.type == "cuda":  # made on the device, in order, no thread needed
@@ -820,14 +884,21 @@ class Trainer:
         On ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM while training) the state after the last
         finished iteration is saved before the exception propagates, so ``--resume`` continues
         exactly. Between checks a checkpoint is also written every ``save_every_s`` seconds.
+        With several processes, Ctrl-C, SIGTERM and the limits are agreed on after each
+        iteration, so all stop after the same one (rank 0 saves, then they raise together).
         """
+        import threading
+
         from tqdm import tqdm
 
         if iterations < 0:
             raise InputError(f"--iterations: must be >= 0, got {iterations}")
         cfg = self.cfg
         assert cfg.check_every is not None and cfg.k_max is not None
-        self.out_dir.mkdir(parents=True, exist_ok=True)
+        if self.main:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+        if self.dist is not None:
+            self.dist.init(self.device)
         end = self.iteration + iterations
         producer = self._producer()
         bar = tqdm(total=iterations, desc=f"{cfg.target} {self.puzzle.name}", unit="it",
@@ -836,7 +907,14 @@ class Trainer:
         t_last = t_start = last_save = time.perf_counter()
         c_last = time.process_time()
         cpu0 = self.cpu_seconds
-        restore = _stop_on_sigterm()
+        stop = threading.Event()
+        agreed = False  # every process raised KeyboardInterrupt after the same iteration
+        if self.dist is None:
+            restore = _stop_on_sigterm()
+        else:
+            from heuristics.davi.distributed import stop_on_signals
+
+            restore = stop_on_signals(stop)
         try:
             while self.iteration < end:
                 b = producer.get()
@@ -847,7 +925,7 @@ class Trainer:
                 cnow = time.process_time()
                 self.cpu_seconds += cnow - c_last
                 c_last = cnow
-                window_states += b.states.shape[0]
+                window_states += self._global_states(b)
                 self.loss_sum += loss
                 self.loss_n += 1
                 self.log_loss_sum += loss
@@ -858,9 +936,16 @@ class Trainer:
                 if at_check:
                     self._check_target()
                     self.loss_sum, self.loss_n = 0.0, 0
-                if max_seconds is not None and now - t_start >= max_seconds:
-                    end = self.iteration
-                if max_cpu_seconds is not None and self.cpu_seconds - cpu0 >= max_cpu_seconds:
+                limit = ((max_seconds is not None and now - t_start >= max_seconds)
+                         or (max_cpu_seconds is not None
+                             and self.cpu_seconds - cpu0 >= max_cpu_seconds))
+                if self.dist is not None:  # every process stops after the same iteration
+                    limit_n, stop_n = self.dist.sum([float(limit), float(stop.is_set())])
+                    if stop_n:
+                        agreed = True
+                        raise KeyboardInterrupt
+                    limit = limit_n > 0
+                if limit:
                     end = self.iteration
                 if at_check or self.iteration == end:
                     rate = window_states / max(time.perf_counter() - window_start, 1e-9)
@@ -875,6 +960,10 @@ class Trainer:
                     c_last = time.process_time()
         except KeyboardInterrupt:
             self.save()
+            if agreed:
+                import torch.distributed
+
+                torch.distributed.barrier()  # no process leaves before rank 0 has saved
             raise
         finally:
             restore()

@@ -157,12 +157,15 @@ class TensorDomain:
         return out, last
 
     def batch(self, iteration: int, seed: int, size: int, k_max: int, with_children: bool,
-              backtrack: bool = False, k_min: int = 1) -> TensorBatch:
-        """Batch ``iteration``: ``size`` walks of ``k ~ U[k_min, k_max]`` moves (see module doc)."""
+              backtrack: bool = False, k_min: int = 1, rows: slice | None = None) -> TensorBatch:
+        """Batch ``iteration``: ``size`` walks of ``k ~ U[k_min, k_max]`` moves (see module doc).
+        ``rows``: only these rows of it (a training process's shard), children included."""
         gen = batch_generator(seed, iteration, self.device)
         depths = torch.randint(k_min, k_max + 1, (size,), generator=gen, device=self.device)
         states = self.walks(depths, gen, backtrack)
         depths = self._walk_lengths(depths, backtrack)
+        if rows is not None:
+            states, depths = states[rows], depths[rows]
         b = TensorBatch(iteration, states, depths, self.is_goal(states))
         if with_children:
             ch, valid = self.children(states)
@@ -170,12 +173,14 @@ class TensorDomain:
         return b
 
     def policy_batch(self, iteration: int, seed: int, size: int, k_max: int,
-                     backtrack: bool = False) -> TensorBatch:
+                     backtrack: bool = False, rows: slice | None = None) -> TensorBatch:
         """Batch ``iteration`` of a move-prediction run: ``size`` walks of ``k ~ U[1, k_max]``
-        moves with their labels and legal moves (module docstring)."""
+        moves with their labels and legal moves (module docstring); ``rows``: only these."""
         gen = batch_generator(seed, iteration, self.device)
         depths = torch.randint(1, k_max + 1, (size,), generator=gen, device=self.device)
         states, labels = self.labelled_walks(depths, gen, backtrack)
+        if rows is not None:
+            states, labels, depths = states[rows], labels[rows], depths[rows]
         b = TensorBatch(iteration, states, self._walk_lengths(depths, backtrack),
                         self.is_goal(states))
         b.labels, b.legal = labels, self.legal(states)
