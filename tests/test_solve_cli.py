@@ -7,20 +7,11 @@ import subprocess
 import sys
 
 import pytest
-
-from bench.cli import main
+from cli_run import run_cli as run
 
 LIGHTS = "0100011100010000000000000"  # 5x5: a plus shape around r1c1 -> one press
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 KEYS = {"status", "length", "actions", "nodes_generated", "nodes_expanded", "h_start", "time_s",

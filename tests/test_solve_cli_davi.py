@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from cli_run import run_cli as _run
 
-from bench.cli import main
 from core.registry import get_heuristic, get_puzzle, get_solver
 from core.rows import COLUMNS, Row
 
@@ -26,14 +26,6 @@ def model(tmp_path_factory):
     return out / "model.pt"
 
 
-def _run(capsys, *args):
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.mark.parametrize("solver", ["bwas", "astar", "greedy"])

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import run_cli
 from view_runs import make_run
 
-from bench.cli import main
 from bench.view import server
 from bench.view.replay import Curve, ReplayError, path_states, replay
 from bench.view.sources import HeuristicCache, RunSource, SolveSource
@@ -294,14 +294,6 @@ def test_serve_warns_off_loopback_and_opens_a_browser_only_with_a_display(source
 
 
 # --------------------------------------------------------------------------- the command line
-def run_cli(capsys, *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_view_solves_and_serves_the_replay(capsys, monkeypatch):
