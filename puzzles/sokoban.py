@@ -17,32 +17,32 @@ argument). A level smaller than the board is placed at its top left and the rest
 wall. A level is refused (one line) when its boxes and goals differ in number, it has no box, not
 one agent, or it is not closed by walls (the agent could walk off the board).
 
-Generator (``generate``; ``scramble`` and ``random_states`` use it): a room carved by a random walk
-of small floor patterns inside the border walls (the Boxoban / gym-sokoban procedure), boxes on
-random goal cells, then reverse play: the agent walks at random and, with probability 1/2 when a
-box is behind it, pulls that box along. Undoing the pulls is a solution, so every generated level
-is solvable; ``scramble`` returns that solution (the moves, forward).
+Generator (``generate``; ``scramble`` and ``random_states`` use it): ``puzzles.sokoban_levels``,
+the Boxoban / gym-sokoban procedure (a room carved by a random walk, boxes on goals, reverse play
+that pulls them away, the walk whose boxes moved farthest kept), with its options in
+``level_options``. Undoing the pulls is a solution, so every generated level is solvable;
+``scramble`` returns that solution (the moves, forward). Training states (``reverse_walks``) are
+the same rooms with ``k`` random reverse steps each, no selection.
 """
 
 from __future__ import annotations
 
 import re
 from collections import deque
+from dataclasses import replace
 
 import numpy as np
 
 from core.errors import InputError
+from puzzles import sokoban_levels as levels
 from puzzles.base import Puzzle
+from puzzles.sokoban_levels import AGENT, AGENT_GOAL, BOX, BOX_GOAL, FLOOR, GOAL, WALL
 
-FLOOR, WALL, GOAL, BOX, BOX_GOAL, AGENT, AGENT_GOAL = range(7)
 CHARS = {FLOOR: " ", WALL: "#", GOAL: ".", BOX: "$", BOX_GOAL: "*", AGENT: "@", AGENT_GOAL: "+"}
 _PARSE = {"#": WALL, " ": FLOOR, "-": FLOOR, "_": FLOOR, ".": GOAL, "$": BOX, "*": BOX_GOAL,
           "@": AGENT, "+": AGENT_GOAL}
 ACTION_NAMES = ("U", "D", "L", "R")
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
-#: patterns a room's random walk carves (offsets from its position)
-_PATTERNS = (((0, 0),), ((0, 0), (0, 1)), ((0, 0), (1, 0)),
-             ((0, 0), (0, 1), (1, 0), (1, 1)), ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)))
 
 
 def _is_goal_code(codes: np.ndarray) -> np.ndarray:
@@ -58,13 +58,16 @@ class Sokoban(Puzzle):
     encoding_name = "onehot-cells"
     reversible = False
 
-    def __init__(self, size: int = 10, boxes: int = 4) -> None:
+    def __init__(self, size: int = 10, boxes: int = 4,
+                 level_options: levels.LevelOptions | None = None) -> None:
         if not isinstance(size, int) or not 5 <= size <= 30:
             raise InputError(f"size: a Sokoban board is 5 to 30 cells wide, got {size!r}")
         if not isinstance(boxes, int) or not 1 <= boxes <= (size - 2) ** 2 // 4:
             raise InputError(f"boxes: expected 1 to {(size - 2) ** 2 // 4}, got {boxes!r}")
         self.size = size
         self.boxes = boxes
+        #: the generator's settings (``scramble``, ``random_states``, the rooms of ``reverse_walks``)
+        self.level_options = (level_options or levels.LevelOptions()).checked()
         self.state_dim = size * size
         self.name = "sokoban" if size == 10 else f"sokoban{size}"
         n = size
@@ -85,7 +88,7 @@ class Sokoban(Puzzle):
 
     def example(self) -> np.ndarray:
         """A level to warm kernels and networks up with: the first seeded generated one."""
-        return self.generate(np.random.default_rng(0), steps=50)[0]
+        return self.generate(np.random.default_rng(0))[0]
 
     def is_goal(self, states: np.ndarray) -> np.ndarray:
         s = np.atleast_2d(states)
@@ -229,78 +232,30 @@ class Sokoban(Puzzle):
 
     # ------------------------------------------------------------------ generator
     def _room(self, rng: np.random.Generator) -> np.ndarray:
-        n = self.size
-        room = np.full((n, n), WALL, dtype=np.uint8)
-        pos = np.array([rng.integers(1, n - 1), rng.integers(1, n - 1)])
-        direction = _DELTAS[int(rng.integers(4))]
-        for _ in range(int(1.5 * (2 * n))):
-            if rng.random() < 0.35:
-                direction = _DELTAS[int(rng.integers(4))]
-            pos = np.clip(pos + direction, 1, n - 2)
-            for dr, dq in _PATTERNS[int(rng.integers(len(_PATTERNS)))]:
-                r, q = pos[0] + dr, pos[1] + dq
-                if 1 <= r <= n - 2 and 1 <= q <= n - 2:
-                    room[r, q] = FLOOR
-        return room.reshape(-1)
+        o = self.level_options
+        return levels.carve_room(self.size, rng, o.room_steps, o.turn)
 
-    def _pulls(self, s: np.ndarray, steps: int, rng: np.random.Generator) -> list[int]:
-        """Reverse play on ``s`` in place: ``steps`` random agent steps, each pulling the box
-        behind the agent with probability 1/2 (a step into a wall or a box is skipped but
-        spends its turn). Returns the forward moves that undo the steps, in solving order."""
-        agent = int(np.flatnonzero((s == AGENT) | (s == AGENT_GOAL))[0])
-        back: list[int] = []
-        for _ in range(steps):
-            a = int(rng.integers(4))
-            t = int(self._step1[agent, a])
-            if t < 0 or s[t] in (WALL, BOX, BOX_GOAL):
-                continue
-            behind = int(self._step1[agent, a ^ 1])  # the cell opposite the move
-            pull = behind >= 0 and s[behind] in (BOX, BOX_GOAL) and rng.random() < 0.5
-            s[agent] = GOAL if s[agent] == AGENT_GOAL else FLOOR
-            if pull:
-                s[agent] = BOX_GOAL if s[agent] == GOAL else BOX
-                s[behind] = GOAL if s[behind] == BOX_GOAL else FLOOR
-            s[t] = AGENT_GOAL if s[t] == GOAL else AGENT
-            back.append(a ^ 1)
-            agent = t
-        return back[::-1]
-
-    def generate(self, rng: np.random.Generator, steps: int = 300,
-                 boxes: int | None = None) -> tuple[np.ndarray, list[int]]:
-        """A solvable level and a solution (the reverse play undone); see the module text."""
-        for _ in range(1000):
-            s = self.solved_level(rng, boxes)
-            if s is None:
-                continue
-            sol = self._pulls(s, steps, rng)
-            if (s == BOX).any():
-                return s, sol
-        raise RuntimeError("no level with a box off its goal in 1,000 rooms")
+    def generate(self, rng: np.random.Generator, steps: int | None = None,
+                 boxes: int | None = None, options: levels.LevelOptions | None = None
+                 ) -> tuple[np.ndarray, list[int]]:
+        """A solvable level and a solution (the reverse play undone; ``puzzles.sokoban_levels``).
+        ``options`` (default ``level_options``), with ``steps`` reverse-play steps when given."""
+        o = options or self.level_options
+        if steps is not None:
+            o = replace(o, steps=steps)
+        return levels.generate(self.size, boxes or self.boxes, self._step1, rng, o.checked())
 
     def solved_level(self, rng: np.random.Generator, boxes: int | None = None
                      ) -> np.ndarray | None:
         """A room with every box on a goal and the agent on a random free cell, or None when
         the room has too little floor."""
-        return self._place(self._room(rng), rng, boxes)
-
-    def _place(self, room: np.ndarray, rng: np.random.Generator, boxes: int | None = None
-               ) -> np.ndarray | None:
-        """``room`` (walls and floor) with boxes on random goal cells and the agent on another
-        floor cell; None when it has too little floor."""
-        k = boxes or self.boxes
-        room = room.copy()
-        floor = np.flatnonzero(room == FLOOR)
-        if floor.size < k + 2:
-            return None
-        cells = rng.choice(floor, size=k + 1, replace=False)
-        room[cells[:-1]] = BOX_GOAL
-        room[cells[-1]] = AGENT
-        return room
+        return levels.place(self._room(rng), boxes or self.boxes, rng)
 
     def reverse_walks(self, depths: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Training states: per entry of ``depths`` a fresh solved level, then that many reverse
-        steps (as ``_pulls``, all levels at once); each ends at most ``depth`` moves from a goal
-        state."""
+        """Training states, as DeepCubeA trains on Sokoban: per entry of ``depths`` a solved level
+        in a generated room (``level_options``' carving), then that many random reverse steps
+        (pulling the box behind with probability ``level_options.pull``, all levels at once);
+        each ends at most ``depth`` moves from a goal state."""
         depths = np.asarray(depths, dtype=np.int64)
         n = depths.size
         s = np.empty((n, self.state_dim), dtype=np.uint8)
@@ -310,12 +265,13 @@ class Sokoban(Puzzle):
             while level is None:
                 if room is None or i % 4 == 0:
                     room = self._room(rng)
-                level = self._place(room, rng)
+                level = levels.place(room, self.boxes, rng)
                 if level is None:
                     room = None
             s[i] = level
         agent = np.argmax(s == AGENT, axis=1)
         rows = np.arange(n)
+        pull = self.level_options.pull
         for step in range(int(depths.max(initial=0))):
             live = depths > step
             a = rng.integers(0, 4, size=n)
@@ -324,11 +280,11 @@ class Sokoban(Puzzle):
             go = live & (t >= 0) & (ct != WALL) & (ct != BOX) & (ct != BOX_GOAL)
             behind = self._step1[agent, a ^ 1]
             cb = s[rows, np.maximum(behind, 0)]
-            pull = go & (behind >= 0) & ((cb == BOX) | (cb == BOX_GOAL)) & (rng.random(n) < 0.5)
+            pulls = go & (behind >= 0) & ((cb == BOX) | (cb == BOX_GOAL)) & (rng.random(n) < pull)
             r, ag, tt = rows[go], agent[go], t[go]
             on_goal = s[r, ag] == AGENT_GOAL
             s[r, ag] = np.where(on_goal, GOAL, FLOOR)
-            pr, pa, pb = rows[pull], agent[pull], behind[pull]
+            pr, pa, pb = rows[pulls], agent[pulls], behind[pulls]
             s[pr, pa] = np.where(s[pr, pa] == GOAL, BOX_GOAL, BOX)
             s[pr, pb] = np.where(s[pr, pb] == BOX_GOAL, GOAL, FLOOR)
             s[r, tt] = np.where(s[r, tt] == GOAL, AGENT_GOAL, AGENT)
@@ -337,8 +293,8 @@ class Sokoban(Puzzle):
 
     def scramble(self, n: int, depth: int, rng: np.random.Generator
                  ) -> tuple[np.ndarray, np.ndarray]:
-        """``n`` generated levels, ``depth`` reverse-play steps each, and their solutions (padded
-        with -1: steps that found a wall do not count)."""
+        """``n`` generated levels (``level_options`` with ``depth`` reverse-play steps) and their
+        solutions (padded with -1: a solution is at most ``depth`` moves)."""
         if depth < 1:
             raise InputError(f"--depth: a Sokoban level takes at least one reverse-play step, "
                              f"got {depth}")
@@ -352,7 +308,7 @@ class Sokoban(Puzzle):
         return states, moves
 
     def random_states(self, n: int, rng: np.random.Generator) -> np.ndarray:
-        return self.scramble(n, 300, rng)[0]
+        return self.scramble(n, self.level_options.steps, rng)[0]
 
     # ------------------------------------------------------------------ DeepCubeA
     def from_deepcubea(self, raw: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ from core import registry
 from core.errors import InputError
 from core.limits import Limits
 from core.status import Status
-from puzzles.sokoban import BOX, BOX_GOAL, GOAL
+from puzzles.sokoban import BOX, BOX_GOAL, GOAL, Sokoban
 
 LEVEL = "#######/#.  $@#/#######"  # push the box three cells left onto the goal
 
@@ -58,15 +58,88 @@ def test_no_single_goal_and_irreversible_moves(p):
     assert not p.reversible and p.inverse_action(0) == -1
 
 
+def _replay(p, start, actions):
+    """The puzzle's own goal test on the state ``actions`` lead to from ``start``."""
+    s = start[None, :]
+    for a in actions:
+        s = p.apply(s, np.array([int(a)]))
+    return bool(p.is_goal(s)[0])
+
+
 def test_generated_levels_are_solved_by_their_reverse_play(p):
-    states, moves = p.scramble(20, 150, np.random.default_rng(5))
-    again, _ = p.scramble(20, 150, np.random.default_rng(5))
-    assert (states == again).all()
+    states, moves = p.scramble(12, 300, np.random.default_rng(5))
+    again, again_moves = p.scramble(12, 300, np.random.default_rng(5))
+    assert (states == again).all() and (moves == again_moves).all()  # a seed fixes the levels
+    assert not (p.scramble(12, 300, np.random.default_rng(6))[0] == states).all()
     for s, m in zip(states, moves, strict=True):
         p.validate(s)
         sol = [int(a) for a in m if a >= 0]
-        assert (s == BOX).any() and p.check_solution(s, sol)
-        assert int(((s == BOX) | (s == BOX_GOAL)).sum()) == 4
+        assert not (s == BOX_GOAL).any()  # every box off its goal, as in Boxoban
+        assert int((s == BOX).sum()) == 4 and _replay(p, s, sol)
+
+
+def test_selection_keeps_the_levels_whose_boxes_moved_far(p):
+    from puzzles.sokoban_levels import LevelOptions
+
+    def displacement(options):
+        p10 = Sokoban(level_options=options)
+        states, _ = p10.scramble(20, options.steps, np.random.default_rng(1))
+        return np.mean([_box_displacement(p10, s) for s in states])
+
+    one = displacement(LevelOptions(steps=200, tries=1))
+    many = displacement(LevelOptions(steps=200, tries=8))
+    assert many > one
+
+
+def _box_displacement(p, s):
+    """Sum over boxes of the Manhattan distance to the nearest goal (a displacement measure)."""
+    n = p.size
+    boxes = np.flatnonzero((s == BOX) | (s == BOX_GOAL))
+    goals = np.flatnonzero((s == GOAL) | (s == BOX_GOAL) | (s == 6))
+    d = np.abs(boxes[:, None] // n - goals[None] // n) + np.abs(boxes[:, None] % n - goals[None] % n)
+    return int(d.min(axis=1).sum())
+
+
+@pytest.mark.parametrize("options,match", [
+    ({"tries": 0}, "--tries: expected an integer >= 1"),
+    ({"steps": 0}, "--depth: expected an integer >= 1"),
+    ({"room_steps": -1}, "--room-steps: expected an integer >= 1"),
+    ({"pull": 1.5}, "--pull: expected a probability"),
+])
+def test_bad_generator_options_are_one_line_errors(options, match):
+    from puzzles.sokoban_levels import LevelOptions
+
+    with pytest.raises(InputError, match=match):
+        LevelOptions(**options).checked()
+
+
+def test_tiny_generated_levels_are_valid_and_solved_by_a_star():
+    from puzzles.sokoban_levels import LevelOptions
+
+    small = Sokoban(7, 2, LevelOptions(steps=60, tries=2, room_steps=12))
+    h = registry.get_heuristic("sokoban-matching", small)
+    astar = registry.get_solver("astar")
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        s, sol = small.generate(rng, boxes=2)
+        small.validate(s)
+        assert _replay(small, s, sol)
+        r = astar.solve(small, h, s, Limits(time_s=60))
+        assert r.status == Status.SOLVED and r.length <= len(sol) and _replay(small, s, r.actions)
+
+
+@pytest.mark.parametrize("solver,args", [("greedy", {}), ("astar", {}),
+                                         ("bwas", {"weight": 0.8, "batch": 10})])
+def test_classic_searches_solve_small_levels(solver, args):
+    small = registry.get_puzzle("sokoban7")
+    h = registry.get_heuristic("sokoban-matching", small)
+    search = registry.get_solver(solver, **args)
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        s, _ = small.generate(rng, steps=60, boxes=2)
+        r = search.solve(small, h, s, Limits(time_s=60))
+        assert r.status == Status.SOLVED and _replay(small, s, r.actions)
+        assert small.check_solution(s, r.actions)
 
 
 def _bfs_length(p, start):
@@ -157,25 +230,76 @@ def test_reverse_walks_give_valid_levels_near_a_goal(p):
     assert p.is_goal(states[:1])[0]  # no step: a solved level
 
 
-def test_davi_trains_on_generated_levels(tmp_path):
+@pytest.fixture(scope="module")
+def tiny_net(tmp_path_factory):
+    """A tiny DAVI network trained for a few iterations on reverse-played generated levels."""
     import torch
 
-    from heuristics.davi.checkpoint import load_checkpoint
     from heuristics.davi.train import TrainConfig, Trainer
 
     torch.set_num_threads(1)
+    out = tmp_path_factory.mktemp("sokoban-davi") / "run"
     cfg = TrainConfig(puzzle="sokoban", target="davi", preset="mlp-tiny", batch=32, k_max=8,
                       check_every=3, eval_per_depth=2, eval_depths=1)
-    t = Trainer(cfg, tmp_path / "run", progress=False)
+    t = Trainer(cfg, out, progress=False)
     t.train(3)
     assert t.target_updates >= 1
-    ckpt = load_checkpoint(tmp_path / "run" / "checkpoint.pt")
+    return out
+
+
+def test_davi_trains_on_generated_levels(tiny_net):
+    from heuristics.davi.checkpoint import load_checkpoint
+
+    ckpt = load_checkpoint(tiny_net / "checkpoint.pt")
     assert ckpt["goal"] is None  # a set of goals
+
+
+@pytest.mark.parametrize("solver,args", [("bwas", {"weight": 0.6, "batch": 10}),
+                                         ("beam", {"width": 50}), ("greedy", {})])
+def test_learned_searches_solve_a_small_level(tiny_net, solver, args):
     p = registry.get_puzzle("sokoban")
-    h = registry.get_heuristic("davi", p, model=str(tmp_path / "run"))
+    h = registry.get_heuristic("davi", p, model=str(tiny_net))
     level = p.parse(LEVEL)
-    r = registry.get_solver("bwas", weight=0.6, batch=10).solve(p, h, level, Limits(time_s=30))
-    assert r.status == Status.SOLVED and p.check_solution(level, r.actions)
+    r = registry.get_solver(solver, **args).solve(p, h, level, Limits(time_s=30))
+    assert r.status == Status.SOLVED and _replay(p, level, r.actions)
+
+
+def test_training_batches_are_reverse_played_generated_rooms(p):
+    from heuristics.davi.data import make_batch
+
+    b = make_batch(p, 0, 0, 64, 40, True, False)
+    assert b.depths.max() > 1 and not b.is_goal.all()
+    for s in b.states:
+        p.validate(s)
+    assert (b.states == BOX).any(axis=1).mean() > 0.3  # boxes pulled off their goals
+    assert len({s.tobytes() for s in (b.states == 1)}) > 8  # many rooms, not one
+
+
+def test_diffusion_trains_on_generated_levels(tmp_path):
+    import torch
+
+    from heuristics.davi.train import TrainConfig, Trainer
+
+    torch.set_num_threads(1)
+    cfg = TrainConfig(puzzle="sokoban", target="diffusion", preset="mlp-tiny", batch=32,
+                      k_max=8, check_every=3, eval_per_depth=2, eval_depths=1)
+    t = Trainer(cfg, tmp_path / "run", progress=False)
+    t.train(3)
+    assert (tmp_path / "run" / "checkpoint.pt").is_file()
+
+
+def test_learned_profile_needs_the_shipped_model(capsys, tmp_path):
+    from bench.cli import main
+    from heuristics.davi.heuristic import SHIPPED_DIR
+
+    if (SHIPPED_DIR / "sokoban").is_dir():
+        pytest.skip("a sokoban model ships")
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "suite", "sokoban", "--profile", "learned", "--limit", "1", "-q",
+              "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--config davi-bwas: needs the shipped model 'sokoban'" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_scramble_cli_prints_levels_and_their_solutions(capsys):
@@ -191,3 +315,8 @@ def test_scramble_cli_prints_levels_and_their_solutions(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["scramble", "sokoban", "--depth", "0"])
     assert exc.value.code == 2 and "--depth: a Sokoban level" in capsys.readouterr().err
+    main(["scramble", "sokoban", "--count", "1", "--seed", "3", "--tries", "2", "--room-steps", "30"])
+    p.parse(capsys.readouterr().out.strip())
+    with pytest.raises(SystemExit) as exc:
+        main(["scramble", "puzzle8", "--depth", "3", "--tries", "2"])
+    assert exc.value.code == 2 and "--tries: only for Sokoban" in capsys.readouterr().err

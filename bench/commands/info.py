@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 import click
 import numpy as np
@@ -61,12 +62,30 @@ def show_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None
 @click.option("--moves", "show_moves", is_flag=True,
               help="print the move sequences instead (Sokoban: each level's solution)")
 @click.option("--uniform", is_flag=True, help="draw uniformly from all solvable states")
+@click.option("--tries", type=int, default=None,
+              help="Sokoban: reverse-play walks per level, the one whose boxes moved farthest kept "
+                   "[16]")
+@click.option("--room-steps", type=int, default=None,
+              help="Sokoban: steps of the random walk that carves a room [40]")
 @goal_option
 def scramble_cmd(puzzle: str, depth: int | None, count: int, seed: int, show_moves: bool,
-                 uniform: bool, goal: str | None) -> None:
-    """Print COUNT seeded states, one per line, in the puzzle's input format."""
+                 uniform: bool, tries: int | None, room_steps: int | None,
+                 goal: str | None) -> None:
+    """Print COUNT seeded states, one per line, in the puzzle's input format (Sokoban: generated
+    levels, --depth reverse-play steps [1000]; puzzles/sokoban_levels.py)."""
     p = registry.get_puzzle(puzzle, goal=goal)
     rng = np.random.default_rng(seed)
+    generator = getattr(p, "level_options", None)
+    if generator is None:
+        for flag, v in (("--tries", tries), ("--room-steps", room_steps)):
+            if v is not None:
+                raise InputError(f"{flag}: only for Sokoban's level generator")
+    else:
+        o = replace(generator, tries=generator.tries if tries is None else tries,
+                    room_steps=generator.room_steps if room_steps is None else room_steps)
+        p.level_options = o.checked()  # type: ignore[attr-defined]
+        if depth is None and not uniform:
+            depth = o.steps
     if uniform:
         if depth is not None or show_moves:
             raise InputError("--uniform: cannot be combined with --depth or --moves")

@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from core.errors import InputError
+
+if TYPE_CHECKING:
+    from suites.schema import ConfigSpec
 
 
 # --------------------------------------------------------------------------- bench run
@@ -86,6 +90,7 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
     elif resume and not (out / runner.ROWS).is_file():
         raise InputError(f"--resume: {out} holds no run ({runner.ROWS} missing)")
     plan = runner.plan_run(suite, prof, configs, limit, seed)
+    _check_models(suite.puzzle, plan.configs)
     if device is not None:
         from core import registry
 
@@ -274,6 +279,25 @@ def import_cmd(path: Path, puzzle: str | None, out: Path | None) -> None:
 
 
 # --------------------------------------------------------------------------- bench report
+def _check_models(puzzle: str, configs: Iterable[ConfigSpec]) -> None:
+    """Stop before running when a ``davi`` configuration's model is missing (one line, naming
+    the configuration and the training command) rather than failing every one of its rows."""
+    from heuristics.davi.heuristic import resolve_model
+
+    for c in configs:
+        if c.heuristic == "davi":
+            try:
+                resolve_model(puzzle, c.heuristic_args.get("model"))
+            except InputError as exc:
+                if c.heuristic_args.get("model") is not None:
+                    raise InputError(f"--config {c.name}: {str(exc).removeprefix('--model: ')}"
+                                     ) from None
+                raise InputError(
+                    f"--config {c.name}: needs the shipped model {puzzle!r} "
+                    f"(heuristics/models/{puzzle}/), which is absent; train one with `bench "
+                    f"train davi {puzzle}`, or run a profile without it") from None
+
+
 @click.command("report")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--figures", "figs", multiple=True, help="only these figures")

@@ -104,6 +104,9 @@ PUZZLE_DEFAULTS: dict[str, tuple[int, float, int]] = {
     "puzzle35": (1000, 1.0, 5000),
     "puzzle48": (1000, 1.0, 5000),
     "lightsout7": (50, 1.0, 5000),
+    # the reverse-play steps of the level generator (puzzles/sokoban_levels.py), whose levels
+    # match DeepCubeA's test levels; K = 30 walks reach few states that far from a goal
+    "sokoban": (1000, 1.0, 1000),
 }
 
 LOG_COLUMNS = ("iteration", "loss", "lr", "target_updates", "states_per_s", "seconds")
