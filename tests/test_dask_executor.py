@@ -170,7 +170,8 @@ def test_worker_killed_mid_run_loses_no_finished_row(cluster, tmp_path):
 
 def test_ctrl_c_cancels_the_futures_and_keeps_finished_rows(cluster, tmp_path):
     cluster._client.wait_for_workers(2, timeout=300)
-    specs = [(str(i), "a", {"sleep": 0.5, "length": 30 + i}) for i in range(10)]
+    # long enough that the interrupt lands while tasks are still queued on a loaded machine
+    specs = [(str(i), "a", {"sleep": 2.0, "length": 30 + i}) for i in range(10)]
     plan = make_plan(tmp_path, specs, time_s=10)
     rows_path = tmp_path / "run" / ROWS
 
