@@ -169,6 +169,10 @@ def test_worker_killed_mid_run_loses_no_finished_row(cluster, tmp_path):
 
 
 def test_ctrl_c_cancels_the_futures_and_keeps_finished_rows(cluster, tmp_path):
+    import signal
+
+    # Ctrl-C raises KeyboardInterrupt whatever SIGINT handler an earlier test left behind
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     cluster._client.wait_for_workers(2, timeout=300)
     # long enough that the interrupt lands while tasks are still queued on a loaded machine
     specs = [(str(i), "a", {"sleep": 2.0, "length": 30 + i}) for i in range(10)]
