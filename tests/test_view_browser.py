@@ -94,6 +94,13 @@ def shown(driver: Any, dim: int) -> tuple[str | None, int, np.ndarray, list[list
     return key, step, state, info
 
 
+def wait_shown(driver: Any, dim: int, until: Any) -> None:
+    """Wait until the drawn replay satisfies ``until``; a board still empty while the replay
+    loads (``shown`` asserting) counts as not yet."""
+    WebDriverWait(driver, WAIT_S, ignored_exceptions=(AssertionError,)).until(
+        lambda d: until(shown(d, dim)))
+
+
 def click(driver: Any, element_id: str) -> None:
     driver.find_element(By.ID, element_id).click()
 
@@ -131,7 +138,7 @@ def step_through(driver: Any, puzzle: Any, start: np.ndarray, actions: list[int]
     assert shown(driver, puzzle.state_dim)[1] == 1
     driver.execute_script("document.getElementById('speed').value = '16';")
     click(driver, "play")
-    WebDriverWait(driver, WAIT_S).until(lambda d: shown(d, puzzle.state_dim)[1] == L)
+    wait_shown(driver, puzzle.state_dim, lambda s: s[1] == L)
 
 
 def test_cube3_replay_steps_through_the_puzzles_states(driver):
@@ -203,7 +210,7 @@ def test_run_page_rows_sort_and_replays(driver, tmp_path):
         # a row's replay
         key = "scramble/d14-0/lvi"
         driver.find_element(By.CSS_SELECTOR, f"#rows button[data-key='{key}']").click()
-        WebDriverWait(driver, WAIT_S).until(lambda d: shown(d, p.state_dim)[0] == key)
+        wait_shown(driver, p.state_dim, lambda s: s[0] == key)
         row = source.rows[key]
         start = np.array([int(v) for v in row["state"].split()], dtype=p.dtype)
         actions = p.parse_moves(row["actions"])
@@ -218,7 +225,7 @@ def test_run_page_rows_sort_and_replays(driver, tmp_path):
         other = "scramble/d14-0/manhattan-ida"
         driver.find_element(By.XPATH, "//div[@id='siblings']/button[starts-with(., "
                                       "'manhattan-ida')]").click()
-        WebDriverWait(driver, WAIT_S).until(lambda d: shown(d, p.state_dim)[0] == other)
+        wait_shown(driver, p.state_dim, lambda s: s[0] == other)
         _, step, state, info = shown(driver, p.state_dim)
         assert step == 0 and np.array_equal(state, start)
         assert info[-1] == ["true distance", "14"]
