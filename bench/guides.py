@@ -121,42 +121,49 @@ def pdb_label(heuristic: str) -> str:
 
 
 # --------------------------------------------------------------------------- options
+def _distinct_items(option: str, given: Any, parse: Any, what: str) -> list[Any]:
+    """The items of a comma-separated text (or a sequence) for ``option``, each parsed by
+    ``parse`` (which raises :class:`InputError`); repeated or missing items are one-line errors."""
+    items = [x.strip() for x in given.split(",")] if isinstance(given, str) else list(given)
+    out: list[Any] = []
+    for item in items:
+        v = parse(item)
+        if v in out:
+            raise InputError(f"{option}: {what} {v} given twice")
+        out.append(v)
+    if not out:
+        raise InputError(f"{option}: give at least one {what}")
+    return out
+
+
+def _width(w: Any) -> int:
+    try:
+        v = int(w) if not isinstance(w, bool) else None
+    except (TypeError, ValueError):
+        v = None
+    if v is None or not 1 <= v <= 10**9 or (isinstance(w, float) and not w.is_integer()):
+        raise InputError(f"--widths: expected comma-separated widths from 1 to 10^9, got {w!r}")
+    return v
+
+
+def _puzzle(p: Any) -> str:
+    if p not in PUZZLES:
+        raise InputError(f"--puzzles: unknown puzzle {p!r}; choose from {', '.join(PUZZLES)}")
+    return str(p)
+
+
 def check_widths(widths: Any) -> tuple[int, ...]:
     """Beam widths from ``--widths`` (a comma-separated text or a sequence); one-line errors."""
     if widths is None:
         return WIDTHS
-    items = [w.strip() for w in widths.split(",")] if isinstance(widths, str) else list(widths)
-    out: list[int] = []
-    for w in items:
-        try:
-            v = int(w) if not isinstance(w, bool) else None
-        except (TypeError, ValueError):
-            v = None
-        if v is None or not 1 <= v <= 10**9 or (isinstance(w, float) and not w.is_integer()):
-            raise InputError(f"--widths: expected comma-separated widths from 1 to 10^9, got {w!r}")
-        if v in out:
-            raise InputError(f"--widths: width {v} given twice")
-        out.append(v)
-    if not out:
-        raise InputError("--widths: give at least one width")
-    return tuple(sorted(out))
+    return tuple(sorted(_distinct_items("--widths", widths, _width, "width")))
 
 
 def check_puzzles(puzzles: Any) -> tuple[str, ...]:
     """Puzzles from ``--puzzles`` (a comma-separated text or a sequence); one-line errors."""
     if puzzles is None:
         return DEFAULT_PUZZLES
-    items = [p.strip() for p in puzzles.split(",")] if isinstance(puzzles, str) else list(puzzles)
-    out: list[str] = []
-    for p in items:
-        if p not in PUZZLES:
-            raise InputError(f"--puzzles: unknown puzzle {p!r}; choose from {', '.join(PUZZLES)}")
-        if p in out:
-            raise InputError(f"--puzzles: {p} given twice")
-        out.append(p)
-    if not out:
-        raise InputError("--puzzles: give at least one puzzle")
-    return tuple(out)
+    return tuple(_distinct_items("--puzzles", puzzles, _puzzle, "puzzle"))
 
 
 # --------------------------------------------------------------------------- the suites

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from unittest import mock
 
 import pandas as pd
 import pytest
@@ -26,20 +27,13 @@ def bench(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     from bench.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    saved = {k: os.environ.get(k) for k in (env or {})}
-    os.environ.update(env or {})
     code = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            main(list(args))
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with mock.patch.dict(os.environ, env or {}):
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                main(list(args))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
     return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
