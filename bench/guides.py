@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,7 +122,7 @@ def pdb_label(heuristic: str) -> str:
 
 
 # --------------------------------------------------------------------------- options
-def _distinct_items(option: str, given: Any, parse: Any, what: str) -> list[Any]:
+def _distinct_items(option: str, given: Any, parse: Callable[[Any], Any], what: str) -> list[Any]:
     """The items of a comma-separated text (or a sequence) for ``option``, each parsed by
     ``parse`` (which raises :class:`InputError`); repeated or missing items are one-line errors."""
     items = [x.strip() for x in given.split(",")] if isinstance(given, str) else list(given)

@@ -58,8 +58,7 @@ class LevelOptions:
         return asdict(self)
 
 
-def carve_room(size: int, rng: np.random.Generator, room_steps: int = 34,
-               turn: float = 0.35) -> np.ndarray:
+def carve_room(size: int, rng: np.random.Generator, room_steps: int, turn: float) -> np.ndarray:
     """A ``size x size`` room, flat: walls everywhere but the floor a random walk carves."""
     n = size
     room = np.full((n, n), WALL, dtype=np.uint8)

@@ -12,7 +12,7 @@ from core import registry
 from core.errors import InputError
 from core.limits import Limits
 from core.status import Status
-from puzzles.sokoban import BOX, BOX_GOAL, GOAL, Sokoban
+from puzzles.sokoban import AGENT_GOAL, BOX, BOX_GOAL, GOAL, Sokoban
 
 LEVEL = "#######/#.  $@#/#######"  # push the box three cells left onto the goal
 
@@ -95,7 +95,7 @@ def _box_displacement(p, s):
     """Sum over boxes of the Manhattan distance to the nearest goal (a displacement measure)."""
     n = p.size
     boxes = np.flatnonzero((s == BOX) | (s == BOX_GOAL))
-    goals = np.flatnonzero((s == GOAL) | (s == BOX_GOAL) | (s == 6))
+    goals = np.flatnonzero((s == GOAL) | (s == BOX_GOAL) | (s == AGENT_GOAL))
     d = np.abs(boxes[:, None] // n - goals[None] // n) + np.abs(boxes[:, None] % n - goals[None] % n)
     return int(d.min(axis=1).sum())
 
