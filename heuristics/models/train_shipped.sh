@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The commands that trained the shipped models (CPU, one torch thread each, two runs at a time,
 # under nice on a shared 2-core machine). Wall-clock limits, so iteration counts vary with load.
-# Usage: heuristics/models/train_shipped.sh RUNS_DIR   (CUBE3=1 / PUZZLE15=1 also train the cube3 /
-# puzzle15 networks)
+# Usage: heuristics/models/train_shipped.sh RUNS_DIR   (CUBE3=1 / PUZZLE15=1 / PUZZLE24=1 /
+# PUZZLE35_48=1 also train those networks)
 # Then, per puzzle: python -c "from heuristics.davi.ship import ship; ship('RUNS_DIR/P', 'P', [...])"
 # with the summaries printed by `bench train evaluate` (see each model's README).
 set -euo pipefail
@@ -46,8 +46,23 @@ if [ "${CUBE3:-0}" = 1 ]; then
   # stopped (SIGTERM) at iteration 26,134; the learning rate had decayed to 5.9e-4
   cube3 --resume --walk canonical --iterations $((26134 - 8000))
   # then annealed: 3e-4 decaying 0.99985 per iteration (to 1.0e-4 at the stop), 40 wall-clock
-  # minutes on the shared machine: stopped at iteration 33,371, the shipped model
+  # minutes on the shared machine: stopped at iteration 33,371
   cube3 --resume --lr 3e-4 --lr-decay 0.99985 --iterations $((33371 - 26134))
+  # then 70 more CPU-minutes with the same decay, on the idle machine: iteration 46,804 (rate
+  # 1.35e-5), the shipped model
+  cube3 --resume --iterations 2000000 --cpu-limit 70
+fi
+
+# puzzle35 and puzzle48 (the diffusion-distance MLP, K 700 / 1,400): one thread, bfloat16
+# autocast, 75 CPU-minutes; puzzle35 was then resumed on two threads for 10 wall-clock minutes
+# (stopped with SIGTERM, which saves): iteration 6,694; puzzle48 stopped at its limit, 3,490
+if [ "${PUZZLE35_48:-0}" = 1 ]; then
+  for p in "puzzle35 700" "puzzle48 1400"; do
+    set -- $p
+    python -m bench train diffusion "$1" --preset mlp --batch 10000 --amp --threads 1 --quiet \
+      --iterations 10000000 --cpu-limit 75 --check-every 1000 --eval-per-depth 20 --k-max "$2" \
+      --lr-decay 0.99985 --seed 3 --out "$runs/$1-mlp-diffusion"
+  done
 fi
 
 # puzzle15 (the diffusion-distance MLP): two threads, bfloat16 autocast, 60 CPU-minutes
