@@ -252,6 +252,25 @@ def test_goal_table_matches_exact_distances() -> None:
     assert len(GoalTable(registry.get_puzzle("cube3"), 5)) == 1 + 12 + 114 + 1068 + 10011 + 93840
 
 
+@pytest.mark.parametrize("queries", [10, 20_000])  # below and above the size that sorts first
+def test_member_and_positions_against_a_naive_reference(queries: int) -> None:
+    from solvers.goal_table import member, positions
+
+    rng = np.random.default_rng(queries)
+    table = np.unique(rng.integers(0, 2**63, 50_000, dtype=np.uint64))
+    values = np.concatenate([rng.choice(table, queries // 2),
+                             rng.integers(0, 2**63, queries - queries // 2, dtype=np.uint64),
+                             np.array([0, 2**64 - 1], dtype=np.uint64)])  # below and past the end
+    rng.shuffle(values)
+    present = set(table.tolist())
+    assert member(values, table).tolist() == [int(v) in present for v in values]
+    pos = positions(table, values)
+    for v, i in zip(values[:500], pos[:500], strict=True):
+        j = int((table < v).sum())  # how many entries come before v
+        assert i == (0 if j == table.size else j)
+    assert not member(values, table[:0]).any()
+
+
 def test_goal_depth_finishes_optimally_near_the_goal() -> None:
     p = registry.get_puzzle("cube2")
     h = registry.get_heuristic("pdb-cube2", p)
