@@ -76,6 +76,19 @@ def _rle(sizes: list[int]) -> list[list[int]]:
     return out
 
 
+def lowest(values: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` lowest ``values`` in ascending index order, ties broken by index (the
+    first ``k`` of a stable sort): a partition finds the k-th value, so no full sort is needed."""
+    if k >= values.size:
+        return np.arange(values.size)
+    kth = np.partition(values, k - 1)[k - 1]
+    if np.isnan(kth):  # NaN sorts last; fall back to the sort
+        return np.sort(np.argsort(values, kind="stable")[:k])
+    below = np.flatnonzero(values < kth)
+    ties = np.flatnonzero(values == kth)[: k - below.size]
+    return np.sort(np.concatenate([below, ties]))
+
+
 class BeamSearch(Solver):
     """Beam search (see module docstring). ``width`` None: the puzzle's default width."""
 
@@ -224,10 +237,7 @@ class BeamSearch(Solver):
                 hv = np.asarray(heuristic(kids[keep]), dtype=np.float64)
                 c["evaluations"] += int(keep.size)
             if keep.size > width:
-                # the width lowest h, ties in generation order (a stable sort on h)
-                order = np.argsort(hv, kind="stable")[:width]
-                order.sort()  # keep generation order inside the layer
-                keep = keep[order]
+                keep = keep[lowest(hv, width)]
             src = idx[keep]
             parents.append(src // a)
             actions.append(src % a)

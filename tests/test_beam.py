@@ -252,6 +252,19 @@ def test_goal_table_matches_exact_distances() -> None:
     assert len(GoalTable(registry.get_puzzle("cube3"), 5)) == 1 + 12 + 114 + 1068 + 10011 + 93840
 
 
+def test_lowest_equals_the_first_k_of_a_stable_sort() -> None:
+    from solvers.beam import lowest
+
+    rng = np.random.default_rng(3)
+    for n, k in ((1, 1), (10, 3), (1000, 100), (1000, 999), (5, 9)):
+        for values in (rng.integers(0, 5, n).astype(np.float64),  # many ties
+                       rng.normal(size=n)):
+            want = sorted(sorted(range(n), key=lambda i: values[i])[:k])  # Python's sort is stable
+            assert lowest(values, k).tolist() == want
+    values = np.array([3.0, np.nan, 1.0, np.nan, 2.0])
+    assert lowest(values, 4).tolist() == [0, 1, 2, 4]  # NaN last, the first of them kept
+
+
 @pytest.mark.parametrize("queries", [10, 20_000])  # below and above the size that sorts first
 def test_member_and_positions_against_a_naive_reference(queries: int) -> None:
     from solvers.goal_table import member, positions

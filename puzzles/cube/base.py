@@ -117,7 +117,9 @@ class CubeBase(Puzzle):
     def expand(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(B, L) -> (children (B, A, L), valid (B, A))``; every action is always legal."""
         states = self._check_batch(states)
-        children = states[:, self.PERMS]
+        # np.take gives a C-ordered (B, A, L) array; fancy indexing would give one whose
+        # flattening to (B * A, L) in a search copies it again, several times slower
+        children = np.take(states, self.PERMS, axis=1)
         return children, np.ones(children.shape[:2], dtype=bool)
 
     def apply(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
