@@ -124,8 +124,13 @@ def test_phipat2020_table_runs_capped_bwas(tmp_path, monkeypatch):
     rows = [{"puzzle": "cube2", "max_iterations": 800, "weight": 0.8, "batch": 64,
              "solved": None, "mean_length": None},
             {"puzzle": "puzzle35", "max_iterations": 4000, "weight": 0.7, "batch": 64,
-             "solved": "99/100", "mean_length": 101.88}]  # (a puzzle without a shipped model)
+             "solved": "99/100", "mean_length": 101.88}]
     monkeypatch.setattr(paper, "PHIPAT2020", rows)
+    from heuristics.davi import heuristic as learned
+
+    shipped = learned.known_models()  # as if puzzle35 shipped no model
+    monkeypatch.setattr(learned, "known_models",
+                        lambda: {k: v for k, v in shipped.items() if k != "puzzle35"})
     text = paper.make("phipat2020", out=tmp_path, count=2)
     assert "| cube2 | 800 iterations, lambda 0.8, N 64 | not recorded | not recorded | 2 " in text
     assert "| puzzle35 | 4000 iterations, lambda 0.7, N 64 | 99/100 | 101.88 | - | no model here |" \
