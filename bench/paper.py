@@ -112,13 +112,14 @@ def check_run(run_dir: Path, suite_name: str) -> None:
         raise InputError(f"--run: {run_dir} is not a run of suite {suite_name} ({found})")
 
 
-def check_run_any(run_dir: Path, suites: tuple[str, ...]) -> None:
-    """Refuse a run that is a run of none of ``suites`` (one-line error)."""
+def check_run_any(run_dir: Path, suites: tuple[str, ...]) -> str:
+    """The suite of ``suites`` that ``run_dir`` is a run of; refuse a run of none of them
+    (one-line error)."""
     errors = []
     for suite in suites:
         try:
             check_run(run_dir, suite)
-            return
+            return suite
         except InputError as exc:
             errors.append(str(exc))
     raise InputError(errors[0].replace(f"suite {suites[0]}", "suite " + " or ".join(suites)))
@@ -528,16 +529,15 @@ def bischoff2013(run_dir: Path | None, limit: int | None, jobs: int | None, out:
 
 
 def deepcubea_table4(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
-                     command: str, profile: str | None = None) -> tuple[str, pd.DataFrame]:
+                     command: str, profile: str | None = None,
+                     runs: list[Path] | None = None) -> tuple[str, pd.DataFrame]:
     """DeepCubeA's Table 4: the PDB optimal solver on its test states (runs of the puzzle24 and
-    puzzle35 suites, profile ``table4``; ``--run`` gives one finished run of either)."""
+    puzzle35 suites, profile ``table4``; ``runs``: finished runs, at most one of each suite)."""
     from bench import published
     from bench.runner import load_table
 
-    runs: list[Path] = []
-    if run_dir is not None:
-        runs = [run_dir]
-    else:
+    runs = list(runs or [])
+    if not runs:
         for suite in ("puzzle24", "puzzle35"):
             runs.append(_run_suite(suite, profile or "table4", limit, jobs,
                                    out.parent / "runs" / f"{out.name}-{suite}"))
@@ -1007,7 +1007,7 @@ STANDALONE = ("deepcubea-table2", "deepcubea-table3", "korf1982", "bischoff2013"
 #: tables that solve a number of states (--count)
 COUNTED = ("korf1982", "bischoff2013", "phipat2020")
 #: tables that read several finished runs (--run repeated)
-MULTI_RUN = ("deepcubea-summary", "deepcubea-table1")
+MULTI_RUN = ("deepcubea-summary", "deepcubea-table1", "deepcubea-table4")
 
 
 def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None = None,
@@ -1050,9 +1050,15 @@ def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None 
         kwargs: dict[str, Any] = {"build": build} if name.startswith("deepcubea-table") else \
             {"count": count}
     elif name == "deepcubea-table4":
-        kwargs = {"profile": profile}
-        if run_dir is not None and not isinstance(run_dir, list):
-            check_run_any(run_dir, ("puzzle24", "puzzle35"))
+        runs = [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])
+        suites = [check_run_any(run, ("puzzle24", "puzzle35")) for run in runs]
+        if len(set(suites)) < len(suites):
+            raise InputError("--run: give at most one run of each suite (puzzle24, puzzle35)")
+        if runs and (profile is not None or limit is not None):
+            raise InputError(f"--{'profile' if profile is not None else 'limit'}: {name} reads "
+                             "the runs given with --run; give one or the other")
+        kwargs = {"profile": profile, "runs": runs}
+        run_dir = None
     elif name == "deepcubea-table1":
         runs = [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])
         kwargs = {"profile": profile, "runs": runs}

@@ -164,6 +164,21 @@ def test_deepcubea_table4_from_a_run(tmp_path, monkeypatch):
     _fake_run(felner, {"555": [1]})
     with pytest.raises(InputError, match="is not a run of suite puzzle24 or puzzle35"):
         paper.make("deepcubea-table4", run_dir=felner, out=tmp_path / "out")
+    # one run of each suite, read together; two runs of one suite are refused
+    run35 = tmp_path / "run35"
+    run35.mkdir()
+    (run35 / "rows.jsonl").write_text(json.dumps(
+        {"key": "deepcubea/0/pdb-5x7-ida", "suite": "puzzle35", "config": "pdb-5x7-ida",
+         "puzzle": "puzzle35", "instance_set": "deepcubea", "instance": "0", "status": "timeout",
+         "length": None, "nodes_generated": 10**9, "time_s": 600.0,
+         "limit_time_s": 600.0}) + "\n")
+    both = paper.make("deepcubea-table4", run_dir=[run, run35], out=tmp_path / "out")
+    assert "| puzzle24 | ours: pdb-6666-ida | 2 | 1 |" in both
+    assert "| puzzle35 | ours: pdb-5x7-ida | 1 | 0 | 600 | - |" in both
+    with pytest.raises(InputError, match="at most one run of each suite"):
+        paper.make("deepcubea-table4", run_dir=[run, run], out=tmp_path / "out")
+    with pytest.raises(InputError, match="--limit: deepcubea-table4 reads the runs"):
+        paper.make("deepcubea-table4", run_dir=[run], limit=3, out=tmp_path / "out")
 
 
 def test_fig2_title_names_the_batch_sizes_of_the_run():
