@@ -893,9 +893,38 @@ def _test_states(puzzle: Any, count: int) -> tuple[np.ndarray, str]:
     return puzzle.random_states(count, np.random.default_rng(0)), f"{count} uniform random states"
 
 
+def _optimal_solver_rows(runs: list[Path]) -> dict[str, dict[str, Any]]:
+    """Per puzzle, our IDA* rows on DeepCubeA's test states in ``runs`` (the first IDA*
+    configuration of each run): states, finished, mean seconds and nodes of the finished."""
+    from bench.runner import load_table
+
+    ours: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        df = load_table(run)
+        df = df[(df["solver"] == "ida") & (df["instance_set"] == "deepcubea")] \
+            if {"solver", "instance_set"} <= set(df.columns) else df.iloc[:0]
+        if df.empty:
+            raise InputError(f"--run: {run} has no IDA* rows on DeepCubeA's test states")
+        puzzle = str(df["puzzle"].iloc[0])
+        if puzzle in ours:
+            raise InputError(f"--run: two runs of {puzzle}; give one per puzzle")
+        config = str(df["config"].iloc[0])
+        g = df[df["config"] == config]
+        ok = g[g["status"] == "solved"]
+        ours[puzzle] = {
+            "ours: configuration": config, "ours: finished": f"{len(ok)}/{len(g)}",
+            "ours: limit s": float(g["limit_time_s"].iloc[0]) if "limit_time_s" in g else "-",
+            "ours: mean seconds": round(float(ok["time_s"].mean()), 2) if len(ok) else "-",
+            "ours: mean nodes": round(float(ok["nodes_generated"].mean())) if len(ok) else "-",
+            "ours: run": str(run)}
+    return ours
+
+
 def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
-               command: str, count: int = 100) -> tuple[str, pd.DataFrame]:
-    """Phipat (2020) Table 1: capped BWAS with our shipped networks, the report's settings."""
+               command: str, count: int = 100,
+               runs: list[Path] | None = None) -> tuple[str, pd.DataFrame]:
+    """Phipat (2020) Table 1: capped BWAS with our shipped networks, the report's settings;
+    Table 3: DeepCubeA's PDB rows, with ours from the IDA* runs in ``runs`` beside them."""
     from core import registry
     from core.limits import Limits
     from heuristics.davi.heuristic import known_models
@@ -931,8 +960,10 @@ def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
     df = pd.DataFrame(rows)
     from bench import published
 
+    ours = _optimal_solver_rows(list(runs or []))
     pdb_rows = []
     for name in ("cube3", "puzzle15", "puzzle24"):  # the report's Table 3 repeats these
+        mine = ours.get(name, {"ours: configuration": "not run here"})
         pdb_rows.append({"puzzle": name,
                          "mean seconds": published.stated(name, "pdb_mean_time_s").value
                          or "not stated",
@@ -940,7 +971,7 @@ def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
                          or "not stated",
                          "worst case": published.stated(name, "pdb_worst_time").value
                          or "not stated",
-                         "source": published.PAPER})
+                         "source": published.PAPER, **mine})
     lines = _header("Phipat (2020) Table 1: learned heuristic under capped BWAS", command, [
         "The report's search settings per puzzle (maximum iterations, lambda, batch N); a search "
         "that reaches the cap ends with `iteration-limit`. Ours: the shipped network of each "
@@ -950,7 +981,10 @@ def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
     lines += [report.markdown_table(frame_rows(df)), "",
               "## Table 3: the PDB optimal solvers' rows, as DeepCubeA states them", "",
               "The report repeats DeepCubeA's rows for the pattern-database optimal solvers; "
-              "they are recorded here as DeepCubeA's (`bench paper deepcubea-table4` runs ours).",
+              "they are recorded here as DeepCubeA's. `ours`: IDA* with our additive PDBs on "
+              "DeepCubeA's test states, from the suite runs given with `--run` (one per puzzle; "
+              "`finished`: optimal solutions found within the per-state limit, seconds and nodes "
+              "over those), on this machine's CPU.",
               "", report.markdown_table(frame_rows(pd.DataFrame(pdb_rows))), ""]
     return "\n".join(lines), df
 
@@ -998,8 +1032,8 @@ PAPERS: dict[str, Callable[..., tuple[str, pd.DataFrame]]] = {
     "deepcubea-table1": deepcubea_table1,
     "deepcubea-table4": deepcubea_table4,
     "deepcubea-table5": deepcubea_table5,
-    "phipat2020": lambda run_dir, limit, jobs, out, command, count=None:
-        phipat2020(run_dir, limit, jobs, out, command, count=count or 100),
+    "phipat2020": lambda run_dir, limit, jobs, out, command, count=None, runs=None:
+        phipat2020(run_dir, limit, jobs, out, command, count=count or 100, runs=runs),
     "learned-guides": learned_guides,
 }
 #: tables computed here rather than read from a suite run
@@ -1007,7 +1041,7 @@ STANDALONE = ("deepcubea-table2", "deepcubea-table3", "korf1982", "bischoff2013"
 #: tables that solve a number of states (--count)
 COUNTED = ("korf1982", "bischoff2013", "phipat2020")
 #: tables that read several finished runs (--run repeated)
-MULTI_RUN = ("deepcubea-summary", "deepcubea-table1", "deepcubea-table4")
+MULTI_RUN = ("deepcubea-summary", "deepcubea-table1", "deepcubea-table4", "phipat2020")
 
 
 def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None = None,
@@ -1045,10 +1079,13 @@ def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None 
     if name in STANDALONE:
         if profile is not None:
             raise InputError(f"--profile: {name} runs no suite")
-        if run_dir is not None:
+        if run_dir is not None and name not in MULTI_RUN:
             raise InputError(f"--run: {name} reads no run")
         kwargs: dict[str, Any] = {"build": build} if name.startswith("deepcubea-table") else \
             {"count": count}
+        if name in MULTI_RUN:  # phipat2020: IDA* runs for its Table 3
+            kwargs["runs"] = [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])
+            run_dir = None
     elif name == "deepcubea-table4":
         runs = [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])
         suites = [check_run_any(run, ("puzzle24", "puzzle35")) for run in runs]

@@ -137,6 +137,27 @@ def test_phipat2020_table_runs_capped_bwas(tmp_path, monkeypatch):
         in text
     df = pd.read_csv(tmp_path / "phipat2020" / "table.csv")
     assert df.loc[0, "solved (ours)"] == "2/2"
+    assert "| puzzle15 | not stated | not stated | not stated | DeepCubeA (2019), text | " \
+        "not run here |" in text
+    # Table 3: our IDA* run on DeepCubeA's states beside DeepCubeA's PDB rows
+    run = tmp_path / "ida15"
+    run.mkdir()
+    with (run / "rows.jsonl").open("w") as f:
+        for i, (status, secs) in enumerate([("solved", 0.2), ("solved", 0.4), ("timeout", 60.0)]):
+            f.write(json.dumps({"key": f"deepcubea/{i}/pdb-663-ida", "suite": "puzzle15",
+                                "config": "pdb-663-ida", "puzzle": "puzzle15", "solver": "ida",
+                                "instance_set": "deepcubea", "instance": str(i),
+                                "status": status, "length": 50, "nodes_generated": 1000 * (i + 1),
+                                "time_s": secs, "limit_time_s": 60.0}) + "\n")
+    text = paper.make("phipat2020", run_dir=[run], out=tmp_path, count=1)
+    assert "| puzzle15 | not stated | not stated | not stated | DeepCubeA (2019), text | " \
+        "pdb-663-ida | 2/3 | 60 | 0.3 | 1500 |" in text
+    with pytest.raises(InputError, match="two runs of puzzle15"):
+        paper.make("phipat2020", run_dir=[run, run], out=tmp_path, count=1)
+    felner = tmp_path / "felner"
+    _fake_run(felner, {"555": [1]})
+    with pytest.raises(InputError, match="has no IDA. rows on DeepCubeA's test states"):
+        paper.make("phipat2020", run_dir=[felner], out=tmp_path, count=1)
 
 
 def test_deepcubea_table4_from_a_run(tmp_path, monkeypatch):
