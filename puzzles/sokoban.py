@@ -35,6 +35,7 @@ import numpy as np
 
 from core.errors import InputError
 from puzzles import sokoban_levels as levels
+from puzzles._sokoban_kernels import reverse_walk_steps
 from puzzles.base import Puzzle
 from puzzles.sokoban_levels import AGENT, AGENT_GOAL, BOX, BOX_GOAL, FLOOR, GOAL, WALL
 
@@ -259,36 +260,19 @@ class Sokoban(Puzzle):
         depths = np.asarray(depths, dtype=np.int64)
         n = depths.size
         s = np.empty((n, self.state_dim), dtype=np.uint8)
-        room: np.ndarray | None = None
-        for i in range(n):  # a room serves four levels (goals and agent placed afresh each time)
-            level = None
-            while level is None:
-                if room is None or i % 4 == 0:
-                    room = self._room(rng)
-                level = levels.place(room, self.boxes, rng)
-                if level is None:
-                    room = None
-            s[i] = level
+        o = self.level_options
+        todo = np.arange(n)
+        while todo.size:  # a room serves four levels (goals and agent placed afresh each time)
+            rooms = levels.carve_rooms(-(-todo.size // 4), self.size, rng, o.room_steps, o.turn)
+            placed, ok = levels.place_many(np.repeat(rooms, 4, axis=0)[:todo.size], self.boxes,
+                                           rng)
+            s[todo[ok]] = placed[ok]
+            todo = todo[~ok]  # rooms with too little floor: carved again
         agent = np.argmax(s == AGENT, axis=1)
-        rows = np.arange(n)
-        pull = self.level_options.pull
-        for step in range(int(depths.max(initial=0))):
-            live = depths > step
-            a = rng.integers(0, 4, size=n)
-            t = self._step1[agent, a]
-            ct = s[rows, np.maximum(t, 0)]
-            go = live & (t >= 0) & (ct != WALL) & (ct != BOX) & (ct != BOX_GOAL)
-            behind = self._step1[agent, a ^ 1]
-            cb = s[rows, np.maximum(behind, 0)]
-            pulls = go & (behind >= 0) & ((cb == BOX) | (cb == BOX_GOAL)) & (rng.random(n) < pull)
-            r, ag, tt = rows[go], agent[go], t[go]
-            on_goal = s[r, ag] == AGENT_GOAL
-            s[r, ag] = np.where(on_goal, GOAL, FLOOR)
-            pr, pa, pb = rows[pulls], agent[pulls], behind[pulls]
-            s[pr, pa] = np.where(s[pr, pa] == GOAL, BOX_GOAL, BOX)
-            s[pr, pb] = np.where(s[pr, pb] == BOX_GOAL, GOAL, FLOOR)
-            s[r, tt] = np.where(s[r, tt] == GOAL, AGENT_GOAL, AGENT)
-            agent[go] = t[go]
+        longest = int(depths.max(initial=0))
+        actions = rng.integers(0, 4, size=(n, longest), dtype=np.int8)
+        pulls = rng.random((n, longest), dtype=np.float32) < self.level_options.pull
+        reverse_walk_steps(s, agent, depths, self._step1, actions, pulls)
         return s
 
     def scramble(self, n: int, depth: int, rng: np.random.Generator

@@ -75,6 +75,47 @@ def carve_room(size: int, rng: np.random.Generator, room_steps: int, turn: float
     return room.reshape(-1)
 
 
+#: ``_MASKS`` as one array: mask, offset (padded by repeating the centre), (row, column)
+_MASK_ARRAY = np.array([m + ((0, 0),) * (4 - len(m)) for m in _MASKS], dtype=np.int64)
+_DELTA_ARRAY = np.array(_DELTAS, dtype=np.int64)
+
+
+def carve_rooms(count: int, size: int, rng: np.random.Generator, room_steps: int,
+                turn: float) -> np.ndarray:
+    """``(count, size * size)``: ``count`` rooms carved as :func:`carve_room` carves one, all
+    walks stepped at once (the same process, drawn in another order from ``rng``)."""
+    n = size
+    rooms = np.full((count, n, n), WALL, dtype=np.uint8)
+    idx = np.arange(count)
+    pos = rng.integers(1, n - 1, size=(count, 2))
+    direction = _DELTA_ARRAY[rng.integers(4, size=count)]
+    for _ in range(room_steps):
+        turns = rng.random(count) < turn
+        direction = np.where(turns[:, None], _DELTA_ARRAY[rng.integers(4, size=count)],
+                             direction)
+        pos = np.clip(pos + direction, 1, n - 2)
+        cells = pos[:, None, :] + _MASK_ARRAY[rng.integers(len(_MASKS), size=count)]
+        inside = ((cells >= 1) & (cells <= n - 2)).all(axis=2)
+        k, j = np.nonzero(inside)
+        rooms[idx[k], cells[k, j, 0], cells[k, j, 1]] = FLOOR
+    return rooms.reshape(count, -1)
+
+
+def place_many(rooms: np.ndarray, boxes: int, rng: np.random.Generator
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`place` for each of ``rooms (R, L)`` at once: ``(levels, ok)``, where ``ok`` is
+    False for a room with too little floor (its row is left as the room)."""
+    out = rooms.copy()
+    floor = rooms == FLOOR
+    ok = floor.sum(axis=1) >= boxes + 2
+    keys = np.where(floor, rng.random(rooms.shape), 2.0)  # floor cells in random order first
+    cells = np.argsort(keys, axis=1, kind="stable")[:, :boxes + 1]
+    rows = np.flatnonzero(ok)
+    out[rows[:, None], cells[rows, :boxes]] = BOX_GOAL
+    out[rows, cells[rows, boxes]] = AGENT
+    return out, ok
+
+
 def place(room: np.ndarray, boxes: int, rng: np.random.Generator) -> np.ndarray | None:
     """``room`` (walls and floor) with ``boxes`` boxes on goal cells and the agent on another
     floor cell, all drawn at random; None when it has too little floor."""

@@ -230,6 +230,93 @@ def test_reverse_walks_give_valid_levels_near_a_goal(p):
     assert p.is_goal(states[:1])[0]  # no step: a solved level
 
 
+def _reference_reverse_steps(p, s, depths, actions, pulls):
+    """The reverse walks stepped level by level in plain Python, from the same draws."""
+    from puzzles.sokoban_levels import AGENT, FLOOR, WALL
+
+    s = s.copy()
+    for i in range(len(s)):
+        ag = int(np.flatnonzero((s[i] == AGENT) | (s[i] == AGENT_GOAL))[0])
+        for k in range(int(depths[i])):
+            a = int(actions[i, k])
+            t = int(p._step1[ag, a])
+            if t < 0 or s[i, t] in (WALL, BOX, BOX_GOAL):
+                continue
+            behind = int(p._step1[ag, a ^ 1])
+            pull = behind >= 0 and bool(pulls[i, k]) and s[i, behind] in (BOX, BOX_GOAL)
+            s[i, ag] = GOAL if s[i, ag] == AGENT_GOAL else FLOOR
+            if pull:
+                s[i, ag] = BOX_GOAL if s[i, ag] == GOAL else BOX
+                s[i, behind] = GOAL if s[i, behind] == BOX_GOAL else FLOOR
+            s[i, t] = AGENT_GOAL if s[i, t] == GOAL else AGENT
+            ag = t
+    return s
+
+
+def test_reverse_walk_kernel_matches_a_plain_reference(p):
+    from puzzles._sokoban_kernels import reverse_walk_steps
+    from puzzles.sokoban_levels import AGENT, carve_rooms, place_many
+
+    rng = np.random.default_rng(11)
+    o = p.level_options
+    start, ok = place_many(carve_rooms(60, p.size, rng, o.room_steps, o.turn), p.boxes, rng)
+    start = start[ok]
+    depths = rng.integers(0, 200, size=len(start))
+    actions = rng.integers(0, 4, size=(len(start), 200), dtype=np.int8)
+    pulls = rng.random((len(start), 200)) < 0.5
+    want = _reference_reverse_steps(p, start, depths, actions, pulls)
+    got = start.copy()
+    agent = np.argmax(got == AGENT, axis=1)
+    reverse_walk_steps(got, agent, depths, p._step1, actions, pulls)
+    assert (got == want).all()
+    assert (got != start).any(axis=1).mean() > 0.5  # most walks moved something
+    moved = (got == BOX).any(axis=1) | ((got == BOX_GOAL).sum(axis=1) < p.boxes)
+    assert moved.any()  # and some pulled a box off its goal
+
+
+def test_batched_rooms_are_carved_as_one_room_is(p):
+    from collections import deque as _deque
+
+    from puzzles.sokoban_levels import (
+        AGENT,
+        FLOOR,
+        WALL,
+        carve_room,
+        carve_rooms,
+        place_many,
+    )
+
+    o, n = p.level_options, p.size
+    rng = np.random.default_rng(5)
+    rooms = carve_rooms(400, n, rng, o.room_steps, o.turn)
+    single = np.stack([carve_room(n, rng, o.room_steps, o.turn) for _ in range(400)])
+    for batch in (rooms, single):
+        grid = batch.reshape(-1, n, n)
+        assert (grid[:, 0, :] == WALL).all() and (grid[:, :, 0] == WALL).all()
+        assert (grid[:, -1, :] == WALL).all() and (grid[:, :, -1] == WALL).all()
+    # the floor of every room is one 4-connected region
+    for room in rooms[:100]:
+        floor = set(np.flatnonzero(room == FLOOR).tolist())
+        seen, todo = set(), _deque([next(iter(floor))])
+        while todo:
+            c = todo.popleft()
+            if c in seen or c not in floor:
+                continue
+            seen.add(c)
+            todo.extend(int(x) for x in p._step1[c] if x >= 0)
+        assert seen == floor
+    # the same process: the floor sizes agree in distribution (means within 3 %)
+    a, b = (rooms == FLOOR).sum(axis=1).mean(), (single == FLOOR).sum(axis=1).mean()
+    assert abs(a - b) / b < 0.03
+    placed, ok = place_many(rooms, p.boxes, rng)
+    assert ok.mean() > 0.9
+    assert ((placed[ok] == BOX_GOAL).sum(axis=1) == p.boxes).all()
+    assert ((placed[ok] == AGENT).sum(axis=1) == 1).all()
+    assert (placed[~ok] == rooms[~ok]).all()
+    # boxes and the agent stand on floor cells only
+    assert (rooms[ok][(placed[ok] == BOX_GOAL) | (placed[ok] == AGENT)] == FLOOR).all()
+
+
 @pytest.fixture(scope="module")
 def tiny_net(tmp_path_factory):
     """A tiny DAVI network trained for a few iterations on reverse-played generated levels."""
