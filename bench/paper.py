@@ -1044,6 +1044,11 @@ COUNTED = ("korf1982", "bischoff2013", "phipat2020")
 MULTI_RUN = ("deepcubea-summary", "deepcubea-table1", "deepcubea-table4", "phipat2020")
 
 
+def _run_list(run_dir: Path | list[Path] | None) -> list[Path]:
+    """The finished runs given with ``--run``, as a list (none, one or several)."""
+    return [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])
+
+
 def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None = None,
          jobs: int | None = None,
          out: Path = DEFAULT_OUT, command: str = "", build: bool = False,
@@ -1084,10 +1089,10 @@ def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None 
         kwargs: dict[str, Any] = {"build": build} if name.startswith("deepcubea-table") else \
             {"count": count}
         if name in MULTI_RUN:  # phipat2020: IDA* runs for its Table 3
-            kwargs["runs"] = [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])
+            kwargs["runs"] = _run_list(run_dir)
             run_dir = None
     elif name == "deepcubea-table4":
-        runs = [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])
+        runs = _run_list(run_dir)
         suites = [check_run_any(run, ("puzzle24", "puzzle35")) for run in runs]
         if len(set(suites)) < len(suites):
             raise InputError("--run: give at most one run of each suite (puzzle24, puzzle35)")
@@ -1097,7 +1102,7 @@ def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None 
         kwargs = {"profile": profile, "runs": runs}
         run_dir = None
     elif name == "deepcubea-table1":
-        runs = [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])
+        runs = _run_list(run_dir)
         kwargs = {"profile": profile, "runs": runs}
         run_dir = None
         if runs and profile is not None:
@@ -1120,7 +1125,7 @@ def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None 
                   "puzzles": guides.check_puzzles(puzzles), "threads": threads}
         run_dir = None
     elif name == "deepcubea-summary":
-        kwargs = {"runs": [run_dir] if isinstance(run_dir, Path) else list(run_dir or [])}
+        kwargs = {"runs": _run_list(run_dir)}
         run_dir = None
         if profile is not None:
             raise InputError(f"--profile: {name} runs no suite; give a finished run with --run")
