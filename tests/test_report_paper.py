@@ -177,10 +177,13 @@ def test_deepcubea_table4_from_a_run(tmp_path, monkeypatch):
                                 "status": status, "length": length, "nodes_generated": 10**9,
                                 "time_s": 100.0, "limit_time_s": 600.0}) + "\n")
     text = paper.make("deepcubea-table4", run_dir=run, out=tmp_path / "out")
-    assert "| puzzle24 | ours: pdb-6666-ida | 2 | 1 | 600 | 90 | 1,000,000,000 | 100 | 100 | 90 |" \
+    assert "| puzzle24 | ours: pdb-6666-ida | 2 | 1 | 600 | 90 | 1,000,000,000 | 100 | 100 | 100 | " \
+        "90 |" in text
+    assert "| puzzle24 | PDB optimal solver (DeepCubeA, text) | - | - | - | not stated | " \
+           "81,900,000,000 | 4239 | 100 | - | - |" in text
+    assert "| puzzle24 | DeepCubeA (text) | - | - | - | not stated | not stated | 19.3 | 96.98 |" \
         in text
-    assert "| puzzle24 | PDB optimal solver (DeepCubeA, text) | - | - | - | - | 81,900,000,000 | " \
-           "4239 | 96.98 | 93 |" in text
+    assert "| puzzle24 | DeepCubeA (results file, 2 states) | - | - | - | 93 | 2000 | 25 | - |" in text
     felner = tmp_path / "felner"
     _fake_run(felner, {"555": [1]})
     with pytest.raises(InputError, match="is not a run of suite puzzle24 or puzzle35"):
@@ -198,6 +201,15 @@ def test_deepcubea_table4_from_a_run(tmp_path, monkeypatch):
     assert "| puzzle35 | ours: pdb-5x7-ida | 1 | 0 | 600 | - |" in both
     with pytest.raises(InputError, match="at most one run of each suite"):
         paper.make("deepcubea-table4", run_dir=[run, run], out=tmp_path / "out")
+    # a committed copy of a run (its results.csv, no rows.jsonl) is read as the run
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    pd.read_json(run / "rows.jsonl", lines=True).to_csv(copy / "results.csv", index=False)
+    assert "| puzzle24 | ours: pdb-6666-ida | 2 | 1 |" in paper.make(
+        "deepcubea-table4", run_dir=[copy], out=tmp_path / "out")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="has no result rows"):
+        paper.make("deepcubea-table4", run_dir=[tmp_path / "empty"], out=tmp_path / "out")
     with pytest.raises(InputError, match="--limit: deepcubea-table4 reads the runs"):
         paper.make("deepcubea-table4", run_dir=[run], limit=3, out=tmp_path / "out")
 
