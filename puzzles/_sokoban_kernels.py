@@ -2,7 +2,7 @@
 
 Kernels take arrays and scalars only; ``puzzles.sokoban.Sokoban.reverse_walks`` draws the random
 numbers from its numpy Generator and calls them. Cell codes are those of
-``puzzles.sokoban_levels`` (repeated here as literals the kernels compile against).
+``puzzles.sokoban_levels`` (module constants, compiled in as such).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-FLOOR, WALL, GOAL, BOX, BOX_GOAL, AGENT, AGENT_GOAL = 0, 1, 2, 3, 4, 5, 6
+from puzzles.sokoban_levels import AGENT, AGENT_GOAL, BOX, BOX_GOAL, FLOOR, GOAL, WALL
 
 
 @njit(cache=True)

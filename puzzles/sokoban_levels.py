@@ -86,7 +86,6 @@ def carve_rooms(count: int, size: int, rng: np.random.Generator, room_steps: int
     walks stepped at once (the same process, drawn in another order from ``rng``)."""
     n = size
     rooms = np.full((count, n, n), WALL, dtype=np.uint8)
-    idx = np.arange(count)
     pos = rng.integers(1, n - 1, size=(count, 2))
     direction = _DELTA_ARRAY[rng.integers(4, size=count)]
     for _ in range(room_steps):
@@ -97,7 +96,7 @@ def carve_rooms(count: int, size: int, rng: np.random.Generator, room_steps: int
         cells = pos[:, None, :] + _MASK_ARRAY[rng.integers(len(_MASKS), size=count)]
         inside = ((cells >= 1) & (cells <= n - 2)).all(axis=2)
         k, j = np.nonzero(inside)
-        rooms[idx[k], cells[k, j, 0], cells[k, j, 1]] = FLOOR
+        rooms[k, cells[k, j, 0], cells[k, j, 1]] = FLOOR
     return rooms.reshape(count, -1)
 
 

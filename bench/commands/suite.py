@@ -405,7 +405,8 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
 @click.argument("name")
 @click.option("--run", "run_dirs", type=click.Path(path_type=Path), multiple=True,
               help="use this finished run instead of running (deepcubea-summary: one per puzzle, "
-                   "deepcubea-table1 and deepcubea-table4: one per suite; phipat2020: IDA* runs for its Table 3, one per puzzle; repeatable)")
+                   "deepcubea-table1 and deepcubea-table4: one per suite; phipat2020: IDA* "
+                   "runs for its Table 3, one per puzzle; repeatable)")
 @click.option("--limit", type=click.IntRange(min=1, max=10**9), default=None,
               help="at most K instances (learned-guides: the first K per puzzle [100])")
 @click.option("--jobs", "-j", type=click.IntRange(min=1, max=1024), default=None)
