@@ -41,6 +41,17 @@ def _toml(value: Any) -> str:
     raise TypeError(f"cannot write {value!r} as TOML")
 
 
+def model_heuristic(puzzle: str, model: str | None) -> str:
+    """The heuristic that reads ``model``: ``policy`` for a move-prediction network, else
+    ``davi`` (a distance estimate; the shipped model when ``model`` is None)."""
+    if model is None:
+        return "davi"
+    from heuristics.davi.checkpoint import load_checkpoint
+    from heuristics.davi.heuristic import resolve_model
+
+    return "policy" if load_checkpoint(resolve_model(puzzle, model))["target"] == "policy" else "davi"
+
+
 def suite_text(puzzle: str, model: str | None, state_set: str, count: int, seed: int,
                solver: str, solver_args: dict[str, Any], precision: str,
                time_limit: float | None, node_limit: int | None,
@@ -66,8 +77,12 @@ def suite_text(puzzle: str, model: str | None, state_set: str, count: int, seed:
     hargs: dict[str, Any] = {"precision": precision}
     if model is not None:
         hargs["model"] = str(Path(model).resolve()) if Path(model).exists() else model
+    heuristic = model_heuristic(puzzle, model)
+    if heuristic == "policy" and solver != "beam":
+        raise InputError(f"--solver: the model is a policy (it ranks moves, gives no distance); "
+                         f"it is searched with beam, not {solver}")
     limits = {k: v for k, v in (("time_s", time_limit), ("nodes", node_limit)) if v is not None}
-    cfg: dict[str, Any] = {"name": "model", "heuristic": "davi", "solver": solver,
+    cfg: dict[str, Any] = {"name": "model", "heuristic": heuristic, "solver": solver,
                            "heuristic_args": hargs}
     if solver_args:
         cfg["solver_args"] = solver_args

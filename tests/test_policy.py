@@ -269,6 +269,25 @@ def test_cli_trains_prints_distributions_and_refuses_in_one_line(tiny_policy, tm
         assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr, args
 
 
+def test_train_evaluate_searches_a_policy_with_beam_and_refuses_other_solvers(tiny_policy,
+                                                                             tmp_path):
+    """``bench train evaluate`` reads a policy model with the ``policy`` heuristic (beam only)."""
+    import json
+
+    run = tmp_path / "ev"
+    res = bench("train", "evaluate", "cube2", "--model", str(tiny_policy), "--set",
+                "scramble:2", "--count", "3", "--solver", "beam", "--width", "16",
+                "--run-dir", str(run))
+    assert res.returncode == 0, res.stderr
+    summary = json.loads(res.stdout.strip().splitlines()[-1])
+    assert summary["states"] == 3 and summary["solved"] == 1.0
+    assert 'heuristic = "policy"' in (run / "evaluate.toml").read_text()
+    res = bench("train", "evaluate", "cube2", "--model", str(tiny_policy), "--solver", "bwas",
+                "--run-dir", str(tmp_path / "ev2"))
+    assert res.returncode == 2 and "searched with beam" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and not (tmp_path / "ev2").exists()
+
+
 def test_value_networks_count_their_evaluations(tmp_path):
     puzzle = registry.get_puzzle("cube2")
     Trainer(TrainConfig(puzzle="cube2", target="diffusion", **TINY), tmp_path, progress=False).train(1)

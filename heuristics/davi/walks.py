@@ -320,7 +320,8 @@ class LightsDomain(TensorDomain):
             keys = torch.rand((n, self.A), generator=gen, device=self.device)
             rank = keys.argsort(dim=1).argsort(dim=1)
             chosen = (rank < depths.unsqueeze(1)).to(torch.uint8)
-        states = ((chosen.to(torch.int32) @ self.masks.to(torch.int32)) % 2).to(torch.uint8)
+        # a float product (CUDA has no integer matmul); each cell sums at most 5 presses: exact
+        states = ((chosen.float() @ self.masks.float()) % 2).to(torch.uint8)
         return states, chosen
 
     def _walk_lengths(self, depths: torch.Tensor, backtrack: bool) -> torch.Tensor:
