@@ -2,7 +2,7 @@
 # The commands that trained the shipped models (CPU, one torch thread each, two runs at a time,
 # under nice on a shared 2-core machine). Wall-clock limits, so iteration counts vary with load.
 # Usage: heuristics/models/train_shipped.sh RUNS_DIR   (CUBE3=1 / PUZZLE15=1 / PUZZLE24=1 /
-# PUZZLE35_48=1 also train those networks)
+# PUZZLE35_48=1 / SOKOBAN=1 also train those networks)
 # Then, per puzzle: python -c "from heuristics.davi.ship import ship; ship('RUNS_DIR/P', 'P', [...])"
 # with the summaries printed by `bench train evaluate` (see each model's README).
 set -euo pipefail
@@ -63,6 +63,13 @@ if [ "${PUZZLE35_48:-0}" = 1 ]; then
       --iterations 10000000 --cpu-limit 75 --check-every 1000 --eval-per-depth 20 --k-max "$2" \
       --lr-decay 0.99985 --seed 3 --out "$runs/$1-mlp-diffusion"
   done
+fi
+
+# sokoban (DAVI, MLP 3 x 512 on the one-hot cells, C = 100): one thread, bfloat16 autocast;
+# stopped with SIGTERM at iteration 5,963 (80 CPU-minutes), which this count reproduces
+if [ "${SOKOBAN:-0}" = 1 ]; then
+  python -m bench train davi sokoban --preset mlp --batch 10000 --amp --threads 1 --quiet \
+    --check-every 100 --seed 1 --iterations 5963 --out "$runs/sokoban-davi"
 fi
 
 # puzzle15 (the diffusion-distance MLP): two threads, bfloat16 autocast, 60 CPU-minutes
