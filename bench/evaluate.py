@@ -78,9 +78,10 @@ def suite_text(puzzle: str, model: str | None, state_set: str, count: int, seed:
     if model is not None:
         hargs["model"] = str(Path(model).resolve()) if Path(model).exists() else model
     heuristic = model_heuristic(puzzle, model)
-    if heuristic == "policy" and solver != "beam":
+    if registry.ranks_moves(heuristic) and not registry.takes_policy(solver):
+        users = "/".join(n for n in registry.SOLVERS if registry.takes_policy(n))
         raise InputError(f"--solver: the model is a policy (it ranks moves, gives no distance); "
-                         f"it is searched with beam, not {solver}")
+                         f"it is searched with {users}, not {solver}")
     limits = {k: v for k, v in (("time_s", time_limit), ("nodes", node_limit)) if v is not None}
     cfg: dict[str, Any] = {"name": "model", "heuristic": heuristic, "solver": solver,
                            "heuristic_args": hargs}

@@ -182,8 +182,7 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
                 return "n/a" if v is None else format(v, fmt)
 
             settings = ", ".join(f"{k} {e[k]}" for k in ("weight", "batch", "width", "goal_depth",
-                                                        "precision",
-                                                        "node_limit", "time_limit")
+                                                        "precision", "node_limit", "time_limit")
                                  if e.get(k) is not None)
             lines.append(f"| {e.get('set')} ({e.get('states')}) | {e.get('solver')} | {settings} | "
                          f"{pct(e.get('solved'))} | {pct(e.get('optimal'))} | {num(e.get('mean_length'))} | "

@@ -3,7 +3,7 @@
 # Two networks, each for a fixed wall time, 49,000 states per iteration (1,000 walks x 49 as
 # EfficientCube), then greedy play (beam width 1) on DeepCubeA's first COUNT test states.
 # Sizes come from the environment so the same script is tried on the CPU with tiny ones first:
-#   MIN_A MIN_B (minutes), BATCH, COUNT, DEVICE, A_ARCH, B_ARCH ("--h1 .. --res-dim .. --num-blocks ..")
+#   MIN_A MIN_B (minutes), BATCH, COUNT, DEVICE, A_ARCH, B_ARCH ("--arch .. --h1 .. --preset ..")
 set -u
 OUT=${OUT:-/tmp/lo7gpu-out}
 mkdir -p "$OUT"
@@ -13,7 +13,6 @@ MIN_A=${MIN_A:-2.5}; MIN_B=${MIN_B:-3.5}; BATCH=${BATCH:-49000}; COUNT=${COUNT:-
 DEVICE=${DEVICE:-cuda}
 A_ARCH=${A_ARCH:---arch resnet --h1 2048 --res-dim 512 --num-blocks 2}
 B_ARCH=${B_ARCH:---arch resnet --h1 5000 --res-dim 1000 --num-blocks 4}
-bench() { python3 -m bench "$@"; }
 (nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null || true
  python3 -c "import torch, numpy, numba; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'numpy', numpy.__version__, 'numba', numba.__version__)"
 ) 2>&1 | tee "$OUT/env.txt"
