@@ -29,7 +29,9 @@ Published figures we do not have on record are shown as ``not recorded``, never 
                       pdb-5x7, 10 minutes a state) on DeepCubeA's test states beside DeepCubeA's
                       lengths on the instances it finishes, and the paper's PDB figures.
 ``deepcubea-table5``  Sokoban: DeepCubeA's results on its 1,000 test levels (per-level file) beside
-                      our configurations on the same levels (suite ``sokoban``).
+                      our configurations on the same levels (suite ``sokoban``, profile
+                      ``table5``: A* and BWAS with the classic heuristics, BWAS with the
+                      shipped DAVI network).
 ``phipat2020``        Phipat (2020) Table 1: its learned solver under capped BWAS on the 2x2x2,
                       3x3x3, 15- and 24-puzzle, our shipped networks under the same settings.
 ``learned-guides``    DAVI, diffusion-distance and policy networks trained for the same CPU time
@@ -605,7 +607,7 @@ def deepcubea_table5(run_dir: Path | None, limit: int | None, jobs: int | None, 
     from bench import published
     from bench.runner import load_table
 
-    run_dir = run_dir or _run_suite("sokoban", profile or "default", limit, jobs,
+    run_dir = run_dir or _run_suite("sokoban", profile or "table5", limit, jobs,
                                     out.parent / "runs" / out.name)
     df = report.with_reference_optima(load_table(run_dir))
     df = df[df["instance_set"] == "deepcubea"] if "instance_set" in df else df

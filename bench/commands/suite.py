@@ -417,7 +417,7 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
 @click.option("--profile", default=None,
               help="suite profile to run (felner2004: default; deepcubea-fig2: fig2; "
                    "deepcubea-table1: hardest; deepcubea-table4: table4; deepcubea-table5: "
-                   "default)")
+                   "table5)")
 @click.option("--count", type=click.IntRange(min=1, max=10**7), default=None,
               help="states per puzzle (korf1982: 10,000; bischoff2013: 100,000; "
                    "phipat2020: 100)")
