@@ -386,7 +386,7 @@ HEURISTICS: dict[str, Entry] = {
         Entry("policy", "heuristics.davi.policy:PolicyHeuristic",
               "move-prediction network (EfficientCube): ranks moves, gives no distance estimate; "
               "beam search only", {},
-              {"puzzles": ONE_GOAL_PUZZLES, "admissible": False, "consistent": False,
+              {"puzzles": LEARNED_PUZZLES, "admissible": False, "consistent": False,
                "kernel": False, "needs_model": True, "ranks_moves": True},
               (replace(MODEL, help="policy model: a name, run folder or file (bench train "
                        "policy)", default_text="the shipped PUZZLE-policy"), DEVICE, PRECISION)),

@@ -22,7 +22,8 @@ the Boxoban / gym-sokoban procedure (a room carved by a random walk, boxes on go
 that pulls them away, the walk whose boxes moved farthest kept), with its options in
 ``level_options``. Undoing the pulls is a solution, so every generated level is solvable;
 ``scramble`` returns that solution (the moves, forward). Training states (``reverse_walks``) are
-the same rooms with ``k`` random reverse steps each, no selection.
+the same rooms with ``k`` random reverse steps each, no selection; those of a move-prediction
+network (``labelled_reverse_walks``) carry the move that undoes their last step.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import numpy as np
 
 from core.errors import InputError
 from puzzles import sokoban_levels as levels
-from puzzles._sokoban_kernels import reverse_walk_steps
+from puzzles._sokoban_kernels import labelled_reverse_walk_steps, reverse_walk_steps
 from puzzles.base import Puzzle
 from puzzles.sokoban_levels import AGENT, AGENT_GOAL, BOX, BOX_GOAL, FLOOR, GOAL, WALL
 
@@ -252,13 +253,9 @@ class Sokoban(Puzzle):
         the room has too little floor."""
         return levels.place(self._room(rng), boxes or self.boxes, rng)
 
-    def reverse_walks(self, depths: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Training states, as DeepCubeA trains on Sokoban: per entry of ``depths`` a solved level
-        in a generated room (``level_options``' carving), then that many random reverse steps
-        (pulling the box behind with probability ``level_options.pull``, all levels at once);
-        each ends at most ``depth`` moves from a goal state."""
-        depths = np.asarray(depths, dtype=np.int64)
-        n = depths.size
+    def _solved_levels(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` solved levels in generated rooms (``level_options``' carving): every box on a
+        goal, the agent on a random free cell."""
         s = np.empty((n, self.state_dim), dtype=np.uint8)
         o = self.level_options
         todo = np.arange(n)
@@ -268,12 +265,41 @@ class Sokoban(Puzzle):
                                            rng)
             s[todo[ok]] = placed[ok]
             todo = todo[~ok]  # rooms with too little floor: carved again
+        return s
+
+    def reverse_walks(self, depths: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Training states, as DeepCubeA trains on Sokoban: per entry of ``depths`` a solved level
+        in a generated room (``level_options``' carving), then that many random reverse steps
+        (pulling the box behind with probability ``level_options.pull``, all levels at once);
+        each ends at most ``depth`` moves from a goal state."""
+        depths = np.asarray(depths, dtype=np.int64)
+        n = depths.size
+        s = self._solved_levels(n, rng)
         agent = np.argmax(s == AGENT, axis=1)
         longest = int(depths.max(initial=0))
         actions = rng.integers(0, 4, size=(n, longest), dtype=np.int8)
         pulls = rng.random((n, longest), dtype=np.float32) < self.level_options.pull
         reverse_walk_steps(s, agent, depths, self._step1, actions, pulls)
         return s
+
+    def labelled_reverse_walks(self, depths: np.ndarray, rng: np.random.Generator
+                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Training states of a move-prediction network: ``(states, labels, taken)``, the walks
+        of ``reverse_walks`` (``depth`` steps drawn, lost ones included) except that a step never
+        undoes the step before it (the opposite direction, pulling nothing) unless the agent is
+        in a dead end. ``labels``: the move that undoes the last step taken (-1 where no step
+        was taken); ``taken``: the steps taken."""
+        depths = np.asarray(depths, dtype=np.int64)
+        n = depths.size
+        s = self._solved_levels(n, rng)
+        agent = np.argmax(s == AGENT, axis=1)
+        longest = int(depths.max(initial=0))
+        actions = rng.integers(0, 4, size=(n, longest), dtype=np.int8)
+        pulls = rng.random((n, longest), dtype=np.float32) < self.level_options.pull
+        taken = np.zeros(n, dtype=np.int64)
+        last = np.zeros(n, dtype=np.int64)
+        labelled_reverse_walk_steps(s, agent, depths, self._step1, actions, pulls, taken, last)
+        return s, np.where(last >= 0, last ^ 1, -1), taken
 
     def scramble(self, n: int, depth: int, rng: np.random.Generator
                  ) -> tuple[np.ndarray, np.ndarray]:

@@ -74,6 +74,104 @@ def test_policy_batches_label_legal_moves_on_tiles():
     assert legal[np.arange(300), b.labels.numpy()].all()
 
 
+def _plain_labelled_walk(p, level, actions, pulls):
+    """Plain Python: the walk ``labelled_reverse_walk_steps`` makes from ``level`` with these
+    draws; returns the states it passes through and the directions of the steps taken."""
+    from puzzles.sokoban_levels import AGENT, AGENT_GOAL, BOX, BOX_GOAL, FLOOR, GOAL
+
+    n = p.size
+    deltas = ((-1, 0), (1, 0), (0, -1), (0, 1))
+
+    def cell(c, a):
+        r, q = divmod(c, n)
+        r, q = r + deltas[a][0], q + deltas[a][1]
+        return r * n + q if 0 <= r < n and 0 <= q < n else -1
+
+    row = [int(v) for v in level]
+    ag = next(i for i, v in enumerate(row) if v in (AGENT, AGENT_GOAL))
+
+    def free(c):
+        return c >= 0 and row[c] in (FLOOR, GOAL)
+
+    seen, steps = [list(row)], []
+    for a, pull in zip(actions, pulls, strict=True):
+        a = int(a)
+        t, b = cell(ag, a), cell(ag, a ^ 1)
+        if not free(t):
+            continue
+        pulled = bool(pull) and b >= 0 and row[b] in (BOX, BOX_GOAL)
+        if steps and a == steps[-1] ^ 1 and not pulled \
+                and any(free(cell(ag, d)) for d in range(4) if d != a):
+            continue  # it would undo the step before, and the agent has another way
+        under = GOAL if row[ag] == AGENT_GOAL else FLOOR
+        if pulled:
+            row[b] = GOAL if row[b] == BOX_GOAL else FLOOR
+            under = BOX_GOAL if under == GOAL else BOX
+        row[ag] = under
+        row[t] = AGENT_GOAL if row[t] == GOAL else AGENT
+        ag = t
+        seen.append(list(row))
+        steps.append(a)
+    return seen, steps
+
+
+def test_sokoban_labelled_walks_equal_a_plain_walk_and_their_label_undoes_the_last_step():
+    from puzzles._sokoban_kernels import labelled_reverse_walk_steps
+    from puzzles.sokoban_levels import AGENT
+
+    p = registry.get_puzzle("sokoban")
+    rng = np.random.default_rng(4)
+    levels = p._solved_levels(60, rng)
+    depths = rng.integers(1, 40, size=60)
+    actions = rng.integers(0, 4, size=(60, 40), dtype=np.int8)
+    pulls = rng.random((60, 40)) < 0.5
+    s = levels.copy()
+    agent = np.argmax(s == AGENT, axis=1)
+    taken, last = np.zeros(60, dtype=np.int64), np.zeros(60, dtype=np.int64)
+    labelled_reverse_walk_steps(s, agent, depths, p._step1, actions, pulls, taken, last)
+    for i in range(60):
+        seen, steps = _plain_labelled_walk(p, levels[i], actions[i, :depths[i]],
+                                           pulls[i, :depths[i]])
+        assert s[i].tolist() == seen[-1] and taken[i] == len(steps)
+        assert last[i] == (steps[-1] if steps else -1)
+        if steps:  # the forward move last ^ 1 gives back the state before the last step
+            assert p.apply(s[i], [last[i] ^ 1])[0].tolist() == seen[-2]
+    states, labels, walked = p.labelled_reverse_walks(depths, np.random.default_rng(5))
+    ok = labels >= 0
+    assert ok.mean() > 0.8 and (walked[ok] >= 1).all() and (walked <= depths).all()
+    assert p.expand(states[ok])[1][np.arange(ok.sum()), labels[ok]].all()
+
+
+def test_sokoban_policy_batches_hold_labelled_legal_moves():
+    from heuristics.davi.data import make_policy_batch
+
+    p = registry.get_puzzle("sokoban")
+    b = make_policy_batch(p, 0, 3, 200, 30)
+    assert 150 <= len(b.states) <= 200 and (b.labels >= 0).all()
+    assert np.array_equal(b.legal, p.expand(b.states)[1])
+    assert b.legal[np.arange(len(b.labels)), b.labels].all()
+    again = make_policy_batch(p, 0, 3, 200, 30)
+    assert np.array_equal(again.states, b.states) and np.array_equal(again.labels, b.labels)
+
+
+def test_a_sokoban_policy_trains_and_beam_solves_levels_with_it(tmp_path):
+    """A goal set: training on labelled reverse walks, resume-ready files, and beam search by
+    the policy's log-probabilities (every path replayed)."""
+    p = registry.get_puzzle("sokoban")
+    cfg = TrainConfig(puzzle="sokoban", target="policy", **{**TINY, "k_max": 20})
+    Trainer(cfg, tmp_path, progress=False).train(3)
+    assert (tmp_path / "model.pt").is_file() and (tmp_path / "depth_log.csv").is_file()
+    h = registry.get_heuristic("policy", p, model=str(tmp_path))
+    levels, _ = p.scramble(20, 5, np.random.default_rng(2))
+    levels = levels[~p.is_goal(levels)][:3]
+    assert len(levels) == 3
+    for level in levels:
+        r = BeamSearch(width=1024).run(p, h, level)  # 4^5 paths: every path of 5 moves is kept
+        assert r.status == Status.SOLVED and 1 <= r.length <= 5
+        assert p.check_solution(level, r.actions)
+        assert r.network_evaluations is not None
+
+
 def test_loss_is_the_cross_entropy_over_legal_moves():
     logits = torch.tensor([[2.0, 50.0, -1.0, 0.5], [0.0, 1.0, 2.0, 3.0]])
     legal = torch.tensor([[True, False, True, True], [True, True, True, True]])
@@ -261,7 +359,7 @@ def test_cli_trains_prints_distributions_and_refuses_in_one_line(tiny_policy, tm
                   str(tiny_policy), "--solver", "bwas"],
                  ["quality", "cube2", "policy", "--model", str(tiny_policy)],
                  ["train", "policy", "cube2", "--backtrack", "--out", str(tmp_path / "x")],
-                 ["train", "policy", "sokoban", "--out", str(tmp_path / "y")],
+                 ["train", "policy", "sokoban", "--backtrack", "--out", str(tmp_path / "y")],
                  ["solve", "cube2", "--scramble", "R U", "--heuristic", "davi", "--model",
                   str(tiny_policy), "--solver", "beam"]):
         res = bench(*args)

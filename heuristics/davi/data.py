@@ -79,6 +79,10 @@ class Batch:
     children: np.ndarray | None = None
     valid: np.ndarray | None = None
     child_goal: np.ndarray | None = None
+    #: move-prediction batches: the move that undoes each walk's last step ``(B,)`` and the
+    #: legal moves ``(B, A)``
+    labels: np.ndarray | None = None
+    legal: np.ndarray | None = None
 
 
 def make_batch(
@@ -98,6 +102,25 @@ def make_batch(
         bsz, a, length = children.shape
         b.children, b.valid = children, valid
         b.child_goal = puzzle.is_goal(children.reshape(bsz * a, length)).reshape(bsz, a)
+    return b
+
+
+def make_policy_batch(puzzle: Puzzle, iteration: int, seed: int, batch: int, k_max: int,
+                      rows: slice | None = None) -> Batch:
+    """Batch ``iteration`` of a move-prediction run on a puzzle whose goal is a set of states
+    (Sokoban: ``labelled_reverse_walks``, walks of ``k ~ U[1, k_max]`` steps taken): states,
+    the steps taken, the label of each (the move that undoes its last step) and its legal moves.
+    A walk whose agent could not move at all (a solved level, no label) is left out, so a batch
+    may hold a few states fewer than ``batch``."""
+    rng = np.random.default_rng([seed, iteration])
+    depths = rng.integers(1, k_max + 1, size=batch)
+    states, labels, taken = puzzle.labelled_reverse_walks(depths, rng)  # type: ignore[attr-defined]
+    if rows is not None:
+        states, labels, taken = states[rows], labels[rows], taken[rows]
+    keep = labels >= 0
+    states, labels, taken = states[keep], labels[keep], taken[keep]
+    b = Batch(iteration, states, taken, puzzle.is_goal(states))
+    b.labels, b.legal = labels, puzzle.expand(states)[1]
     return b
 
 

@@ -13,7 +13,9 @@ uniform distribution over the pressed cells and the loss its cross-entropy with 
 all presses. The expected loss is least when the network gives each pressed cell the share
 ``1 / k`` (on 7x7, whose press matrix is invertible, the pressed set is the state's unique
 shortest solution), so the output stays a distribution over moves, read by search as every other
-policy's is.
+policy's is. Sokoban (a goal set, pushes that no move undoes): the reverse walks of its value
+networks, never undoing the step before unless in a dead end, labelled with the forward move that
+undoes the last step (``Sokoban.labelled_reverse_walks``, :func:`heuristics.davi.data.make_policy_batch`).
 
 Search. The network reads a state and gives log-probabilities of its moves; beam search
 (:mod:`solvers.beam`) keeps the ``W`` paths of highest cumulative log-probability. A policy
@@ -70,8 +72,9 @@ def policy_loss(logits: torch.Tensor, labels: torch.Tensor,
 def legal_moves(puzzle: Puzzle, states: np.ndarray) -> np.ndarray | None:
     """``(B, A)`` legal moves, or None when every move is always legal (cubes, Lights Out)."""
     from puzzles.npuzzle import NPuzzle
+    from puzzles.sokoban import Sokoban
 
-    return puzzle.expand(states)[1] if isinstance(puzzle, NPuzzle) else None
+    return puzzle.expand(states)[1] if isinstance(puzzle, NPuzzle | Sokoban) else None
 
 
 def policy_model(puzzle_name: str, model: str | Path | None) -> Path:

@@ -423,9 +423,10 @@ class Trainer:
         self.domain: TensorDomain | None = (
             domain_for(self.puzzle, self.device, canonical=self.cfg.walk == "canonical")
             if self.cfg.data == "tensor" else None)
-        if self.cfg.target == "policy" and self.domain is None:
-            raise InputError(f"policy: {self.puzzle.name} has no tensor form for scrambles; "
-                             "policies train on cubes, sliding tiles and Lights Out")
+        if (self.cfg.target == "policy" and self.domain is None
+                and not hasattr(self.puzzle, "labelled_reverse_walks")):
+            raise InputError(f"policy: {self.puzzle.name} has no labelled scrambles; policies "
+                             "train on cubes, sliding tiles, Lights Out and Sokoban")
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=self.cfg.lr)
         self.iteration = 0
         self.target_updates = 0
@@ -596,8 +597,8 @@ class Trainer:
 
     def _targets(self, b: Batch | TensorBatch) -> torch.Tensor:
         if self.cfg.target == "policy":
-            assert isinstance(b, TensorBatch) and b.labels is not None
-            return b.labels
+            assert b.labels is not None
+            return torch.as_tensor(b.labels)
         if self.in_diffusion_phase(b.iteration):
             return torch.as_tensor(b.depths, dtype=torch.float32, device=self.device).masked_fill(
                 torch.as_tensor(b.is_goal, device=self.device), 0.0)
@@ -739,15 +740,21 @@ class Trainer:
         """Held-out policy scrambles: ``(depths (D,), states (D*n, L), labels)``, drawn from a
         stream apart from every training batch's."""
         assert self.cfg.k_max is not None
+        k = self.cfg.k_max
+        depths = np.unique(np.linspace(1, k, min(self.cfg.eval_depths, k)).round().astype(int))
+        walks = np.repeat(depths, self.cfg.eval_per_depth)
+        if self.domain is None:  # a goal set (Sokoban); a walk that could not move keeps its
+            # solved level and the label -1 (a greedy rollout solves it in no move)
+            rng = np.random.default_rng([self.cfg.seed, 2**31 - 1])
+            states, labels, _ = self.puzzle.labelled_reverse_walks(walks, rng)  # type: ignore[attr-defined]
+            return depths, states, labels
         # a domain of its own: the batch producer's thread walks the trainer's at the same time
         domain = domain_for(self.puzzle, self.device, canonical=self.cfg.walk == "canonical")
         assert domain is not None
-        k = self.cfg.k_max
-        depths = np.unique(np.linspace(1, k, min(self.cfg.eval_depths, k)).round().astype(int))
         gen = batch_generator(self.cfg.seed, -1, self.device)
-        d = torch.as_tensor(np.repeat(depths, self.cfg.eval_per_depth), device=self.device)
-        states, labels = domain.labelled_walks(d, gen, self.cfg.backtrack)
-        return depths, states.cpu().numpy(), labels.cpu().numpy()
+        states_t, labels_t = domain.labelled_walks(torch.as_tensor(walks, device=self.device),
+                                                   gen, self.cfg.backtrack)
+        return depths, states_t.cpu().numpy(), labels_t.cpu().numpy()
 
     def _policy_monitor(self) -> list[list[Any]]:
         """Per held-out depth: the mean probability of the correct moves, and the share a greedy
@@ -757,8 +764,9 @@ class Trainer:
         depths, states, labels = self._policy_eval
         f = self.logp_fn()
         p = np.exp(f(states))
-        if labels.ndim == 1:
-            correct = p[np.arange(len(labels)), labels]
+        if labels.ndim == 1:  # (a label -1, a walk that could not move, counts as correct)
+            correct = np.where(labels >= 0, p[np.arange(len(labels)), np.maximum(labels, 0)],
+                               1.0)
         else:
             correct = (p * labels).sum(axis=1)
         n = self.cfg.eval_per_depth
@@ -857,7 +865,11 @@ class Trainer:
         assert cfg.k_max is not None
         rows = self.dist.shard(cfg.batch) if self.dist is not None else None
         if cfg.target == "policy":
-            assert self.domain is not None
+            if self.domain is None:  # a goal set (Sokoban): labelled reverse walks in numpy
+                from heuristics.davi.data import make_policy_batch
+
+                return make_policy_batch(self.puzzle, iteration, cfg.seed, cfg.batch,
+                                         cfg.k_max, rows=rows)
             return self.domain.policy_batch(iteration, cfg.seed, cfg.batch, cfg.k_max,
                                             cfg.backtrack, rows=rows)
         children = not self.in_diffusion_phase(iteration)
