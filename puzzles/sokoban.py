@@ -267,18 +267,24 @@ class Sokoban(Puzzle):
             todo = todo[~ok]  # rooms with too little floor: carved again
         return s
 
+    def _walk_start(self, depths: np.ndarray, rng: np.random.Generator
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The start of random reverse walks of ``depths`` steps: solved levels, their agents'
+        cells, and each step's direction and pull draw (``level_options.pull``)."""
+        s = self._solved_levels(depths.size, rng)
+        agent = np.argmax(s == AGENT, axis=1)
+        longest = int(depths.max(initial=0))
+        actions = rng.integers(0, 4, size=(depths.size, longest), dtype=np.int8)
+        pulls = rng.random((depths.size, longest), dtype=np.float32) < self.level_options.pull
+        return s, agent, actions, pulls
+
     def reverse_walks(self, depths: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Training states, as DeepCubeA trains on Sokoban: per entry of ``depths`` a solved level
         in a generated room (``level_options``' carving), then that many random reverse steps
         (pulling the box behind with probability ``level_options.pull``, all levels at once);
         each ends at most ``depth`` moves from a goal state."""
         depths = np.asarray(depths, dtype=np.int64)
-        n = depths.size
-        s = self._solved_levels(n, rng)
-        agent = np.argmax(s == AGENT, axis=1)
-        longest = int(depths.max(initial=0))
-        actions = rng.integers(0, 4, size=(n, longest), dtype=np.int8)
-        pulls = rng.random((n, longest), dtype=np.float32) < self.level_options.pull
+        s, agent, actions, pulls = self._walk_start(depths, rng)
         reverse_walk_steps(s, agent, depths, self._step1, actions, pulls)
         return s
 
@@ -290,14 +296,9 @@ class Sokoban(Puzzle):
         in a dead end. ``labels``: the move that undoes the last step taken (-1 where no step
         was taken); ``taken``: the steps taken."""
         depths = np.asarray(depths, dtype=np.int64)
-        n = depths.size
-        s = self._solved_levels(n, rng)
-        agent = np.argmax(s == AGENT, axis=1)
-        longest = int(depths.max(initial=0))
-        actions = rng.integers(0, 4, size=(n, longest), dtype=np.int8)
-        pulls = rng.random((n, longest), dtype=np.float32) < self.level_options.pull
-        taken = np.zeros(n, dtype=np.int64)
-        last = np.zeros(n, dtype=np.int64)
+        s, agent, actions, pulls = self._walk_start(depths, rng)
+        taken = np.zeros(depths.size, dtype=np.int64)
+        last = np.zeros(depths.size, dtype=np.int64)
         labelled_reverse_walk_steps(s, agent, depths, self._step1, actions, pulls, taken, last)
         return s, np.where(last >= 0, last ^ 1, -1), taken
 
