@@ -4,7 +4,8 @@ A guide is a network of one puzzle trained on one target: ``davi`` (cost-to-go b
 approximate value iteration), ``diffusion`` (regression on the random-walk length) or ``policy``
 (move prediction). Every guide of the comparison is trained with the same settings (``NETWORK``:
 the ``mlp`` preset, 3 x 512 with batch norm, batch 10,000, bfloat16 where the machine supports
-it, seed 0, the per-puzzle walk length ``K`` and DAVI threshold of ``TRAINING``) and stopped
+it, seed 0, the per-puzzle walk length ``K`` and DAVI threshold of ``TRAINING``, DAVI's check
+interval ``DAVI_CHECK_EVERY``) and stopped
 after the same process CPU time (``bench train ... --cpu-limit M``, monitoring excluded).
 
 ``ensure_model`` makes the model of a guide in its folder with the trainer of ``bench train``
@@ -32,6 +33,11 @@ VALUE_TARGETS = ("davi", "diffusion")
 #: the network and batch of every guide (``bench train --preset mlp --batch 10000``)
 NETWORK: dict[str, Any] = {"preset": "mlp", "batch": 10_000, "seed": 0, "check_every": 1000,
                            "eval_per_depth": 20}
+#: DAVI's check interval C (iterations between target-update checks; the others log and save
+#: every ``NETWORK["check_every"]``): one update can add about one move to the values, and at
+#: these budgets (a few thousand iterations of batch 10,000) C = 1,000 would allow a handful of
+#: updates, so values would never reach the depths of the test states
+DAVI_CHECK_EVERY = 100
 #: per puzzle: the longest training walk K and DAVI's target-update threshold epsilon (those of
 #: ``results/learning-targets/run_large.sh`` on cube3 and puzzle15, the shipped models' on the
 #: others)
@@ -91,8 +97,10 @@ def train_config(puzzle: str, target: str, minutes: float) -> Any:
 
     per = TRAINING.get(puzzle, {})
     settings: dict[str, Any] = {**NETWORK, "k_max": per.get("k_max")}
-    if target == "davi" and per.get("epsilon") is not None:
-        settings["epsilon"] = per["epsilon"]
+    if target == "davi":
+        settings["check_every"] = DAVI_CHECK_EVERY
+        if per.get("epsilon") is not None:
+            settings["epsilon"] = per["epsilon"]
     return TrainConfig(puzzle=puzzle, target=target, amp=bf16_supported(), device="auto",
                        extra={BUDGET_KEY: float(minutes)}, **settings)
 

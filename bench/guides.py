@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from bench.guide_models import (
+    DAVI_CHECK_EVERY,
     TARGETS,
     TRAINING,
     VALUE_TARGETS,
@@ -500,7 +501,8 @@ def notes(res: dict[str, Any]) -> list[str]:
         + (f"stopped after {minutes:g} minutes of process CPU time each" if minutes else
            "as given with --model")
         + f" ({threads} torch thread{s}; `bench train TARGET PUZZLE --cpu-limit M`, monitoring "
-        f"excluded); {per}. Models: {made}.",
+        f"excluded); {per}; DAVI checks its loss for a target update every "
+        f"{DAVI_CHECK_EVERY} iterations. Models: {made}.",
         "",
         f"Searches: beam widths {', '.join(f'{w:,}' for w in res['widths'])} for every guide; "
         f"BWAS (lambda {BWAS['weight']:g}, N {BWAS['batch']:,}) for the value guides (a policy "
