@@ -44,6 +44,44 @@ def _reverse_apply(row: np.ndarray, ag: int, t: int, behind: int) -> None:
 
 
 @njit(cache=True)
+def _can_leave(row: np.ndarray, ag: int, back: int, step1: np.ndarray) -> bool:
+    """Whether the agent at ``ag`` can step in a direction other than ``back``."""
+    for a in range(4):
+        if a != back and _reverse_target(row, ag, a, False, step1)[0] >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _walk(s: np.ndarray, agent: np.ndarray, depths: np.ndarray, step1: np.ndarray,
+          actions: np.ndarray, pulls: np.ndarray, no_undo: bool, taken: np.ndarray,
+          last: np.ndarray) -> None:
+    """The walks of ``reverse_walk_steps``; with ``no_undo`` a step that would undo the step
+    before it (the opposite direction, pulling nothing) is lost too unless it is the only way
+    out (a dead end). ``taken[i]``, ``last[i]`` (out): the steps taken and the direction of the
+    last one (-1: none)."""
+    for i in range(s.shape[0]):
+        ag = agent[i]
+        prev = -1
+        n = 0
+        for k in range(depths[i]):
+            a = actions[i, k]
+            t, behind = _reverse_target(s[i], ag, a, pulls[i, k], step1)
+            if t < 0:
+                continue
+            if (no_undo and prev >= 0 and a == (prev ^ 1) and behind < 0
+                    and _can_leave(s[i], ag, a, step1)):
+                continue
+            _reverse_apply(s[i], ag, t, behind)
+            ag = t
+            prev = a
+            n += 1
+        agent[i] = ag
+        taken[i] = n
+        last[i] = prev
+
+
+@njit(cache=True)
 def reverse_walk_steps(s: np.ndarray, agent: np.ndarray, depths: np.ndarray,
                        step1: np.ndarray, actions: np.ndarray, pulls: np.ndarray) -> None:
     """Walk every level of ``s (B, L)`` (uint8, changed in place) backwards: level ``i`` takes
@@ -51,23 +89,9 @@ def reverse_walk_steps(s: np.ndarray, agent: np.ndarray, depths: np.ndarray,
     box is lost, and a step away from a box pulls it along when ``pulls[i, k]`` is True.
     ``agent[i]`` is the agent's cell (changed in place); ``step1[c, a]`` the cell next to ``c`` in
     direction ``a`` (-1 off the board); directions pair up as ``a ^ 1``."""
-    for i in range(s.shape[0]):
-        ag = agent[i]
-        for k in range(depths[i]):
-            t, behind = _reverse_target(s[i], ag, actions[i, k], pulls[i, k], step1)
-            if t >= 0:
-                _reverse_apply(s[i], ag, t, behind)
-                ag = t
-        agent[i] = ag
-
-
-@njit(cache=True)
-def _can_leave(row: np.ndarray, ag: int, back: int, step1: np.ndarray) -> bool:
-    """Whether the agent at ``ag`` can step in a direction other than ``back``."""
-    for a in range(4):
-        if a != back and _reverse_target(row, ag, a, False, step1)[0] >= 0:
-            return True
-    return False
+    n = s.shape[0]
+    _walk(s, agent, depths, step1, actions, pulls, False, np.empty(n, np.int64),
+          np.empty(n, np.int64))
 
 
 @njit(cache=True)
@@ -80,21 +104,4 @@ def labelled_reverse_walk_steps(s: np.ndarray, agent: np.ndarray, depths: np.nda
     nothing) is lost too unless it is the only way out (a dead end). ``taken[i]`` (out): the
     steps taken; ``last[i]`` (out): the direction of the last one (-1: none). The forward move
     ``last[i] ^ 1`` undoes it (it pushes back the box the step pulled)."""
-    for i in range(s.shape[0]):
-        ag = agent[i]
-        prev = -1
-        n = 0
-        for k in range(depths[i]):
-            a = actions[i, k]
-            t, behind = _reverse_target(s[i], ag, a, pulls[i, k], step1)
-            if t < 0:
-                continue
-            if prev >= 0 and a == (prev ^ 1) and behind < 0 and _can_leave(s[i], ag, a, step1):
-                continue
-            _reverse_apply(s[i], ag, t, behind)
-            ag = t
-            prev = a
-            n += 1
-        agent[i] = ag
-        taken[i] = n
-        last[i] = prev
+    _walk(s, agent, depths, step1, actions, pulls, True, taken, last)

@@ -108,7 +108,7 @@ def make_batch(
 def make_policy_batch(puzzle: Puzzle, iteration: int, seed: int, batch: int, k_max: int,
                       rows: slice | None = None) -> Batch:
     """Batch ``iteration`` of a move-prediction run on a puzzle whose goal is a set of states
-    (Sokoban: ``labelled_reverse_walks``, walks of ``k ~ U[1, k_max]`` steps taken): states,
+    (Sokoban: ``labelled_reverse_walks``, walks of ``k ~ U[1, k_max]`` steps drawn): states,
     the steps taken, the label of each (the move that undoes its last step) and its legal moves.
     A walk whose agent could not move at all (a solved level, no label) is left out, so a batch
     may hold a few states fewer than ``batch``."""
