@@ -489,10 +489,13 @@ def notes(res: dict[str, Any]) -> list[str]:
     minutes, threads, names = res["train_minutes"], res["threads"], res["puzzles"]
     per = "; ".join(f"{p}: K = {TRAINING[p]['k_max']}, DAVI epsilon {TRAINING[p]['epsilon']:g}"
                     for p in names if p in TRAINING)
-    made = "; ".join(f"{m.key}: {m.source}, "
+    s = "s" if threads > 1 else ""
+    # the torch threads of a training are known only where this run trained (or resumed) it
+    made = "; ".join(f"{m.key}: {m.source}"
+                     + (f" on {threads} torch thread{s}" if m.source in ("trained", "resumed")
+                        else "") + ", "
                      + (f"{m.cpu_minutes:.3g} CPU-minutes" if m.cpu_minutes else
                         "CPU time not recorded") + f" (`{m.path}`)" for m in res["models"])
-    s = "s" if threads > 1 else ""
     pdbs = "; ".join(f"{p}: {pdb_label(str(PUZZLES[p].pdb)) if PUZZLES[p].pdb else 'none'}"
                      for p in names)
     return [
@@ -500,7 +503,7 @@ def notes(res: dict[str, Any]) -> list[str]:
         f"{network_text()}, "
         + (f"stopped after {minutes:g} minutes of process CPU time each" if minutes else
            "as given with --model")
-        + f" ({threads} torch thread{s}; `bench train TARGET PUZZLE --cpu-limit M`, monitoring "
+        + " (every thread counted; `bench train TARGET PUZZLE --cpu-limit M`, monitoring "
         f"excluded); {per}; DAVI checks its loss for a target update every "
         f"{DAVI_CHECK_EVERY} iterations. Models: {made}.",
         "",
