@@ -7,8 +7,8 @@
 #
 # Steps: training rates (DAVI, DAVI with bfloat16 autocast, diffusion), evaluation rates,
 # DAVI and policy training with a resume, a model trained on the device loaded on the CPU, and
-# beam search and BWAS with the committed cube3 guides on
-# the device and on the CPU on the same states (every path replayed by `bench solve`).
+# beam search and BWAS with the committed cube3 guides on the device and on the CPU on the same
+# states (every path replayed by `bench solve`).
 set -u
 OUT=${OUT:-gpu-check}; DEV=${DEV:-cuda}; ITER=${ITER:-20}; MIN=${MIN:-1}; WIDTH=${WIDTH:-8192}
 mkdir -p "$OUT"
@@ -47,7 +47,8 @@ for s in "${STATES[@]}"; do
     step "beam-davi-$i-$dev" "${B[@]}" solve cube3 "$s" --heuristic davi --model "$MODELS/cube3-davi" \
       --device "$dev" --solver beam --width "$WIDTH" --max-depth 80 --time-limit 120 --json
     step "beam-policy-$i-$dev" "${B[@]}" solve cube3 "$s" --heuristic policy \
-      --model "$MODELS/cube3-policy" --device "$dev" --solver beam --width "$WIDTH" --max-depth 80 --time-limit 120 --json
+      --model "$MODELS/cube3-policy" --device "$dev" --solver beam --width "$WIDTH" --max-depth 80 \
+      --time-limit 120 --json
   done
   step "bwas-diffusion-$i-$DEV" "${B[@]}" solve cube3 "$s" --heuristic davi \
     --model "$MODELS/cube3-diffusion" --device "$DEV" --solver bwas --weight 0.6 --batch 1000 \
