@@ -254,7 +254,8 @@ def _check_models(run_dir: Path, used: dict[str, str]) -> None:
 
 def build_tables(puzzle: str, cfgs: list[Config], threads: int) -> None:
     """Build the pattern databases the configurations need, once, in this process (the
-    runner's preparing worker has a load timeout; the 7-8 tables take about half an hour)."""
+    runner's preparing worker has a load timeout; the 7-8 tables take about half an hour).
+    The caller passes only the configurations with searches left to run."""
     from pdb_builders import catalog
 
     for h in dict.fromkeys(c.heuristic for c in cfgs if c.heuristic is not None):
@@ -301,7 +302,9 @@ def run_suite(puzzle: str, cfgs: list[Config], models: dict[str, GuideModel], ru
     runner.write_atomic(run_dir / MODELS_JSON, json.dumps({**before, **used}, indent=2))
     runner.write_atomic(run_dir / SUITE_FILE, text)
     plan.suite = load_suite(run_dir / SUITE_FILE)  # the run records the file it keeps
-    build_tables(puzzle, cfgs, threads)
+    done = {r["key"] for r in rows}
+    pending = {t.payload["heuristic"] for t in plan.tasks if t.key not in done}
+    build_tables(puzzle, [c for c in cfgs if c.heuristic in pending], threads)
     with LocalExecutor(jobs=jobs, threads=threads) as ex:
         runner.run_plan(plan, run_dir, ex, resume=bool(rows), progress=progress)
     runner.derive_tables(run_dir)

@@ -31,7 +31,7 @@ def _make(out, **kw):
     return paper.make("learned-guides", **{**args, **kw})
 
 
-def test_pipeline_table_models_and_reuse(tmp_path, capsys):
+def test_pipeline_table_models_and_reuse(tmp_path, capsys, monkeypatch):
     out = tmp_path / "paper"
     text = _make(out, command="bench paper learned-guides --puzzles puzzle8")
     dest = out / "learned-guides"
@@ -70,8 +70,14 @@ def test_pipeline_table_models_and_reuse(tmp_path, capsys):
     assert (root / "puzzle8" / guides.SUITE_FILE).is_file()
     capsys.readouterr()
 
-    # again: the finished models are reused and the run is resumed (nothing to search)
+    # again: the finished models are reused and the run is resumed (nothing to search, so no
+    # pattern database is asked for: a missing one would not be built for searches already made)
+    asked: list[list[str]] = []
+    build = guides.build_tables
+    monkeypatch.setattr(guides, "build_tables", lambda puzzle, cfgs, threads: (
+        asked.append([c.name for c in cfgs]), build(puzzle, cfgs, threads)))
     text = _make(out)
+    assert asked == [[]]
     assert "puzzle8-davi: reused" in text and "puzzle8-policy: reused" in text
     assert "training for" not in capsys.readouterr().err
     assert (root / "puzzle8" / "rows.jsonl").read_text().splitlines() == rows
