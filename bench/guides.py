@@ -414,8 +414,10 @@ def compare(out: Path, limit: int | None, jobs: int | None, train_minutes: float
     """Train or reuse the guides, run the searches, and gather the table: a dict with
     ``table`` (a DataFrame of ``COLUMNS``), ``points`` (our rows with their search kind and
     width, for the figure), ``models``, ``runs`` (puzzle -> run folder), ``states`` (puzzle ->
-    where they came from) and the settings. ``out``: the table's folder (``OUT/NAME``); models
+    where they came from), ``machines`` (puzzle -> the runs and CPU scores of its rows) and the
+    settings. ``out``: the table's folder (``OUT/NAME``); models
     and runs go to ``OUT/runs/NAME/``."""
+    from bench import report
     from bench.guide_models import parse_model_option
 
     names = check_puzzles(puzzles)
@@ -444,6 +446,7 @@ def compare(out: Path, limit: int | None, jobs: int | None, train_minutes: float
     all_models: list[GuideModel] = []
     runs: dict[str, Path] = {}
     states: dict[str, str] = {}
+    machines: dict[str, str] = {}
     for puzzle in names:
         models: dict[str, GuideModel] = {}
         for target in TARGETS:
@@ -460,6 +463,7 @@ def compare(out: Path, limit: int | None, jobs: int | None, train_minutes: float
         plan = run_suite(puzzle, cfgs, models, run_dir, limit, jobs, threads, progress)
         ours, df = summarize(puzzle, run_dir, cfgs, {t.key for t in plan.tasks}, models)
         runs[puzzle] = run_dir
+        machines[puzzle] = report.machines_note(df, always=True)
         states[puzzle] = "; ".join(f"{s.origin} ({len(s.instances)})" for s in plan.sets.values())
         points += ours
         rows += ours
@@ -469,7 +473,7 @@ def compare(out: Path, limit: int | None, jobs: int | None, train_minutes: float
         if col not in table:
             table[col] = None
     return {"table": table[list(COLUMNS)], "points": pd.DataFrame(points), "models": all_models,
-            "runs": runs, "states": states, "widths": widths_, "limit": limit,
+            "runs": runs, "states": states, "machines": machines, "widths": widths_, "limit": limit,
             "threads": threads, "train_minutes": train_minutes, "puzzles": names}
 
 
@@ -531,5 +535,8 @@ def notes(res: dict[str, Any]) -> list[str]:
         "budget. Figure: `length-vs-time.png` (mean length against mean seconds per solved "
         "instance, one line per guide through its beam widths).",
         "",
-        "Runs: " + ", ".join(f"`{r}`" for r in res["runs"].values()) + ".",
+        "Runs: " + ", ".join(f"`{r}`" for r in res["runs"].values()) + ". Machines (the "
+        "seconds of one puzzle compare where its rows come from one run, or from runs whose "
+        "CPU scores agree): " + " ".join(f"{p}: {m}" for p, m in res["machines"].items()
+                                         if m),
     ]

@@ -109,6 +109,43 @@ def reference_note(df: pd.DataFrame) -> str:
     return "Reference optima (instances): " + "; ".join(parts) + "."
 
 
+#: CPU scores further apart than this ratio: the runs' seconds are not comparable
+SPEED_SPREAD = 1.25
+
+
+def machines_note(df: pd.DataFrame, always: bool = False) -> str:
+    """Which runs the rows of a table come from (a run: its provenance ``date``) and how fast
+    their machines were (``cpu_score``), or "" where every row comes from one run (unless
+    ``always``): seconds measured in several runs compare only where the scores agree."""
+    if "date" not in df or df.empty:
+        return ""
+    dates = df["date"].astype("string").fillna("unknown")
+    scores = pd.to_numeric(df["cpu_score"], errors="coerce") if "cpu_score" in df else \
+        pd.Series(np.nan, index=df.index)
+    runs = pd.DataFrame({"date": dates, "score": scores}).groupby("date", sort=True)["score"]
+    n = runs.ngroups
+    if n <= 1 and not always:
+        return ""
+    first, last = str(dates.min())[:16].replace("T", " "), str(dates.max())[:16].replace("T", " ")
+    text = (f"Rows from {n} run{'s' if n > 1 else ''}"
+            + (f" ({first} to {last} UTC)" if n > 1 else f" ({first} UTC)"))
+    known = runs.max().dropna()
+    unknown = n - len(known)
+    if len(known):
+        lo, hi = float(known.min()), float(known.max())
+        text += (f"; CPU score {lo:g}" if lo == hi else f"; CPU scores {lo:g} to {hi:g}") \
+            + " (millions of values one core sorts per second)"
+        if hi / lo > SPEED_SPREAD:
+            text += (f", {hi / lo:.2g} times apart: seconds of different runs are not "
+                     "comparable")
+    if unknown:
+        text += (f"; {unknown} run{'s' if unknown > 1 else ''} without a CPU score (made "
+                 "before it was recorded)")
+        if n > 1:
+            text += ": whether their machines ran at the same speed is unknown"
+    return text + "."
+
+
 def _num(s: pd.Series) -> np.ndarray:
     return pd.to_numeric(s, errors="coerce").astype(float).to_numpy()
 
@@ -315,9 +352,9 @@ def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
             ids = ", ".join(f"{a}/{b}" for a, b in zip(g["instance_set"], g["instance"], strict=True))
             parts.append(f"- {cfg}: {status} ({len(g)}): {ids}")
         parts.append("")
-    note = reference_note(df)
-    if note:
-        parts += [note, ""]
+    for note in (reference_note(df), machines_note(df)):
+        if note:
+            parts += [note, ""]
     parts.append("% optimal and excess count solved instances with a known optimal length (from "
                  "the instance set, or from an optimal-by-construction configuration of this run: "
                  "IDA* or A* with an admissible heuristic, GF(2)); "

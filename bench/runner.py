@@ -38,7 +38,7 @@ from suites.sources import load_instances
 ROWS = "rows.jsonl"
 #: provenance columns a cluster executor reports per row (the worker's machine); otherwise
 #: this machine's
-WORKER_FIELDS = ("host", "cpu")
+WORKER_FIELDS = ("host", "cpu", "cpu_score")
 RUN_JSON = "run.json"
 LOCK = ".lock"
 FAILURE_STATUSES = tuple(str(s) for s in _FAILURES)

@@ -62,6 +62,7 @@ class Row(TypedDict, total=False):
     git_rev: str | None
     date: str
     cpu: str
+    cpu_score: float | None
     gpu: str | None
     v_numpy: str | None
     v_numba: str | None
@@ -107,12 +108,17 @@ COLUMNS: dict[str, str] = {
     "finished_at": "UTC time the row was written",
     "host": "machine that ran the search (a Dask worker's host on a cluster)",
     "git_rev": "commit of the code", "date": "date of the run's provenance record",
-    "cpu": "processor (the worker's, on a cluster)", "gpu": "GPU or null",
+    "cpu": "processor (the worker's, on a cluster)",
+    "cpu_score": "millions of float64 values one core of the run's machine sorted per second "
+                 "when the run began (rows of runs whose scores differ were timed on machines "
+                 "of different speed); null in rows made before it was recorded",
+    "gpu": "GPU or null",
     "v_numpy": "numpy version", "v_numba": "numba version", "v_torch": "torch version",
 }
 
 #: the provenance columns copied into every row
-PROVENANCE: tuple[str, ...] = ("git_rev", "date", "cpu", "gpu", "v_numpy", "v_numba", "v_torch")
+PROVENANCE: tuple[str, ...] = ("git_rev", "date", "cpu", "cpu_score", "gpu", "v_numpy", "v_numba",
+                                "v_torch")
 #: the columns every report aggregate reads (missing ones count as unknown)
 REPORTED: tuple[str, ...] = ("status", "length", "optimal", "nodes_generated", "time_s",
                              "peak_rss_bytes", "heuristic_nbytes")

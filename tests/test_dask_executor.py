@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: columns that differ between two runs of the same tasks (clocks, memory, machine, order)
 VOLATILE = {"time_s", "load_s", "peak_rss_bytes", "worker_peak_rss_bytes", "heuristic_load_s",
-            "finished_at", "date", "host", "cpu", "extra"}
+            "finished_at", "date", "host", "cpu", "cpu_score", "extra"}
 
 
 def bench(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -49,7 +49,7 @@ def test_local_cluster_gives_the_local_executors_rows(tmp_path):
     a, b = read_rows(local / ROWS), read_rows(dask / ROWS)
     assert len(a) == len(b) == 8 and all(r["status"] == "solved" for r in b)
     assert _stable(a) == _stable(b)
-    assert all(r["host"] and r["cpu"] for r in b)
+    assert all(r["host"] and r["cpu"] and r["cpu_score"] > 0 for r in b)
     session = json.loads((dask / "run.json").read_text())["sessions"][-1]
     assert session["executor"]["executor"] == "dask"
     assert session["executor"]["workers"] == 2 and session["executor"]["allowed_failures"] == 1

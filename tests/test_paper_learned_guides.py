@@ -58,6 +58,7 @@ def test_pipeline_table_models_and_reuse(tmp_path, capsys, monkeypatch):
     assert "Command: `bench paper learned-guides --puzzles puzzle8`" in text
     assert f"stopped after {MINUTES:g} minutes of process CPU time each" in text
     assert "| puzzle8 | policy | beam 16 |" in text
+    assert "puzzle8: Rows from 1 run (" in text and "CPU score " in text  # one run: comparable
     # every model trained into OUT/runs/learned-guides/models with its budget recorded
     root = out / "runs" / "learned-guides"
     for target in guide_models.TARGETS:

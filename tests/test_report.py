@@ -194,3 +194,36 @@ def test_figures_have_a_title_and_name_configurations_they_cannot_show():
         texts = [t.get_text() for t in fig.texts]
         assert any("not shown" in t and "broken" in t for t in texts), texts
         plt.close(fig)
+
+
+def test_machines_note_names_runs_and_flags_scores_far_apart():
+    df = _frame()
+    assert report.machines_note(df) == ""  # no provenance columns: nothing to say
+    df["date"] = "2026-11-27T06:58:57+00:00"
+    df["cpu_score"] = 40.0
+    assert report.machines_note(df) == ""  # one run: its seconds compare
+    assert report.machines_note(df, always=True) == (
+        "Rows from 1 run (2026-11-27 06:58 UTC); CPU score 40 (millions of values one core "
+        "sorts per second).")
+    later = df["instance"].astype(int) >= 6
+    df.loc[later, "date"] = "2026-11-28T10:04:00+00:00"
+    df.loc[later, "cpu_score"] = 44.0  # within the spread: comparable
+    note = report.machines_note(df)
+    assert note.startswith("Rows from 2 runs (2026-11-27 06:58 to 2026-11-28 10:04 UTC); "
+                           "CPU scores 40 to 44 ")
+    assert "not comparable" not in note
+    df.loc[later, "cpu_score"] = 88.0
+    assert report.machines_note(df).endswith(
+        "2.2 times apart: seconds of different runs are not comparable.")
+    df.loc[later, "cpu_score"] = None  # rows made before the score was recorded
+    assert report.machines_note(df).endswith(
+        "CPU score 40 (millions of values one core sorts per second); 1 run without a CPU "
+        "score (made before it was recorded): whether their machines ran at the same speed is "
+        "unknown.")
+    assert "Rows from 2 runs" in report.report_markdown(df)
+
+
+def test_cpu_score_is_a_positive_rate():
+    from bench.provenance import cpu_score
+
+    assert cpu_score(repeats=1, n=1 << 14) > 0

@@ -47,6 +47,7 @@ def test_failures_become_rows_and_the_run_goes_on(tmp_path):
     assert rows["7"]["status"] == "solved"
     for r in rows.values():
         assert r["git_rev"] and r["cpu"] and r["date"]
+        assert isinstance(r["cpu_score"], float) and r["cpu_score"] > 0
 
 
 def test_memory_blowup_is_out_of_memory(tmp_path):
