@@ -91,16 +91,12 @@ _SLOTS: dict[int, WorkerSlot] = {}
 _SLOTS_LOCK = threading.Lock()
 
 
-#: this worker process's CPU score, measured at its first task
-_CPU_SCORE: float | None = None
-
-
 def run_task(fn: str, threads: int, grace_s: float, load_timeout_s: float, key: str,
              payload: dict[str, Any], time_s: float | None,
              memory_bytes: int | None) -> dict[str, Any]:
     """Run one task on this worker (the Dask task function): its row, with the worker's
     ``host``, ``cpu`` and ``cpu_score`` (measured once per worker process)."""
-    from bench.provenance import cpu_name, cpu_score
+    from bench.provenance import cpu_name, process_cpu_score
 
     tid = threading.get_ident()
     with _SLOTS_LOCK:
@@ -112,10 +108,7 @@ def run_task(fn: str, threads: int, grace_s: float, load_timeout_s: float, key: 
             slot = _SLOTS[tid] = WorkerSlot(fn, threads, grace_s, load_timeout_s)
     slot.grace_s, slot.load_timeout_s = grace_s, load_timeout_s
     row = slot.run(Task(key, payload, time_s, memory_bytes))
-    global _CPU_SCORE
-    if _CPU_SCORE is None:
-        _CPU_SCORE = cpu_score()
-    row.update(host=socket.gethostname(), cpu=cpu_name(), cpu_score=_CPU_SCORE)
+    row.update(host=socket.gethostname(), cpu=cpu_name(), cpu_score=process_cpu_score())
     return row
 
 
