@@ -303,13 +303,25 @@ def _check_models(puzzle: str, configs: Iterable[ConfigSpec]) -> None:
 @click.option("--figures", "figs", multiple=True, help="only these figures")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="where a training run's figure goes (default: RUN_DIR)")
-def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None) -> None:
-    """Tables and figures of RUN_DIR: a suite run (rows.jsonl) or a training run (log.csv)."""
+@click.option("--against", type=click.Path(path_type=Path), default=None, metavar="OTHER_RUN",
+              help="pair RUN_DIR's rows with OTHER_RUN's by key: which searches repeat (same "
+                   "outcome, path and node counts) and how their seconds compare; writes nothing")
+@click.option("--csv", "csv_out", type=click.Path(path_type=Path), default=None,
+              help="with --against: also write the pairs, one per row, to this new file")
+def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: Path | None,
+               csv_out: Path | None) -> None:
+    """Tables and figures of RUN_DIR: a suite run (rows.jsonl) or a training run (log.csv);
+    with --against, RUN_DIR beside another run of the same tasks."""
     from bench import runner
     from suites.schema import FIGURE_NAMES
 
     if not run_dir.is_dir():
         raise InputError(f"RUN_DIR: {run_dir} is not a folder")
+    if csv_out is not None and against is None:
+        raise InputError("--csv: only with --against")
+    if against is not None:
+        _report_against(run_dir, against, csv_out)
+        return
     for f in figs:
         if f not in FIGURE_NAMES:
             raise InputError(f"--figures: unknown figure {f!r}; known: {', '.join(FIGURE_NAMES)}")
@@ -336,6 +348,33 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None) -> None:
         click.echo(f"figure: {dest / 'training.png'}")
         return
     raise InputError(f"RUN_DIR: {run_dir} holds neither a suite run ({runner.ROWS}) nor a training log (log.csv)")
+
+
+def _report_against(run_dir: Path, other_dir: Path, csv_out: Path | None) -> None:
+    """Print RUN_DIR's rows paired with OTHER_RUN's, per configuration (and write the pairs)."""
+    from bench import report, rundiff, runner
+
+    if not other_dir.is_dir():
+        raise InputError(f"--against: {other_dir} is not a folder")
+    if csv_out is not None and csv_out.exists():
+        raise InputError(f"--csv: {csv_out} exists; name a new file")
+    run, other = runner.load_table(run_dir), runner.load_table(other_dir)
+    pairs = rundiff.pair_rows(run, other)
+    if pairs.empty:
+        raise InputError(f"--against: {other_dir} shares no row key with {run_dir} "
+                         "(not a run of the same suite)")
+    click.echo(report.text_table(rundiff.display(rundiff.by_config(pairs))))
+    click.echo(f"\n{len(pairs):,} pairs of {len(run):,} rows in RUN_DIR and {len(other):,} in "
+               f"OTHER_RUN; repeated: same task, status, path and node counts; x: seconds in "
+               f"OTHER_RUN over seconds in RUN_DIR, over the repeated solved pairs.")
+    for name, df in (("RUN_DIR", run), ("OTHER_RUN", other)):
+        note = report.machines_note(df, always=True)
+        if note:
+            click.echo(f"{name}: {note}")
+    if csv_out is not None:
+        csv_out.parent.mkdir(parents=True, exist_ok=True)
+        pairs.to_csv(csv_out, index=False)
+        click.echo(f"pairs: {csv_out}")
 
 
 def _read_log(path: Path, columns: tuple[str, ...]) -> Any:
