@@ -100,6 +100,8 @@ def test_cli_prints_the_pairs_and_writes_them_only_to_a_new_file(
 @pytest.mark.parametrize(("args", "words"), [
     (["--csv", "x.csv"], "--csv: only with --against"),
     (["--against", "missing-folder"], "--against: missing-folder is not a folder"),
+    (["--against", ".", "--figures", "x"], "--figures: not with --against"),
+    (["--against", ".", "--out", "x"], "--out: not with --against"),
 ])
 def test_cli_bad_options_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                              args: list[str], words: str) -> None:

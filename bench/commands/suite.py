@@ -320,6 +320,9 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: 
     if csv_out is not None and against is None:
         raise InputError("--csv: only with --against")
     if against is not None:
+        if figs or out is not None:
+            raise InputError(f"{'--figures' if figs else '--out'}: not with --against "
+                             "(which prints a table and writes nothing but --csv)")
         _report_against(run_dir, against, csv_out)
         return
     for f in figs:
