@@ -145,14 +145,17 @@ def _worker_main(conn: Connection, fn_target: str, threads: int = 1) -> None:
         if msg is None:
             return
         key, payload = msg
+        t0: float | None = None  # set when the search starts
         try:
             if prepare is not None:
                 prepare(payload)
             _limit_threads(threads)
             conn.send(("started", key, None))
+            t0 = time.perf_counter()
             row = fn(payload)
         except MemoryError:
-            row = failure(Status.OUT_OF_MEMORY, "MemoryError")
+            row = failure(Status.OUT_OF_MEMORY, "MemoryError",
+                          **({} if t0 is None else {"time_s": time.perf_counter() - t0}))
         except KeyboardInterrupt:
             return
         except Exception as exc:  # noqa: BLE001 - any failure becomes a row
@@ -201,7 +204,8 @@ class _Worker:
                 code = self.proc.exitcode if not self.proc.is_alive() else None
                 self.proc.join(timeout=1)
                 code = self.proc.exitcode if code is None else code
-                row = failure(Status.CRASH, f"worker died (exit code {code})")
+                row = failure(Status.CRASH, f"worker died (exit code {code})",
+                              **self._elapsed(now))
             else:
                 if kind == "started":
                     self.started_at = now
@@ -213,7 +217,8 @@ class _Worker:
                 row = failure(
                     Status.OUT_OF_MEMORY,
                     f"worker resident memory {self.peak_rss / 2**20:.0f} MiB "
-                    f"over the budget {task.memory_bytes / 2**20:.0f} MiB")
+                    f"over the budget {task.memory_bytes / 2**20:.0f} MiB",
+                    **self._elapsed(now))
             elif self.started_at is not None and task.time_s is not None and \
                     now - self.started_at > 1.5 * task.time_s + grace_s:
                 row = failure(Status.TIMEOUT,
@@ -228,6 +233,11 @@ class _Worker:
             row.setdefault("worker_peak_rss_bytes", self.peak_rss)
             self.task = None
         return row
+
+    def _elapsed(self, now: float) -> dict[str, float]:
+        """``time_s``: how long the search had run when the worker was lost (none before it
+        started), so a failure row says how far it got."""
+        return {} if self.started_at is None else {"time_s": now - self.started_at}
 
     def alive(self) -> bool:
         return self.proc.is_alive()

@@ -97,7 +97,8 @@ COLUMNS: dict[str, str] = {
                            "for heuristics without a network",
     "iterations": "search iterations (IDA* bounds, BWAS batches, beam layers)",
     "h_start": "heuristic value of the start state",
-    "time_s": "search seconds (loading excluded)", "load_s": "loading seconds in the search",
+    "time_s": "search seconds (loading excluded; on a timeout, crash or out-of-memory row, how "
+              "long the search ran before it was stopped)", "load_s": "loading seconds in the search",
     "peak_rss_bytes": "peak resident memory of the search",
     "extra": "solver-specific figures (JSON)",
     "heuristic_nbytes": "memory the heuristic holds (tables, weights)",

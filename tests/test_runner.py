@@ -41,6 +41,7 @@ def test_failures_become_rows_and_the_run_goes_on(tmp_path):
     assert rows["1"]["status"] == "solved" and rows["1"]["length"] == 12
     assert rows["2"]["status"] == "error" and "solver blew up" in rows["2"]["error"]
     assert rows["3"]["status"] == "crash" and "exit code 3" in rows["3"]["error"]
+    assert rows["3"]["time_s"] >= 0  # a lost worker's row says how long its search ran
     assert rows["4"]["status"] == "timeout"
     assert rows["5"]["status"] == "node-limit" and rows["5"]["length"] is None
     assert rows["6"]["status"] == "invalid"
@@ -56,6 +57,7 @@ def test_memory_blowup_is_out_of_memory(tmp_path):
     run_plan(plan, tmp_path / "run", _fake_executor(jobs=1), progress=False, prepare=False)
     rows = {r["instance"]: r for r in read_rows(tmp_path / "run" / ROWS)}
     assert rows["1"]["status"] == "out-of-memory" and "budget" in rows["1"]["error"]
+    assert 0 < rows["1"]["time_s"] < 20  # how long the search ran before its memory ran out
     assert rows["2"]["status"] == "solved"
 
 
