@@ -3,14 +3,17 @@
 A run's rows are keyed by instance set, instance and configuration; rows of two runs with the
 same key pair up. A pair *repeats* where both rows ran the same task (same ``fingerprint``:
 models, states, limits, options) and found the same outcome: the same status and, where solved,
-the same path (``actions``; the length where a row keeps no path) and the same node counts.
+the same path (``actions``; the length where a row keeps no path) and the same node counts
+(these also for a search that ended without a solution by itself: depth limit, node limit...).
 Searches here are deterministic, so a pair that does not repeat is a change in the code, the
 models or the limits (a search cut by its time limit on one machine and not on the other), and
 the seconds of pairs that repeat measure the machines and builds against each other.
 
 ``pair_rows(run, other)``: one row per shared key. ``by_config(pairs)``: one row per
 configuration: pairs, repeated, changed outcomes by name, and the median ratio of seconds
-(``other`` over ``run``) over the pairs both solved the same way.
+(``other`` over ``run``) over the repeated pairs whose searches ran to their own end
+(:data:`TIMED`): a search stopped by the clock, a memory budget or a crash took as long as the
+limit or the luck of the watchdog, not as long as its work.
 """
 
 from __future__ import annotations
@@ -20,8 +23,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.status import Status
+
 #: counts that a repeated search must reproduce exactly
 COUNTS = ("nodes_generated", "nodes_expanded", "network_evaluations")
+
+#: statuses of a search that ended by its own work (its seconds measure the machine)
+TIMED = frozenset({Status.SOLVED, Status.DEPTH_LIMIT, Status.BEAM_EMPTY, Status.NODE_LIMIT,
+                   Status.ITERATION_LIMIT, Status.UNSOLVABLE})
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -35,8 +44,10 @@ def _same(a: Any, b: Any) -> bool:
 def _repeats(r: Any, o: Any) -> bool:
     if not _same(r["status"], o["status"]):
         return False
-    if r["status"] != "solved":
+    if r["status"] not in TIMED:
         return True
+    if r["status"] != "solved":
+        return all(_same(r.get(c), o.get(c)) for c in COUNTS)
     path = "actions" if not (pd.isna(r.get("actions")) or pd.isna(o.get("actions"))) else "length"
     return all(_same(r.get(c), o.get(c)) for c in (path, *COUNTS))
 
@@ -46,7 +57,8 @@ def pair_rows(run: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
 
     Columns: key, config, instance_set, instance, same_task, repeats, status, other_status,
     length, other_length, nodes_generated, other_nodes_generated, time_s, other_time_s,
-    other_over_run (seconds of ``other`` over ``run``, where both solved the same way)."""
+    other_over_run (seconds of ``other`` over ``run``, where both repeated a search that ran to
+    its own end: :data:`TIMED`)."""
     for name, df in (("run", run), ("other", other)):
         if "key" not in df or "status" not in df:
             raise ValueError(f"{name}: not a run's rows (no key or status column)")
@@ -59,7 +71,7 @@ def pair_rows(run: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
         same_task = _same(r.get("fingerprint"), o.get("fingerprint"))
         repeats = same_task and _repeats(r, o)
         t, ot = r.get("time_s"), o.get("time_s")
-        ratio = (float(ot) / float(t) if repeats and r["status"] == "solved"
+        ratio = (float(ot) / float(t) if repeats and r["status"] in TIMED
                  and not pd.isna(t) and not pd.isna(ot) and float(t) > 0 else np.nan)
         out.append({
             "key": r["key"], "config": r["config"], "instance_set": r["instance_set"],
@@ -79,13 +91,16 @@ def pair_rows(run: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
 def by_config(pairs: pd.DataFrame) -> pd.DataFrame:
     """One row per configuration of ``pairs`` (first-seen order): pairs, other_task (pairs whose
     tasks differ), repeated, changed ("other status -> status" counts, or "path" where both
-    solved differently), median and range of ``other_over_run``."""
+    solved differently, "STATUS counts" where both ended unsolved by themselves with other node
+    counts), median and range of ``other_over_run``."""
     rows: list[dict[str, Any]] = []
     for config, g in pairs.groupby("config", sort=False):
         changed: dict[str, int] = {}
         for _, p in g[g["same_task"] & ~g["repeats"]].iterrows():
-            name = ("path" if p["status"] == p["other_status"]
-                    else f"{p['other_status']} -> {p['status']}")
+            if p["status"] != p["other_status"]:
+                name = f"{p['other_status']} -> {p['status']}"
+            else:
+                name = "path" if p["status"] == "solved" else f"{p['status']} counts"
             changed[name] = changed.get(name, 0) + 1
         ratios = g["other_over_run"].dropna().to_numpy(dtype=float)
         rows.append({

@@ -61,6 +61,24 @@ def test_a_changed_path_count_status_or_task_is_not_a_repeat() -> None:
     assert np.isnan(summary.loc["b", "median_other_over_run"])
 
 
+def test_searches_that_ended_by_themselves_compare_their_counts_and_seconds() -> None:
+    def ended(instance: str, status: str, nodes: int, time_s: float) -> dict[str, object]:
+        return {**row("a", instance, status=status), "nodes_generated": nodes, "time_s": time_s}
+
+    run = frame([ended("0", "depth-limit", 500, 2.0), ended("1", "depth-limit", 500, 2.0),
+                 ended("2", "timeout", 900, 60.0), ended("3", "out-of-memory", 0, 20.0)])
+    other = frame([ended("0", "depth-limit", 500, 5.0), ended("1", "depth-limit", 501, 5.0),
+                   ended("2", "timeout", 950, 61.0), ended("3", "out-of-memory", 0, 30.0)])
+    pairs = rundiff.pair_rows(run, other).set_index("instance")
+    assert pairs["repeats"].tolist() == [True, False, True, True]  # "1": other node counts
+    # only the search that ran to its own end measures the machines: a timeout lasts as long
+    # as its limit, an out-of-memory row as long as the watchdog took to see it
+    assert pairs.loc["0", "other_over_run"] == 2.5
+    assert pairs.loc[["1", "2", "3"], "other_over_run"].isna().all()
+    s = rundiff.by_config(pairs.reset_index()).iloc[0]
+    assert (s["repeated"], s["timed"], s["changed"]) == (3, 1, "depth-limit counts 1")
+
+
 def test_rows_without_a_path_compare_by_length() -> None:
     run = frame([row("a", "0", actions=None, length=5)])
     other = frame([row("a", "0", actions=None, length=5)])

@@ -369,7 +369,8 @@ def _report_against(run_dir: Path, other_dir: Path, csv_out: Path | None) -> Non
     click.echo(report.text_table(rundiff.display(rundiff.by_config(pairs))))
     click.echo(f"\n{len(pairs):,} pairs of {len(run):,} rows in RUN_DIR and {len(other):,} in "
                f"OTHER_RUN; repeated: same task, status, path and node counts; x: seconds in "
-               f"OTHER_RUN over seconds in RUN_DIR, over the repeated solved pairs.")
+               f"OTHER_RUN over seconds in RUN_DIR, over the repeated pairs whose "
+               "searches ran to their own end (solved, depth or node limit...).")
     for name, df in (("RUN_DIR", run), ("OTHER_RUN", other)):
         note = report.machines_note(df, always=True)
         if note:
