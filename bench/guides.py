@@ -306,7 +306,9 @@ def run_suite(puzzle: str, cfgs: list[Config], models: dict[str, GuideModel], ru
     pending = {t.payload["heuristic"] for t in plan.tasks if t.key not in done}
     build_tables(puzzle, [c for c in cfgs if c.heuristic in pending], threads)
     with LocalExecutor(jobs=jobs, threads=threads) as ex:
-        runner.run_plan(plan, run_dir, ex, resume=bool(rows), progress=progress)
+        # a run folder of this command is always resumed, even one whose rows file is still empty
+        runner.run_plan(plan, run_dir, ex, resume=(run_dir / runner.ROWS).exists(),
+                        progress=progress)
     runner.derive_tables(run_dir)
     return plan
 
