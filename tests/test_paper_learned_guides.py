@@ -83,6 +83,11 @@ def test_pipeline_table_models_and_reuse(tmp_path, capsys, monkeypatch):
     assert "training for" not in capsys.readouterr().err
     assert (root / "puzzle8" / "rows.jsonl").read_text().splitlines() == rows
 
+    # a run stopped before its first row keeps an empty rows file: the next one resumes it
+    (root / "puzzle8" / "rows.jsonl").write_text("")
+    _make(out)
+    assert len((root / "puzzle8" / "rows.jsonl").read_text().splitlines()) == len(rows)
+
     # another budget is refused, naming the option, not silently reused
     with pytest.raises(InputError, match=r"^--train-minutes: .*puzzle8-davi holds a model "
                                          rf"trained for {MINUTES:g} CPU-minutes, not 0.5; give "
