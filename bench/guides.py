@@ -168,6 +168,13 @@ def check_puzzles(puzzles: Any) -> tuple[str, ...]:
     return tuple(_distinct_items("--puzzles", puzzles, _puzzle, "puzzle"))
 
 
+def table_folder(dest: Path, names: tuple[str, ...]) -> Path:
+    """Where the table of ``names`` goes: ``dest`` (``OUT/learned-guides``) for the default
+    puzzles, else ``dest/P1-P2-only``, so a table of some puzzles never replaces the table of
+    all of them (the runs and models stay in ``OUT/runs/learned-guides`` either way)."""
+    return dest if set(names) == set(DEFAULT_PUZZLES) else dest / f"{'-'.join(names)}-only"
+
+
 # --------------------------------------------------------------------------- the suites
 def configs(puzzle: str, models: dict[str, Path], widths: tuple[int, ...]) -> list[Config]:
     """The configurations of ``puzzle``'s suite: the optimal reference first, then each guide
@@ -412,13 +419,14 @@ def summarize(puzzle: str, run_dir: Path, cfgs: list[Config], keys: set[str],
 
 def compare(out: Path, limit: int | None, jobs: int | None, train_minutes: float | None,
             model_args: tuple[str, ...] = (), widths: Any = None, puzzles: Any = None,
-            threads: int | None = None, progress: bool = True) -> dict[str, Any]:
+            threads: int | None = None, progress: bool = True,
+            runs_root: Path | None = None) -> dict[str, Any]:
     """Train or reuse the guides, run the searches, and gather the table: a dict with
     ``table`` (a DataFrame of ``COLUMNS``), ``points`` (our rows with their search kind and
     width, for the figure), ``models``, ``runs`` (puzzle -> run folder), ``states`` (puzzle ->
     where they came from), ``machines`` (puzzle -> the runs and CPU scores of its rows) and the
-    settings. ``out``: the table's folder (``OUT/NAME``); models
-    and runs go to ``OUT/runs/NAME/``."""
+    settings. ``out``: the table's folder (``OUT/NAME``); models and runs go to ``runs_root``
+    (default ``OUT/runs/NAME/``)."""
     from bench import report
     from bench.guide_models import parse_model_option
 
@@ -442,7 +450,7 @@ def compare(out: Path, limit: int | None, jobs: int | None, train_minutes: float
         raise InputError("--train-minutes: missing; give the CPU minutes of training per model "
                          f"(e.g. 120), or every model with --model ({', '.join(missing)})")
     checked = {k: given_model(k[0], k[1], p) for k, p in given.items()}  # before any training
-    root = out.parent / "runs" / out.name
+    root = runs_root if runs_root is not None else out.parent / "runs" / out.name
     rows: list[dict[str, Any]] = []
     points: list[dict[str, Any]] = []
     all_models: list[GuideModel] = []

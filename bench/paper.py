@@ -1009,15 +1009,17 @@ def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
 def learned_guides(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
                    command: str, train_minutes: float | None = None, models: tuple[str, ...] = (),
                    widths: Any = None, puzzles: Any = None,
-                   threads: int | None = None) -> tuple[str, pd.DataFrame]:
+                   threads: int | None = None,
+                   runs_root: Path | None = None) -> tuple[str, pd.DataFrame]:
     """Learned guides at an equal training budget against the PDBs, under the same searches
-    (:mod:`bench.guides`), with the figure ``length-vs-time.png``."""
+    (:mod:`bench.guides`), with the figure ``length-vs-time.png``; models and runs in
+    ``runs_root`` (default ``OUT/runs/learned-guides``)."""
     import matplotlib.pyplot as plt
 
     from bench import guides, plots
 
     res = guides.compare(out, limit, jobs, train_minutes, tuple(models), widths, puzzles,
-                         threads)
+                         threads, runs_root=runs_root)
     table: pd.DataFrame = res["table"]
     pts = res["points"].rename(columns={"_kind": "kind", "_width": "width",
                                         "mean length": "mean_length",
@@ -1072,7 +1074,8 @@ def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None 
          profile: str | None = None, count: int | None = None,
          train_minutes: float | None = None, models: tuple[str, ...] = (), widths: Any = None,
          puzzles: Any = None, threads: int | None = None) -> str:
-    """Make table ``name`` into ``out/name/``; returns its markdown.
+    """Make table ``name`` into ``out/name/`` (learned-guides of other puzzles than its own:
+    ``out/name/P-P-only/``, :func:`bench.guides.table_folder`); returns its markdown.
 
     ``profile``: the suite profile run by the tables made from a suite run (felner2004:
     ``default``; deepcubea-fig2: ``fig2``; deepcubea-table1: ``hardest``). ``train_minutes``,
@@ -1137,9 +1140,11 @@ def make(name: str, run_dir: Path | list[Path] | None = None, limit: int | None 
         if profile is not None:
             raise InputError(f"--profile: {name} runs suites of its own; choose with --widths, "
                              "--puzzles and --limit")
+        names = guides.check_puzzles(puzzles)
         kwargs = {"train_minutes": train_minutes, "models": tuple(models),
-                  "widths": guides.check_widths(widths),
-                  "puzzles": guides.check_puzzles(puzzles), "threads": threads}
+                  "widths": guides.check_widths(widths), "puzzles": names, "threads": threads,
+                  "runs_root": out / "runs" / name}
+        dest = guides.table_folder(dest, names)
         run_dir = None
     elif name == "deepcubea-summary":
         kwargs = {"runs": _run_list(run_dir)}

@@ -34,7 +34,11 @@ def _make(out, **kw):
 def test_pipeline_table_models_and_reuse(tmp_path, capsys, monkeypatch):
     out = tmp_path / "paper"
     text = _make(out, command="bench paper learned-guides --puzzles puzzle8")
-    dest = out / "learned-guides"
+    # a table of other puzzles than the default three goes beside theirs, never over it
+    dest = out / "learned-guides" / "puzzle8-only"
+    assert guides.table_folder(out / "learned-guides", ("puzzle8",)) == dest
+    assert guides.table_folder(out, guides.DEFAULT_PUZZLES[::-1]) == out
+    assert not (out / "learned-guides" / "table.md").exists()
     assert (dest / "length-vs-time.png").stat().st_size > 0
     table = pd.read_csv(dest / "table.csv")
     ours = table[table["source"] == "ours"]

@@ -473,7 +473,8 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
 @click.option("--widths", default=None, metavar="W,W,...",
               help="learned-guides: beam widths [128,512,2048,8192]")
 @click.option("--puzzles", default=None, metavar="P,P,...",
-              help="learned-guides: puzzles [cube3,puzzle15,lightsout7; also cube2, puzzle8]")
+              help="learned-guides: puzzles [cube3,puzzle15,lightsout7; also cube2, puzzle8]; "
+                   "the table of others goes to OUT/learned-guides/P-P-only")
 @click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
               help="learned-guides: torch threads of training and threads per search [2]")
 def paper_cmd(name: str, run_dirs: tuple[Path, ...], limit: int | None, jobs: int | None,
