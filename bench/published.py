@@ -97,3 +97,63 @@ EFFICIENTCUBE: tuple[dict[str, Any], ...] = (
     {"puzzle": "lightsout7", "guide": "EfficientCube (policy)", "search": "greedy",
      "solved_pct": 100.0, "optimal_pct": 100.0},
 )
+
+
+# --------------------------------------------------------------------------- per-instance files
+#: EfficientCube's per-instance results (``../shared/data/efficientcube/``, CC BY 4.0) by puzzle
+EFFICIENTCUBE_FILES = {"cube3": "cube3_beam.csv", "puzzle15": "puzzle15_beam.csv",
+                       "lightsout7": "lightsout7_beam.csv"}
+
+
+def efficientcube_lengths(puzzle: str) -> dict[int, dict[str, int | None]] | None:
+    """``{beam width: {instance index (text): length, or None where unsolved}}`` from
+    EfficientCube's per-instance results on DeepCubeA's test states of ``puzzle``; None when the
+    file is absent. A malformed file is an ``InputError`` naming it."""
+    import csv
+
+    from core.errors import InputError
+    from core.paths import shared_dir
+
+    name = EFFICIENTCUBE_FILES.get(puzzle)
+    path = shared_dir() / "data" / "efficientcube" / name if name else None
+    if path is None or not path.is_file():
+        return None
+    out: dict[int, dict[str, int | None]] = {}
+    try:
+        with path.open(newline="") as f:
+            for rec in csv.DictReader(f):
+                width = int(rec["beam_width"])
+                length = rec["length"].strip()
+                out.setdefault(width, {})[str(int(rec["instance"]))] = \
+                    int(length) if length else None
+    except (OSError, KeyError, ValueError, TypeError) as exc:
+        raise InputError(f"{path.name}: not EfficientCube's per-instance results ({exc})") \
+            from None
+    return out
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """A published share of optimal solutions over a whole test set (not per instance)."""
+
+    puzzle: str
+    optimal_pct: float
+    source: str
+    setting: str
+
+
+#: published % optimal on DeepCubeA's test sets as stated by their authors; tables print them
+#: as stated, beside the per-instance figures of the same sets
+AGGREGATES: tuple[Aggregate, ...] = (
+    Aggregate("cube3", 60.3, PAPER, "DeepCubeA, 1,000 cubes (its results file gives 65.0%)"),
+    Aggregate("cube3", 98.4, "CayleyPy (2025), paper",
+              "26 agents x beam 2^24 on two H100 GPUs, 1,000 cubes"),
+    Aggregate("cube3", 75.4, "CayleyPy (2025), paper", "one agent, beam 2^18, one H100, 9.2 s a cube"),
+    Aggregate("cube3", 87.4, "JAxtar, benchmark page", "RTX 5090, 7.9 s a cube"),
+    Aggregate("cube3", 69.6, "EfficientCube (Takano 2023), paper",
+              "beam 262,144, T4 GPU, 1,000 cubes"),
+    Aggregate("puzzle15", 99.4, PAPER, "DeepCubeA, 500 states (its results file: 100%)"),
+    Aggregate("puzzle24", 96.98, PAPER, "DeepCubeA, 500 states (its results file: 99.8% of 496)"),
+    Aggregate("lightsout7", 100.0, PAPER, "DeepCubeA, 500 states"),
+    Aggregate("lightsout7", 100.0, "EfficientCube (Takano 2023), paper", "greedy (width 1)"),
+)

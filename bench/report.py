@@ -73,28 +73,79 @@ def optimal_by_construction(row: Any) -> bool:
 
 
 def with_reference_optima(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with ``optimal`` filled, where the instance set gives none, by the length of an
-    optimal-by-construction configuration that solved the same instance in this run, and
-    ``optimal_from``: ``instance set``, ``run: CONFIG`` or None."""
+    """``df`` with ``optimal`` filled and ``optimal_from`` saying where each reference comes from.
+
+    In order: the row's own reference (its instance set's, named by ``optimal_source``); for rows
+    made before references were read, a published optimum of the same start state
+    (``suites.sources.published_optima``: DeepCubeA's optimal solutions, replayed); else the
+    length of an optimal-by-construction configuration that solved the same instance in this run
+    (``run: CONFIG``). Where a reference comes from outside the run and an optimal-by-construction
+    configuration of the run solved the instance at another length, one of the two is wrong: an
+    ``InputError`` names the instance."""
     out = _complete(df).copy()
     opt = pd.to_numeric(out["optimal"], errors="coerce")
-    out["optimal_from"] = opt.notna().map({True: "instance set", False: None})
-    if opt.notna().all() or "solver" not in out or "heuristic" not in out:
-        out["optimal"] = opt
-        return out
-    ref = out[(out["status"] == "solved")
-              & out.apply(optimal_by_construction, axis=1).astype(bool)]
-    ref = ref.assign(length=pd.to_numeric(ref["length"], errors="coerce")).dropna(subset=["length"])
-    ref = ref.sort_values("config", kind="stable").drop_duplicates(["instance_set", "instance"])
-    lookup = {(a, b): (float(n), c) for a, b, n, c in
-              zip(ref["instance_set"], ref["instance"], ref["length"], ref["config"], strict=True)}
-    for i in np.flatnonzero(opt.isna().to_numpy()):
-        hit = lookup.get((out["instance_set"].iat[i], out["instance"].iat[i]))
-        if hit is not None:
-            opt.iat[i] = hit[0]
-            out.iat[i, out.columns.get_loc("optimal_from")] = f"run: {hit[1]}"
+    named = out["optimal_source"] if "optimal_source" in out else pd.Series(None, index=out.index)
+    out["optimal_from"] = [(str(n) if isinstance(n, str) and n else "instance set")
+                           if known else None for n, known in zip(named, opt.notna(), strict=True)]
+    _published_fill(out, opt)
+    if "solver" in out and "heuristic" in out:
+        by_construction = out.apply(optimal_by_construction, axis=1).astype(bool) \
+            if len(out) else pd.Series(False, index=out.index)
+        _check_agreement(out, opt, by_construction)
+        ref = out[(out["status"] == "solved") & by_construction]
+        ref = ref.assign(length=pd.to_numeric(ref["length"], errors="coerce")) \
+            .dropna(subset=["length"])
+        ref = ref.sort_values("config", kind="stable").drop_duplicates(["instance_set", "instance"])
+        lookup = {(a, b): (float(n), c) for a, b, n, c in
+                  zip(ref["instance_set"], ref["instance"], ref["length"], ref["config"],
+                      strict=True)}
+        for i in np.flatnonzero(opt.isna().to_numpy()):
+            hit = lookup.get((out["instance_set"].iat[i], out["instance"].iat[i]))
+            if hit is not None:
+                opt.iat[i] = hit[0]
+                out.iat[i, out.columns.get_loc("optimal_from")] = f"run: {hit[1]}"
     out["optimal"] = opt
     return out
+
+
+def _published_fill(out: pd.DataFrame, opt: pd.Series) -> None:
+    """Fill ``opt`` (and ``out.optimal_from``) in place from published optima of the same start
+    states, for rows without a reference."""
+    if "state" not in out or "puzzle" not in out or not opt.isna().any():
+        return
+    from suites.sources import published_optima
+
+    goals = out["goal"] if "goal" in out else pd.Series(None, index=out.index)
+    missing = opt.isna().to_numpy()
+    col = out.columns.get_loc("optimal_from")
+    for i in np.flatnonzero(missing):
+        puzzle, state = out["puzzle"].iat[i], out["state"].iat[i]
+        goal = goals.iat[i]
+        if not isinstance(puzzle, str) or not isinstance(state, str):
+            continue
+        refs = published_optima(puzzle, goal if isinstance(goal, str) else None)
+        hit = refs.get(state)
+        if hit is not None:
+            opt.iat[i] = float(hit[0])
+            out.iat[i, col] = hit[1]
+
+
+def _check_agreement(out: pd.DataFrame, opt: pd.Series, by_construction: pd.Series) -> None:
+    """``InputError`` naming the first instance whose reference optimum (from outside the run)
+    differs from the length an optimal-by-construction configuration solved it at."""
+    length = pd.to_numeric(out["length"], errors="coerce")
+    bad = (out["status"] == "solved") & by_construction & opt.notna() & length.notna() \
+        & (length != opt)
+    if not bad.any():
+        return
+    from core.errors import InputError
+
+    i = int(np.flatnonzero(bad.to_numpy())[0])
+    r = out.iloc[i]
+    more = f" (and {int(bad.sum()) - 1} more)" if bad.sum() > 1 else ""
+    raise InputError(f"reference optima: {r['instance_set']}/{r['instance']}: {r['config']} "
+                     f"(optimal by construction) found length {int(length.iat[i])}, the "
+                     f"reference ({r['optimal_from']}) says {int(opt.iat[i])}{more}")
 
 
 def reference_note(df: pd.DataFrame) -> str:
@@ -171,6 +222,11 @@ def _stats(g: pd.DataFrame, ci: bool, seed: int) -> dict[str, Any]:
     opt = _num(solved["optimal"]) if "optimal" in solved else np.full(len(solved), np.nan)
     known = ~np.isnan(opt)
     excess = length[known] - opt[known]
+    # % optimal counts every instance with a reference: an unsolved one is not optimal
+    n_reference = int(pd.to_numeric(g["optimal"], errors="coerce").notna().sum())
+    n_optimal = int((excess == 0).sum())
+    bound = _num(solved["lower_bound"]) if "lower_bound" in solved else np.full(len(solved), np.nan)
+    bounded = ~np.isnan(bound)
     fails = g.loc[g["status"] != "solved", "status"].value_counts()
     total_time = float(np.nansum(times))
     out: dict[str, Any] = {
@@ -181,7 +237,9 @@ def _stats(g: pd.DataFrame, ci: bool, seed: int) -> dict[str, Any]:
         "mean_length": float(np.mean(length)) if len(length) else math.nan,
         "median_length": float(np.median(length)) if len(length) else math.nan,
         "n_optimal_known": int(known.sum()),
-        "optimal_pct": 100.0 * float(np.mean(excess == 0)) if known.any() else math.nan,
+        "n_reference": n_reference,
+        "n_optimal": n_optimal,
+        "optimal_pct": 100.0 * n_optimal / n_reference if n_reference else math.nan,
         "mean_excess": float(np.mean(excess)) if known.any() else math.nan,
         "mean_nodes": float(np.mean(nodes)) if len(nodes) else math.nan,
         "median_nodes": float(np.median(nodes)) if len(nodes) else math.nan,
@@ -194,6 +252,14 @@ def _stats(g: pd.DataFrame, ci: bool, seed: int) -> dict[str, Any]:
         "solver_mb": float(np.nanmax(_num(g["solver_nbytes"]))) / 2**20
         if "solver_nbytes" in g and g["solver_nbytes"].notna().any() else math.nan,
     }
+    if "lower_bound" in g and pd.to_numeric(g["lower_bound"], errors="coerce").notna().any():
+        # a length equal to a certified lower bound is proven optimal, whatever the reference
+        n_bounded = int(pd.to_numeric(g["lower_bound"], errors="coerce").notna().sum())
+        out["n_bounded"] = n_bounded
+        out["n_proven"] = int((length[bounded] == bound[bounded]).sum())
+        out["proven_pct"] = 100.0 * out["n_proven"] / n_bounded
+        out["mean_gap"] = float(np.mean(length[bounded] - bound[bounded])) if bounded.any() \
+            else math.nan
     if "published_length" in solved:
         pub = _num(solved["published_length"])
         has = ~np.isnan(pub)
@@ -275,13 +341,24 @@ DISPLAY = [
     ("solved", "solved"), ("solved_pct", "solved %"), ("failures", "failures"),
     ("mean_length", "mean length [95% CI]"), ("median_length", "median length"),
     ("optimal_pct", "% optimal"), ("mean_excess", "mean excess [95% CI]"),
+    ("proven_pct", "% proven optimal"), ("mean_gap", "mean gap to bound"),
     ("mean_nodes", "mean nodes [95% CI]"), ("median_nodes", "median nodes"),
     ("mean_time_s", "mean time s [95% CI]"), ("nodes_per_s", "nodes/s"),
     ("peak_rss_mb", "peak MiB"), ("heuristic_mb", "heuristic MiB"),
     ("solver_mb", "solver tables MiB"), ("mean_vs_published", "length - DeepCubeA's"),
 ]
 #: columns shown only when some row has a figure for them
-OPTIONAL = {"mean_vs_published": lambda v: v.notna().any(), "solver_mb": lambda v: (v > 0).any()}
+OPTIONAL = {"mean_vs_published": lambda v: v.notna().any(), "solver_mb": lambda v: (v > 0).any(),
+            "proven_pct": lambda v: v.notna().any(), "mean_gap": lambda v: v.notna().any()}
+
+
+def _share(row: pd.Series, pct: str, k: str, n: str) -> str:
+    """A percentage with its count and denominator, e.g. ``43.5 (87/200)``."""
+    value, num, den = row.get(pct), row.get(k), row.get(n)
+    if value is None or (isinstance(value, float) and math.isnan(value)) or den is None \
+            or (isinstance(den, float) and math.isnan(den)):
+        return "n/a"
+    return f"{float(value):.1f} ({int(num)}/{int(den)})"
 
 
 def display_table(summary: pd.DataFrame, by: str = "config") -> list[list[str]]:
@@ -293,7 +370,11 @@ def display_table(summary: pd.DataFrame, by: str = "config") -> list[list[str]]:
     for _, row in summary.iterrows():
         cells = [str(row[by]), _fmt(row.get("n"))]
         for col, _ in shown:
-            if col in CI_COLUMNS.values():
+            if col == "optimal_pct":
+                cells.append(_share(row, col, "n_optimal", "n_reference"))
+            elif col == "proven_pct":
+                cells.append(_share(row, col, "n_proven", "n_bounded"))
+            elif col in CI_COLUMNS.values():
                 digits = 0 if col == "mean_nodes" else (3 if col == "mean_time_s" else 2)
                 cells.append(_with_ci(row, col, digits))
             elif col in ("median_nodes", "nodes_per_s"):
@@ -308,8 +389,8 @@ def display_table(summary: pd.DataFrame, by: str = "config") -> list[list[str]]:
 
 #: the columns printed in the terminal (the markdown report has them all)
 TERMINAL = ("config", "n", "solved %", "failures", "mean length [95% CI]", "% optimal",
-            "mean excess [95% CI]", "mean nodes [95% CI]", "mean time s [95% CI]", "nodes/s",
-            "peak MiB")
+            "mean excess [95% CI]", "% proven optimal", "mean gap to bound",
+            "mean nodes [95% CI]", "mean time s [95% CI]", "nodes/s", "peak MiB")
 
 
 def terminal_table(table: list[list[str]]) -> list[list[str]]:
@@ -331,20 +412,97 @@ def text_table(table: list[list[str]]) -> str:
                      for r in table)
 
 
+def published_table(g: pd.DataFrame) -> list[list[str]] | None:
+    """Header + rows for the published solvers on the same instances as ``g`` (one instance set,
+    after ``with_reference_optima``): DeepCubeA's learned solutions (its results file) and
+    EfficientCube's per-instance results by beam width, each with solved, mean length, % optimal
+    over the instances with a reference (same denominator as ours) and mean excess; None when no
+    per-instance published figure exists for the set."""
+    from bench.published import efficientcube_lengths
+
+    inst = _complete(g).drop_duplicates("instance")
+    opt = pd.to_numeric(inst["optimal"], errors="coerce")
+    ids = inst["instance"].astype(str).tolist()
+    sources: list[tuple[str, str, list[float]]] = []
+    if "published_length" in inst and pd.to_numeric(inst["published_length"],
+                                                    errors="coerce").notna().any():
+        pub = pd.to_numeric(inst["published_length"], errors="coerce").astype(float).tolist()
+        sources.append(("DeepCubeA (results file)", "its BWAS, GPUs", pub))
+    puzzle = str(inst["puzzle"].iat[0]) if "puzzle" in inst and len(inst) else ""
+    if str(inst["instance_set"].iat[0]) == "deepcubea":
+        widths = efficientcube_lengths(puzzle) or {}
+        for width in sorted(widths):
+            by_id = widths[width]
+            if not all(i in by_id for i in ids):
+                continue
+            lengths = [math.nan if by_id[i] is None else float(by_id[i]) for i in ids]
+            sources.append(("EfficientCube (per-instance results)", f"beam {width:,}, T4 GPU",
+                            lengths))
+    if not sources:
+        return None
+    header = ["published", "search", "n", "solved", "mean length", "% optimal", "mean excess"]
+    rows = [header]
+    o = opt.astype(float).to_numpy()
+    n_ref = int((~np.isnan(o)).sum())
+    for name, search, lengths in sources:
+        ln = np.asarray(lengths, dtype=float)
+        solved = ~np.isnan(ln)
+        known = solved & ~np.isnan(o)
+        k = int((ln[known] == o[known]).sum())
+        rows.append([name, search, _fmt(len(ln)), _fmt(int(solved.sum())),
+                     _fmt(float(ln[solved].mean()) if solved.any() else math.nan),
+                     f"{100.0 * k / n_ref:.1f} ({k}/{n_ref})" if n_ref else "n/a",
+                     _fmt(float((ln[known] - o[known]).mean()) if known.any() else math.nan)])
+    return rows
+
+
+def aggregates_note(puzzle: str) -> str:
+    """Published % optimal on a puzzle's whole test set, as stated (not per instance)."""
+    from bench.published import AGGREGATES
+
+    found = [a for a in AGGREGATES if a.puzzle == puzzle]
+    if not found:
+        return ""
+    return ("Published shares of optimal solutions on DeepCubeA's whole test set, as stated "
+            "(not per instance, so not on these instances only): "
+            + "; ".join(f"{a.optimal_pct:g}% ({a.source}: {a.setting})" for a in found) + ".")
+
+
+def set_sections(df: pd.DataFrame, seed: int = 0) -> list[tuple[str, pd.DataFrame, Any]]:
+    """Per instance set of ``df`` (after ``with_reference_optima``): its name, the summary of every
+    configuration on it, and the comparison on its commonly solved instances (None for one
+    configuration). A mean across sets of different difficulty says nothing, so summaries never
+    mix sets."""
+    out = []
+    for set_name, g in df.groupby("instance_set", sort=False):
+        comp = compare(g, seed=seed) if g["config"].nunique() > 1 else None
+        out.append((str(set_name), summarize(g, seed=seed), comp))
+    return out
+
+
 def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
-    """The run's summary and commonly-solved comparison as one markdown document."""
+    """The run's summary per instance set, each set's commonly-solved comparison and the
+    published solvers on the same instances, as one markdown document."""
     parts = [f"# {title}" if title else "# Results", ""]
     df = with_reference_optima(df)
     sets = ", ".join(f"{k} ({v})" for k, v in df.groupby("instance_set", sort=False)["instance"]
                      .nunique().items())
     parts += [f"Instance sets: {sets}. Rows: {len(df)}.", ""]
-    summ = summarize(df, seed=seed)
-    parts += ["## All instances", "", markdown_table(display_table(summ)), ""]
-    if df["config"].nunique() > 1:
-        comp = compare(df, seed=seed)
-        n_common = int(comp["n"].max()) if len(comp) else 0
-        parts += [f"## On the {n_common} instances solved by every configuration (that solved any)", "",
-                  markdown_table(display_table(comp)), ""]
+    for set_name, summ, comp in set_sections(df, seed):
+        g = df[df["instance_set"] == set_name]
+        parts += [f"## {set_name} ({g['instance'].nunique()} instances)", "",
+                  markdown_table(display_table(summ)), ""]
+        if comp is not None:
+            n_common = int(comp["n"].max()) if len(comp) else 0
+            parts += [f"### {set_name}: the {n_common} instances solved by every configuration "
+                      "(that solved any)", "", markdown_table(display_table(comp)), ""]
+        pub = published_table(g)
+        if pub is not None:
+            parts += [f"### {set_name}: published solvers on the same instances", "",
+                      markdown_table(pub), ""]
+            note = aggregates_note(str(g["puzzle"].iat[0])) if "puzzle" in g else ""
+            if note:
+                parts += [note, ""]
     fails = df[df["status"] != "solved"]
     if len(fails):
         parts += ["## Failures", ""]
@@ -355,10 +513,15 @@ def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
     for note in (reference_note(df), machines_note(df)):
         if note:
             parts += [note, ""]
-    parts.append("% optimal and excess count solved instances with a known optimal length (from "
-                 "the instance set, or from an optimal-by-construction configuration of this run: "
-                 "IDA* or A* with an admissible heuristic, GF(2)); "
-                 "n/a = no reference optimum known. Means carry 95% bootstrap intervals. "
-                 "\"length - DeepCubeA's\" is the mean difference to DeepCubeA's published "
-                 "solution lengths on the same instances, where those are known.")
+    parts.append("% optimal counts every instance with a known optimal length, solved or not (an "
+                 "unsolved instance is not optimal), and shows that count; the reference comes "
+                 "from the instance set (DeepCubeA's optimal solutions, replayed; an instance file; "
+                 "an exact rule), else from an optimal-by-construction configuration of this run "
+                 "(IDA* or A* with an admissible heuristic, GF(2)); mean excess counts the solved "
+                 "ones; n/a = no reference optimum known. % proven optimal: solutions whose "
+                 "length equals the certified lower bound (the strongest admissible heuristic "
+                 "at the start state), and the mean gap of the solved ones to that bound. Means "
+                 "carry 95% bootstrap intervals. \"length - DeepCubeA's\" is the mean difference "
+                 "to DeepCubeA's published solution lengths on the same instances, where those "
+                 "are known.")
     return "\n".join(parts) + "\n"

@@ -181,7 +181,10 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
                     "instance": inst.id, "config": cfg.name, "puzzle": suite.puzzle,
                     "goal": iset.goal, "heuristic": cfg.heuristic, "solver": cfg.solver,
                     "params": json.dumps(cfg.params(), sort_keys=True), "seed": seed,
-                    "optimal": inst.optimal, "scramble_depth": inst.meta.get("depth"),
+                    "optimal": inst.optimal,
+                    "optimal_source": inst.meta.get("optimal_source") if inst.optimal is not None
+                    else None,
+                    "scramble_depth": inst.meta.get("depth"),
                     "published_length": inst.meta.get("published_length"),
                     "published_nodes": inst.meta.get("published_nodes"),
                     "limit_time_s": lim.time_s, "limit_nodes": lim.nodes,
@@ -443,9 +446,14 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
 
         bar = tqdm(total=len(todo), desc=plan.suite.name, unit="run", dynamic_ncols=True)
 
+    disagreements: list[str] = []
+
     def on_result(task: Task, result: dict[str, Any]) -> None:
+        fault = reference_disagreement({**task.meta, **result})  # before an invalid length is cleared
         row = _finish_row(task, result, prov)
         writer.write(row)
+        if fault:
+            disagreements.append(fault)
         statuses[row["status"]] += 1
         if bar is not None:
             bar.update(1)
@@ -460,7 +468,28 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
         writer.close()
         if bar is not None:
             bar.close()
+    if disagreements:
+        more = f" (and {len(disagreements) - 1} more)" if len(disagreements) > 1 else ""
+        raise InputError(f"reference optima: {disagreements[0]}{more}; the rows are kept in "
+                         f"{rows_path}")
     return RunSummary(run_dir, len(plan.tasks), len(plan.tasks) - len(todo), len(todo), statuses)
+
+
+def reference_disagreement(row: dict[str, Any]) -> str | None:
+    """Why a finished row contradicts its instance's reference optimum, or ``None``: a
+    configuration that is optimal by construction (IDA* or A* with an admissible heuristic, GF(2))
+    solved it at another length than the reference."""
+    from bench.report import optimal_by_construction
+
+    opt, length = row.get("optimal"), row.get("length")
+    if opt is None or length is None or row.get("status") != "solved" \
+            or not optimal_by_construction(row):
+        return None
+    if int(length) == int(opt):
+        return None
+    return (f"{row.get('instance_set')}/{row.get('instance')}: {row.get('config')} "
+            f"(optimal by construction) found length {length}, the reference "
+            f"({row.get('optimal_source') or 'instance set'}) says {opt}")
 
 
 def _prepare_configs(tasks: Sequence[Task], run_dir: Path, progress: bool,

@@ -30,6 +30,7 @@ class Row(TypedDict, total=False):
     params: str
     seed: int
     optimal: int | None
+    optimal_source: str | None
     scramble_depth: int | None
     published_length: int | None
     published_nodes: int | None
@@ -81,6 +82,8 @@ COLUMNS: dict[str, str] = {
     "params": "the configuration's heuristic and solver arguments (JSON)",
     "seed": "random seed of the task",
     "optimal": "reference optimal length, or null where none is known",
+    "optimal_source": "where the reference optimal length comes from (DeepCubeA's optimal "
+                      "solver, an instance file, a rule such as gf2 or ida:HEURISTIC), or null",
     "scramble_depth": "moves of the scramble that made the instance, or null",
     "published_length": "the length a paper reports for this instance, or null",
     "published_nodes": "the nodes a paper reports for this instance, or null",

@@ -107,14 +107,34 @@ def optimal_lengths(puzzle: Puzzle, states: np.ndarray, rule: str,
 
 
 def set_optimal(puzzle: Puzzle, spec, instances: list) -> None:
-    """Fill ``Instance.optimal`` of ``instances`` from ``spec.optimal`` (None where unknown)."""
+    """Fill ``Instance.optimal`` of ``instances`` from ``spec.optimal`` (None where unknown) and
+    ``meta["optimal_source"]`` (the rule, or the instance file) where an optimum is known.
+
+    An instance that already carries a reference (a published optimal solution) keeps it; where
+    the rule computes an optimum too, the two must agree: a disagreement is an ``InputError``
+    naming the instance (one of the two references is wrong)."""
     if not instances:
         return
-    lengths = optimal_lengths(puzzle, np.stack([i.state for i in instances]), spec.optimal)
+    rule = spec.optimal
+    lengths = optimal_lengths(puzzle, np.stack([i.state for i in instances]), rule)
     if lengths is None:
+        label = f"instance file {spec.path}" if rule == "file" and spec.path else "instance set"
+        for inst in instances:
+            if inst.optimal is not None:
+                inst.meta.setdefault("optimal_source", label)
         return
     for inst, d in zip(instances, lengths, strict=True):
-        inst.optimal = int(d) if d >= 0 else None
+        found = int(d) if d >= 0 else None
+        if inst.optimal is not None:
+            if found is not None and found != inst.optimal:
+                raise InputError(
+                    f"instance set {spec.name}: instance {inst.id}: optimal length "
+                    f"{inst.optimal} ({inst.meta.get('optimal_source', 'instance set')}) "
+                    f"disagrees with {found} ({rule})")
+            continue
+        inst.optimal = found
+        if found is not None:
+            inst.meta["optimal_source"] = rule
 
 
 def _keys(states: np.ndarray) -> np.ndarray:

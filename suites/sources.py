@@ -208,6 +208,60 @@ def deepcubea_states(puzzle: Puzzle, kind: str, raw: np.ndarray) -> np.ndarray:
     return np.stack([puzzle.parse(" ".join(str(int(v)) for v in row)) for row in raw])
 
 
+#: how rows and tables name the optimal lengths read from DeepCubeA's test pickles
+DEEPCUBEA_OPTIMAL = "DeepCubeA's optimal solver"
+#: the header line of an imported states file whose optimal column holds those lengths
+_OPTIMAL_HEADER = f"Optimal lengths: {DEEPCUBEA_OPTIMAL} (solutions from the test set, replayed)."
+
+
+def deepcubea_actions(puzzle: Puzzle, kind: str, solution: Sequence[Any]) -> list[int] | None:
+    """One of DeepCubeA's published solutions as ``puzzle``'s actions, or ``None`` where its length
+    is not an optimum of ``puzzle`` (another metric than their quarter turns, another goal layout
+    than their blank-last tiles, a kind without published optima)."""
+    if kind == "cube3":
+        from puzzles.cube import deepcubea_moves
+
+        return deepcubea_moves(solution) if puzzle.num_actions == 12 else None
+    if kind == "npuzzle":
+        from puzzles.npuzzle import deepcubea_tile_moves
+
+        n = puzzle.state_dim
+        blank_last = np.array(list(range(1, n)) + [0])
+        if not np.array_equal(np.asarray(puzzle.goal()).ravel(), blank_last):
+            return None
+        return deepcubea_tile_moves(solution)
+    return None
+
+
+def deepcubea_optima(puzzle: Puzzle, kind: str, states: np.ndarray,
+                     solutions: Sequence[Sequence[Any]] | None, where: str) -> list[int] | None:
+    """The lengths of DeepCubeA's optimal solutions of ``states`` (our encoding, in the test set's
+    order), each replayed on its state first; ``None`` where the set publishes none or they do not
+    apply to ``puzzle`` (``deepcubea_actions``). A solution that is not legal or does not reach
+    the goal refuses the whole set (``InputError`` naming the state): a reference is never taken
+    on trust."""
+    if solutions is None or len(states) == 0:
+        return None
+    if len(solutions) < len(states):
+        raise InputError(f"{where}: {len(solutions)} optimal solutions for {len(states)} states; "
+                         "the references are refused")
+    out: list[int] = []
+    for i, state in enumerate(states):
+        try:
+            actions = deepcubea_actions(puzzle, kind, solutions[i])
+        except InputError as exc:
+            raise InputError(f"{where}: state {i}: optimal solution unreadable ({exc}); "
+                             "the references are refused") from None
+        if actions is None:
+            return None
+        if not puzzle.check_solution(state, actions):
+            raise InputError(f"{where}: state {i}: the published optimal solution "
+                             f"({len(actions)} moves) does not reach the goal; the references "
+                             "are refused")
+        out.append(len(actions))
+    return out
+
+
 def import_deepcubea(src: Path, puzzle_name: str, dest: Path | None = None) -> Path:
     """Convert DeepCubeA test set ``src`` (a ``test_data_*.pkl`` or its folder) to a states file."""
     from suites.importers.deepcubea import load_results, load_test_set
@@ -226,10 +280,13 @@ def import_deepcubea(src: Path, puzzle_name: str, dest: Path | None = None) -> P
             puzzle.validate(s)
         except InputError as exc:
             raise InputError(f"{src}: state {i}: {exc}") from None
-    instances = [Instance("deepcubea", str(i), s, None) for i, s in enumerate(states)]
+    optima = deepcubea_optima(puzzle, ts.kind, states, ts.solutions, src.name)
+    instances = [Instance("deepcubea", str(i), s, None if optima is None else optima[i])
+                 for i, s in enumerate(states)]
     dest = dest or imported_dir() / f"{puzzle_name}.txt"
     header = (f"DeepCubeA test set for {puzzle_name} (Agostinelli et al. 2019), converted from {src.name}."
-              f"\nGoal: {goal or 'the solved state'}.")
+              f"\nGoal: {goal or 'the solved state'}."
+              + (f"\n{_OPTIMAL_HEADER}" if optima is not None else ""))
     write_states_file(dest, puzzle, instances, header)
     results = src.parent / "deepcubea_results_output.txt"
     if results.is_file():
@@ -261,7 +318,10 @@ def deepcubea_instances(puzzle: Puzzle, src: Path, set_name: str = "deepcubea",
         ts = load_test_set(src)
         n = len(ts.states) if limit is None else min(limit, len(ts.states))
         states = deepcubea_states(puzzle, ts.kind, ts.states[:n])
-        instances = [Instance(set_name, str(i), s, None) for i, s in enumerate(states)]
+        optima = deepcubea_optima(puzzle, ts.kind, states, ts.solutions, src.name)
+        instances = [Instance(set_name, str(i), s, None if optima is None else optima[i],
+                              {} if optima is None else {"optimal_source": DEEPCUBEA_OPTIMAL})
+                     for i, s in enumerate(states)]
         res = src.parent / "deepcubea_results_output.txt"
         if res.is_file():
             for row in load_results(res):
@@ -271,6 +331,10 @@ def deepcubea_instances(puzzle: Puzzle, src: Path, set_name: str = "deepcubea",
     else:
         fspec = InstanceSetSpec(name=set_name, source="file", format="states", optimal="file")
         instances = _parse_file(fspec, puzzle, src)[:limit]
+        if _OPTIMAL_HEADER in header_comment(src):
+            for inst in instances:
+                if inst.optimal is not None:
+                    inst.meta["optimal_source"] = DEEPCUBEA_OPTIMAL
         lengths = src.with_suffix(".lengths")
         if lengths.is_file():
             pub = {p[0]: p for p in (ln.split() for ln in lengths.read_text().splitlines()) if p}
@@ -329,3 +393,27 @@ def load_instances(suite: Suite, set_name: str, limit: int | None = None,
     if compute_optimal:
         set_optimal(puzzle, spec, instances)
     return InstanceSet(spec, suite.puzzle, spec.goal, instances, origin)
+
+
+# --------------------------------------------------------------------------- references by state
+_REFERENCES: dict[tuple[str, str | None], dict[str, tuple[int, str]]] = {}
+
+
+def published_optima(puzzle_name: str, goal: str | None) -> dict[str, tuple[int, str]]:
+    """``{state text: (optimal length, source)}`` of every published reference optimum of
+    ``puzzle_name`` (with tiles' ``goal`` layout) that ``../shared`` holds, read once per process:
+    DeepCubeA's optimal solutions, replayed. A state's text is its values joined by spaces (the
+    rows' ``state`` column). Empty where none is published or the data is absent; rows made
+    before references were read get theirs from here (``bench.report.with_reference_optima``)."""
+    key = (puzzle_name, goal)
+    if key not in _REFERENCES:
+        found: dict[str, tuple[int, str]] = {}
+        src = deepcubea_source(puzzle_name)
+        if src is not None and puzzle_name in registry.PUZZLES:
+            puzzle = registry.get_puzzle(puzzle_name, goal=goal)
+            for inst in deepcubea_instances(puzzle, src):
+                if inst.optimal is not None:
+                    text = " ".join(str(int(v)) for v in inst.state)
+                    found[text] = (inst.optimal, inst.meta.get("optimal_source", "DeepCubeA"))
+        _REFERENCES[key] = found
+    return _REFERENCES[key]

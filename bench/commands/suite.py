@@ -180,12 +180,19 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
             md = head + "\n\nMade by:\n\n" + "\n".join(lines) + "\n\n" + rest
     (run_dir / "summary.md").write_text(md)
     df = report.with_reference_optima(df)
-    click.echo(report.text_table(report.terminal_table(report.display_table(report.summarize(df)))))
-    if df["config"].nunique() > 1:
-        comp = report.compare(df)
-        n_common = int(comp["n"].max())
-        click.echo(f"\non the {n_common} instances solved by every configuration (that solved any):")
-        click.echo(report.text_table(report.terminal_table(report.display_table(comp))))
+    for set_name, summ, comp in report.set_sections(df):
+        n_set = df.loc[df["instance_set"] == set_name, "instance"].nunique()
+        click.echo(f"\n{set_name} ({n_set} instances):")
+        click.echo(report.text_table(report.terminal_table(report.display_table(summ))))
+        if comp is not None:
+            n_common = int(comp["n"].max())
+            click.echo(f"\n{set_name}: on the {n_common} instances solved by every configuration "
+                       "(that solved any):")
+            click.echo(report.text_table(report.terminal_table(report.display_table(comp))))
+        pub = report.published_table(df[df["instance_set"] == set_name])
+        if pub is not None:
+            click.echo(f"\n{set_name}: published solvers on the same instances:")
+            click.echo(report.text_table(pub))
     written = []
     if make_figures:
         from bench import plots
