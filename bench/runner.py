@@ -184,6 +184,9 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
                     "optimal": inst.optimal,
                     "optimal_source": inst.meta.get("optimal_source") if inst.optimal is not None
                     else None,
+                    # certified lower bound: row columns only, never in the payload (fingerprint)
+                    "lower_bound": inst.meta.get("lower_bound"),
+                    "lower_bound_from": inst.meta.get("lower_bound_from"),
                     "scramble_depth": inst.meta.get("depth"),
                     "published_length": inst.meta.get("published_length"),
                     "published_nodes": inst.meta.get("published_nodes"),
@@ -334,6 +337,16 @@ def _finish_row(task: Task, result: dict[str, Any], prov: dict[str, Any]) -> dic
             and row["length"] < opt:
         row["status"] = Status.INVALID.value
         row["error"] = f"solution of length {row['length']} is shorter than the reference optimum {opt}"
+    bound, bound_from = row.get("lower_bound"), row.get("lower_bound_from")
+    if row.get("status") == "solved" and row.get("length") is not None and bound_from:
+        if bound is not None and row["length"] < bound:
+            row["status"] = Status.INVALID.value
+            row["error"] = (f"solution of length {row['length']} is shorter than the lower bound "
+                            f"{bound} ({bound_from} at the start state)")
+        elif bound is None:  # the heuristic is infinite at the start: no solution exists
+            row["status"] = Status.INVALID.value
+            row["error"] = (f"solution of length {row['length']} for a start state that "
+                            f"{bound_from} says has no solution (infinite value)")
     if row.get("status") != "solved":
         row["length"] = None
     row["state"] = " ".join(str(v) for v in task.payload["state"])
@@ -550,8 +563,8 @@ def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:
     df = pd.DataFrame(list(rows))
     # the last record of a key wins (a resumed run never writes a key twice, but be safe)
     df = df.drop_duplicates("key", keep="last").reset_index(drop=True)
-    for col in ("length", "optimal", "nodes_generated", "nodes_expanded", "network_evaluations",
-                "iterations",
+    for col in ("length", "optimal", "lower_bound", "nodes_generated", "nodes_expanded",
+                "network_evaluations", "iterations",
                 "peak_rss_bytes", "heuristic_nbytes", "published_length", "published_nodes",
                 "scramble_depth"):
         if col in df:

@@ -16,6 +16,32 @@ heuristic evaluates batches of states. Solver properties: ``optimal`` (with an a
 heuristic), ``needs_kernel``, ``puzzles``, ``heuristic`` (``False``: a table-driven solver that
 uses no heuristic; it runs with ``zero`` and refuses any other), ``policy`` (``True``: the
 solver takes a policy; the others refuse one).
+
+Puzzle properties: ``family``, ``goal_layouts`` (takes ``--goal``), ``bounds``: the admissible
+heuristics that give a row's certified lower bound (``suites.reference.lower_bounds``: the
+value at the start state, rounded up), strongest first; the first one that can be had without
+building a large table is used (a PDB whose declaration is not ``ci`` only when its tables are
+already in the cache):
+
+=================== ===================================================================
+puzzle              bounds, strongest first
+=================== ===================================================================
+cube3, cube3-htm    pdb-korf
+cube2, cube2-htm    pdb-cube2 (exact)
+puzzle8             pdb-full (exact), pdb-44-reflect, linear-conflict
+puzzle15            pdb-78-reflect, pdb-663-reflect, pdb-555-reflect, linear-conflict
+puzzle24            pdb-6666-reflect, linear-conflict
+puzzle35            pdb-5x7-reflect, linear-conflict
+puzzle48            pdb-5x9-3-reflect, linear-conflict
+lightsout*          lights-on
+sokoban*            sokoban-matching
+=================== ===================================================================
+
+A ``-reflect`` variant is never below its plain sum (the max with the mirrored state) and reads
+the same tables, so only it is listed. The small partitions (``pdb-3x8``, ``pdb-3x11-2``,
+``pdb-3x16``) are left out: on random states of the 24, 35 and 48-puzzles their reflected sums
+are below linear conflicts on average (about 1 to 3 moves), so linear conflicts is the bound
+when the large tables are absent.
 """
 
 from __future__ import annotations
@@ -182,6 +208,20 @@ def _did_you_mean(kind: str, name: str, known: list[str]) -> InputError:
 # --------------------------------------------------------------------------- puzzles
 TILE_NAMES = {3: "puzzle8", 4: "puzzle15", 5: "puzzle24", 6: "puzzle35", 7: "puzzle48"}
 
+#: the admissible heuristics of a row's lower bound per tile puzzle, strongest first (see the
+#: module docstring; every tile puzzle ends with linear conflicts, which needs no table)
+_TILE_BOUNDS: dict[str, tuple[str, ...]] = {
+    "puzzle8": ("pdb-full", "pdb-44-reflect", "linear-conflict"),
+    "puzzle15": ("pdb-78-reflect", "pdb-663-reflect", "pdb-555-reflect", "linear-conflict"),
+    "puzzle24": ("pdb-6666-reflect", "linear-conflict"),
+    "puzzle35": ("pdb-5x7-reflect", "linear-conflict"),
+    "puzzle48": ("pdb-5x9-3-reflect", "linear-conflict"),
+}
+_CUBE3_BOUNDS = ("pdb-korf",)
+_CUBE2_BOUNDS = ("pdb-cube2",)
+_LIGHTS_BOUNDS = ("lights-on",)
+_SOKOBAN_BOUNDS = ("sokoban-matching",)
+
 GOAL = Option("goal", str, "goal layout of a sliding-tile puzzle (korf1982: the 8-puzzle's "
               "1 2 3 / 8 B 4 / 7 6 5)", choices=("blank-first", "blank-last", "korf1982"),
               default_text="blank-last", metavar="LAYOUT")
@@ -190,22 +230,24 @@ PUZZLES: dict[str, Entry] = {
     e.name: e
     for e in [
         Entry("cube3", "puzzles.cube:Cube3", "Rubik's cube 3x3x3, quarter-turn metric (12 actions, DeepCubeA)",
-              {"metric": "qtm"}, {"family": "cube", "goal_layouts": False}),
+              {"metric": "qtm"}, {"family": "cube", "goal_layouts": False, "bounds": _CUBE3_BOUNDS}),
         Entry("cube3-htm", "puzzles.cube:Cube3", "Rubik's cube 3x3x3, half-turn metric (18 actions, Korf 1997)",
-              {"metric": "htm"}, {"family": "cube", "goal_layouts": False}),
+              {"metric": "htm"}, {"family": "cube", "goal_layouts": False, "bounds": _CUBE3_BOUNDS}),
         Entry("cube2", "puzzles.cube:Cube2", "2x2x2 cube, DBL corner fixed, quarter-turn metric (6 actions)",
-              {"metric": "qtm"}, {"family": "cube", "goal_layouts": False}),
+              {"metric": "qtm"}, {"family": "cube", "goal_layouts": False, "bounds": _CUBE2_BOUNDS}),
         Entry("cube2-htm", "puzzles.cube:Cube2", "2x2x2 cube, DBL corner fixed, half-turn metric (9 actions)",
-              {"metric": "htm"}, {"family": "cube", "goal_layouts": False}),
+              {"metric": "htm"}, {"family": "cube", "goal_layouts": False, "bounds": _CUBE2_BOUNDS}),
         *[
             Entry(n, "puzzles.npuzzle:NPuzzle", f"sliding-tile {w * w - 1}-puzzle ({w}x{w})",
-                  {"width": w}, {"family": "tiles", "goal_layouts": True}, (GOAL,))
+                  {"width": w}, {"family": "tiles", "goal_layouts": True, "bounds": _TILE_BOUNDS[n]},
+                  (GOAL,))
             for w, n in TILE_NAMES.items()
         ],
         Entry("lightsout7", "puzzles.lightsout:LightsOut", "Lights Out 7x7 (49 actions)",
-              {"size": 7}, {"family": "lights", "goal_layouts": False}),
+              {"size": 7}, {"family": "lights", "goal_layouts": False, "bounds": _LIGHTS_BOUNDS}),
         Entry("sokoban", "puzzles.sokoban:Sokoban", "Sokoban 10x10, 4 boxes (DeepCubeA's levels; "
-              "4 agent moves)", {"size": 10}, {"family": "sokoban", "goal_layouts": False}),
+              "4 agent moves)", {"size": 10},
+              {"family": "sokoban", "goal_layouts": False, "bounds": _SOKOBAN_BOUNDS}),
     ]
 }
 
@@ -223,13 +265,19 @@ def puzzle_entry(name: str) -> Entry:
     if m and 2 <= int(m.group(1)) <= 20:
         n = int(m.group(1))
         return Entry(name, "puzzles.lightsout:LightsOut", f"Lights Out {n}x{n}", {"size": n},
-                     {"family": "lights", "goal_layouts": False})
+                     {"family": "lights", "goal_layouts": False, "bounds": _LIGHTS_BOUNDS})
     m = _SOKOBAN_RE.match(name)
     if m and 5 <= int(m.group(1)) <= 30 and int(m.group(1)) != 10:
         n = int(m.group(1))
         return Entry(name, "puzzles.sokoban:Sokoban", f"Sokoban {n}x{n}", {"size": n},
-                     {"family": "sokoban", "goal_layouts": False})
+                     {"family": "sokoban", "goal_layouts": False, "bounds": _SOKOBAN_BOUNDS})
     raise _did_you_mean("puzzle", name, list(PUZZLES))
+
+
+def bound_heuristics(puzzle_name: str) -> tuple[str, ...]:
+    """The admissible heuristics declared for ``puzzle_name``'s lower bounds, strongest first
+    (its entry's ``bounds``; empty when it declares none)."""
+    return tuple(puzzle_entry(puzzle_name).props.get("bounds", ()))
 
 
 def get_puzzle(name: str, goal: str | None = None, **kwargs: Any):

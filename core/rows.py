@@ -31,6 +31,8 @@ class Row(TypedDict, total=False):
     seed: int
     optimal: int | None
     optimal_source: str | None
+    lower_bound: int | None
+    lower_bound_from: str | None
     scramble_depth: int | None
     published_length: int | None
     published_nodes: int | None
@@ -84,6 +86,14 @@ COLUMNS: dict[str, str] = {
     "optimal": "reference optimal length, or null where none is known",
     "optimal_source": "where the reference optimal length comes from (DeepCubeA's optimal "
                       "solver, an instance file, a rule such as gf2 or ida:HEURISTIC), or null",
+    "lower_bound": "certified lower bound on the optimal length: the value of lower_bound_from "
+                   "at the start state, rounded up (a solved row shorter than it is invalid); "
+                   "null where no bound is known, or where lower_bound_from is infinite there "
+                   "(a dead Sokoban state: no solution exists); absent in rows made before "
+                   "bounds were recorded (suites.reference.bounds_for_states fills them)",
+    "lower_bound_from": "the admissible heuristic that gave lower_bound (the strongest the puzzle "
+                        "declares whose tables were at hand: core.registry, bounds), or null "
+                        "where none applied",
     "scramble_depth": "moves of the scramble that made the instance, or null",
     "published_length": "the length a paper reports for this instance, or null",
     "published_nodes": "the nodes a paper reports for this instance, or null",

@@ -125,6 +125,23 @@ def find(puzzle: str, heuristic: str) -> DatabaseEntry | None:
     return None
 
 
+def tables_stored(puzzle: str, heuristic: str) -> bool:
+    """Whether every table of PDB heuristic ``heuristic`` on ``puzzle`` is in the cache folder
+    and passes the store's checks (attributes, size, checksum: ``store.load_packed``), so that
+    loading the heuristic builds nothing. ``False`` for a heuristic with no catalog entry."""
+    entry = find(puzzle, heuristic)
+    if entry is None:
+        return False
+    for spec in entry.tables(puzzle):
+        if not spec.exists():
+            return False
+        try:
+            load_packed(spec.path, spec.attrs)
+        except DatabaseError:
+            return False
+    return True
+
+
 def all_tables() -> list[tuple[DatabaseEntry, str, TableSpec]]:
     """Every (entry, puzzle, table) known, without duplicates of the same file."""
     seen: set[str] = set()

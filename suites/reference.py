@@ -14,9 +14,26 @@ Rules:
 
 ``auto_rule`` picks the rule a puzzle affords without a search (a table, then GF(2)). A scramble's
 depth is only an upper bound and is never used as the optimum.
+
+Lower bounds: where no optimum is known, a row still says how far its solution can at most be
+from optimal. ``lower_bounds`` evaluates the strongest admissible heuristic the puzzle declares
+for bounds (``core.registry``: the puzzle entry's ``bounds``) that can be had without building a
+large table: a PDB heuristic whose declaration is ``ci`` (small) is built if needed, a larger one
+is used only when its tables are already in the cache (``pdb_builders.catalog.tables_stored``),
+a heuristic without tables always. Values are rounded up (lengths are integers). An infinite
+value (a dead Sokoban state: no solution exists) is :data:`NO_SOLUTION` (-1) in the array, and in
+a row ``lower_bound`` null with ``lower_bound_from`` naming the heuristic; a row with both null
+has no bound (no declared heuristic applies, e.g. the 8-puzzle's korf1982 goal, or the cube3
+tables are absent). ``set_lower_bounds`` fills the instances of a suite, ``bounds_for_states``
+the rows of runs made before bounds were recorded.
 """
 
 from __future__ import annotations
+
+import sys
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -135,6 +152,142 @@ def set_optimal(puzzle: Puzzle, spec, instances: list) -> None:
         inst.optimal = found
         if found is not None:
             inst.meta["optimal_source"] = rule
+
+
+# --------------------------------------------------------------------------- lower bounds
+#: a lower bound's value where the heuristic is infinite: the state has no solution
+NO_SOLUTION = -1
+#: below a float heuristic's value before rounding up: a value that is an integer but for
+#: floating-point rounding (3 + 1e-12) must not become the next integer
+_CEIL_SLACK = 1e-9
+#: heuristics and puzzles loaded for bounds in this process (a few: PDBs are memory-mapped)
+_BOUND_HEURISTICS: OrderedDict[tuple[str, str | None, str], Any] = OrderedDict()
+_MAX_BOUND_HEURISTICS = 4
+_PUZZLES: dict[tuple[str, str | None], Puzzle] = {}
+
+
+def bound_available(puzzle_name: str, heuristic: str) -> bool:
+    """Whether ``heuristic`` can give bounds on ``puzzle_name`` without building a large table:
+    it has no tables, its tables are small (a ``ci`` declaration) or already in the cache."""
+    decl = registry.heuristic_entry(heuristic).props.get("pdb")
+    if decl is None or decl.ci:
+        return True
+    from pdb_builders.catalog import tables_stored
+
+    return tables_stored(puzzle_name, heuristic)
+
+
+def bound_candidates(puzzle_name: str) -> list[str]:
+    """The heuristics declared for ``puzzle_name``'s bounds that are available now, strongest
+    first (``registry.bound_heuristics`` filtered by :func:`bound_available`)."""
+    return [h for h in registry.bound_heuristics(puzzle_name) if bound_available(puzzle_name, h)]
+
+
+def _bound_heuristic(puzzle: Puzzle) -> tuple[str, Any] | None:
+    """``(name, heuristic)``: the first available bound heuristic that loads on ``puzzle`` (one
+    that refuses it, e.g. a tile heuristic on the korf1982 goal, is passed over), or ``None``."""
+    layout = getattr(puzzle, "layout", None)
+    for name in bound_candidates(puzzle.name):
+        key = (puzzle.name, layout, name)
+        if key in _BOUND_HEURISTICS:
+            _BOUND_HEURISTICS.move_to_end(key)
+            return name, _BOUND_HEURISTICS[key]
+        try:
+            h = registry.get_heuristic(name, puzzle)
+        except InputError:
+            continue
+        except (OSError, MemoryError) as exc:
+            print(f"warning: lower bounds: cannot load {name} on {puzzle.name} "
+                  f"({type(exc).__name__}: {exc}); trying the next heuristic", file=sys.stderr)
+            continue
+        while len(_BOUND_HEURISTICS) >= _MAX_BOUND_HEURISTICS:
+            _BOUND_HEURISTICS.popitem(last=False)
+        _BOUND_HEURISTICS[key] = h
+        return name, h
+    return None
+
+
+def rounded_bounds(values: np.ndarray) -> np.ndarray:
+    """An admissible heuristic's values as integer bounds ``(n,)`` int64: integers as they are,
+    fractions rounded up, ``+inf`` as :data:`NO_SOLUTION`; negative values become 0."""
+    v = np.asarray(values).reshape(-1)
+    if np.issubdtype(v.dtype, np.integer) or v.dtype == np.bool_:
+        return np.maximum(v.astype(np.int64), 0)
+    f = v.astype(np.float64)
+    if np.isnan(f).any():
+        raise ValueError("lower bounds: the heuristic gave NaN")
+    out = np.zeros(len(f), dtype=np.int64)
+    finite = np.isfinite(f)
+    out[finite] = np.maximum(np.ceil(f[finite] - _CEIL_SLACK), 0).astype(np.int64)
+    out[np.isposinf(f)] = NO_SOLUTION
+    return out
+
+
+def lower_bounds(puzzle: Puzzle, states: np.ndarray) -> tuple[np.ndarray, str | None]:
+    """Certified lower bounds on the optimal lengths of ``states`` ``(n, L)``: ``(values (n,)
+    int64, heuristic name)``, from the first heuristic of :func:`bound_candidates` that loads.
+
+    Values are the heuristic rounded up; :data:`NO_SOLUTION` (-1) where it is infinite (no
+    solution exists). With no heuristic available the name is ``None`` and every value -1."""
+    states = np.asarray(states)
+    if states.size == 0:
+        return np.zeros(0, dtype=np.int64), None
+    states = np.atleast_2d(states)
+    n = len(states)
+    found = _bound_heuristic(puzzle)
+    if found is None:
+        return np.full(n, NO_SOLUTION, dtype=np.int64), None
+    name, h = found
+    values = rounded_bounds(h(states))
+    if len(values) != n:
+        raise ValueError(f"lower bounds: {name} gave {len(values)} values for {n} states")
+    return values, name
+
+
+def set_lower_bounds(puzzle: Puzzle, instances: list) -> None:
+    """Fill ``meta["lower_bound"]`` (an int, or ``None``: infinite or no bound) and
+    ``meta["lower_bound_from"]`` (the heuristic, ``None`` when none was available) of
+    ``instances``."""
+    if not instances:
+        return
+    values, name = lower_bounds(puzzle, np.stack([i.state for i in instances]))
+    for inst, v in zip(instances, values, strict=True):
+        inst.meta["lower_bound"] = int(v) if v >= 0 else None
+        inst.meta["lower_bound_from"] = name
+
+
+def bounds_for_states(puzzle_name: str, goal: str | None,
+                      state_texts: Sequence[str]) -> tuple[np.ndarray, str | None]:
+    """:func:`lower_bounds` of the states of rows (their ``state`` column: space-separated
+    integers) of puzzle ``puzzle_name`` with goal layout ``goal`` (``None``, or a missing value,
+    for puzzles with one goal): for rows made before bounds were recorded. Puzzles and
+    heuristics are loaded once per process. A text that is not a state of the puzzle is an
+    ``InputError`` naming its position."""
+    if not isinstance(goal, str) or not goal:
+        goal = None
+    key = (puzzle_name, goal)
+    if key not in _PUZZLES:
+        _PUZZLES[key] = registry.get_puzzle(puzzle_name, goal=goal)
+    puzzle = _PUZZLES[key]
+    texts = list(state_texts)
+    states = np.zeros((len(texts), puzzle.state_dim), dtype=puzzle.dtype)
+    for i, text in enumerate(texts):
+        try:
+            values = [int(v) for v in text.split()] if isinstance(text, str) else None
+        except ValueError:
+            values = None
+        if values is None or len(values) != puzzle.state_dim:
+            raise InputError(f"state {i}: expected {puzzle.state_dim} space-separated integers "
+                             f"of a {puzzle_name} state, got {text!r}")
+        state = np.asarray(values)
+        if state.min() < np.iinfo(puzzle.dtype).min or state.max() > np.iinfo(puzzle.dtype).max:
+            raise InputError(f"state {i}: values out of range for {puzzle_name}: {text!r}")
+        states[i] = state
+        try:
+            puzzle.validate(states[i])
+        except InputError as exc:
+            raise InputError(f"state {i}: {exc}") from None
+    return lower_bounds(puzzle, states)
 
 
 def _keys(states: np.ndarray) -> np.ndarray:

@@ -8,7 +8,9 @@
                or ``../shared/data/deepcubea``; ``fallback`` names the set used when absent
 
 ``load_instances`` returns the states (arrays of shape ``(L,)``) with their reference optimal
-lengths (``suites.reference``; ``None`` where none is known: never guessed).
+lengths (``suites.reference``; ``None`` where none is known: never guessed) and certified lower
+bounds (``meta["lower_bound"]``, ``meta["lower_bound_from"]``: ``suites.reference.lower_bounds``);
+``compute_optimal=False`` computes neither.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from core import registry
 from core.errors import InputError
 from core.paths import cache_dir, deepcubea_dir
 from puzzles.base import Puzzle
-from suites.reference import set_optimal
+from suites.reference import set_lower_bounds, set_optimal
 from suites.schema import INSTANCES_DIR, Instance, InstanceSet, InstanceSetSpec, Suite
 
 
@@ -392,6 +394,7 @@ def load_instances(suite: Suite, set_name: str, limit: int | None = None,
         origin = f"uniform(count={count}, seed={spec.seed})"
     if compute_optimal:
         set_optimal(puzzle, spec, instances)
+        set_lower_bounds(puzzle, instances)
     return InstanceSet(spec, suite.puzzle, spec.goal, instances, origin)
 
 
