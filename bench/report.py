@@ -88,6 +88,7 @@ def with_reference_optima(df: pd.DataFrame) -> pd.DataFrame:
     out["optimal_from"] = [(str(n) if isinstance(n, str) and n else "instance set")
                            if known else None for n, known in zip(named, opt.notna(), strict=True)]
     _published_fill(out, opt)
+    _bounds_fill(out)
     if "solver" in out and "heuristic" in out:
         by_construction = out.apply(optimal_by_construction, axis=1).astype(bool) \
             if len(out) else pd.Series(False, index=out.index)
@@ -130,6 +131,36 @@ def _published_fill(out: pd.DataFrame, opt: pd.Series) -> None:
             out.iat[i, col] = hit[1]
 
 
+def _bounds_fill(out: pd.DataFrame) -> None:
+    """Fill ``lower_bound`` and ``lower_bound_from`` in place for rows made before bounds were
+    recorded (``suites.reference.bounds_for_states`` on their start states)."""
+    if "state" not in out or "puzzle" not in out:
+        return
+    if "lower_bound" not in out:
+        out["lower_bound"] = pd.array([pd.NA] * len(out), dtype="Int64")
+    if "lower_bound_from" not in out:
+        out["lower_bound_from"] = None
+    bound = pd.to_numeric(out["lower_bound"], errors="coerce")
+    todo = bound.isna() & out["lower_bound_from"].isna() & out["state"].map(
+        lambda v: isinstance(v, str))
+    if not todo.any():
+        return
+    from suites.reference import bounds_for_states
+
+    goals = out["goal"].where(out["goal"].map(lambda v: isinstance(v, str)), None) \
+        if "goal" in out else pd.Series(None, index=out.index)
+    keys = pd.DataFrame({"puzzle": out["puzzle"], "goal": goals.fillna("")})[todo]
+    for (puzzle, goal), idx in keys.groupby(["puzzle", "goal"], sort=False).groups.items():
+        if not isinstance(puzzle, str):
+            continue
+        values, name = bounds_for_states(puzzle, goal or None, out.loc[idx, "state"].tolist())
+        if name is None:
+            continue
+        bound.loc[idx] = [float(v) if v >= 0 else math.nan for v in values]
+        out.loc[idx, "lower_bound_from"] = name
+    out["lower_bound"] = bound.astype("Int64") if bound.notna().any() else bound
+
+
 def _check_agreement(out: pd.DataFrame, opt: pd.Series, by_construction: pd.Series) -> None:
     """``InputError`` naming the first instance whose reference optimum (from outside the run)
     differs from the length an optimal-by-construction configuration solved it at."""
@@ -158,6 +189,17 @@ def reference_note(df: pd.DataFrame) -> str:
         counts = first["optimal_from"].fillna("none").value_counts()
         parts.append(f"{set_name}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     return "Reference optima (instances): " + "; ".join(parts) + "."
+
+
+def bounds_note(df: pd.DataFrame) -> str:
+    """Which admissible heuristic gave the rows' lower bounds, per instance set."""
+    if "lower_bound_from" not in df or not df["lower_bound_from"].notna().any():
+        return ""
+    parts = []
+    for set_name, g in df.groupby("instance_set", sort=False):
+        counts = g.drop_duplicates("instance")["lower_bound_from"].fillna("none").value_counts()
+        parts.append(f"{set_name}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return "Lower bounds (instances; the heuristic at the start state): " + "; ".join(parts) + "."
 
 
 #: CPU scores further apart than this ratio: the runs' seconds are not comparable
@@ -510,7 +552,7 @@ def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
             ids = ", ".join(f"{a}/{b}" for a, b in zip(g["instance_set"], g["instance"], strict=True))
             parts.append(f"- {cfg}: {status} ({len(g)}): {ids}")
         parts.append("")
-    for note in (reference_note(df), machines_note(df)):
+    for note in (reference_note(df), bounds_note(df), machines_note(df)):
         if note:
             parts += [note, ""]
     parts.append("% optimal counts every instance with a known optimal length, solved or not (an "

@@ -578,11 +578,16 @@ def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:
 def derive_tables(run_dir: Path) -> Any:
     """Write ``results.parquet`` and ``results.csv`` from ``rows.jsonl``; return the DataFrame."""
     df = load_table(run_dir)
+    write_tables(df, Path(run_dir))
+    return df
+
+
+def write_tables(df: Any, folder: Path) -> None:
+    """Write the run table ``df`` as ``results.parquet`` and ``results.csv`` in ``folder``."""
     out = df.copy()
     for col in out.columns:
         if out[col].dtype == object:
             out[col] = out[col].map(lambda v: v if v is None or isinstance(v, str)
                                     else json.dumps(v, default=str))
-    out.to_parquet(Path(run_dir) / "results.parquet", index=False)
-    out.to_csv(Path(run_dir) / "results.csv", index=False)
-    return df
+    out.to_parquet(folder / "results.parquet", index=False)
+    out.to_csv(folder / "results.csv", index=False)

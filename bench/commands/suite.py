@@ -161,24 +161,45 @@ def resume_command(name: str, out: Path, profile: str, configs: tuple[str, ...],
 
 
 def _write_report(run_dir: Path, figures: list[str] | None, title: str,
-                  make_figures: bool = True) -> None:
+                  make_figures: bool = True, out: Path | None = None) -> None:
+    """Tables, ``summary.md`` and figures of the suite run in ``run_dir``, written there, or to
+    ``out`` (a run's committed copy, ``results.csv`` without rows, is read from ``run_dir``)."""
     from bench import report, runner
 
-    df = runner.derive_tables(run_dir)
+    if out is None or out == run_dir:
+        if (run_dir / runner.ROWS).is_file():
+            df = runner.derive_tables(run_dir)
+        else:  # a committed copy: its table stays as it is, the summary and figures are redone
+            df = runner.load_table(run_dir)
+        out = run_dir
+    else:
+        df = runner.load_table(run_dir)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--out: cannot create {out}: {exc.strerror or exc}") from None
+        runner.write_tables(df, out)
     md = report.report_markdown(df, title=title)
     meta = runner.read_run_json(run_dir)
     if meta is None:
         click.echo(f"warning: {run_dir / runner.RUN_JSON} is damaged; the report omits its "
                    "provenance", err=True)
     sessions = (meta or {}).get("sessions")
-    if isinstance(sessions, list):
+    made_by = _made_by(out / "summary.md") if not (run_dir / runner.ROWS).is_file() else []
+    if made_by:  # a committed copy keeps the commands that made its rows, and says who redid it
+        import sys
+
+        made_by.append(f"- report redone from `results.csv`: `bench {' '.join(sys.argv[1:])}`")
+        head, _, rest = md.partition("\n\n")
+        md = head + "\n\nMade by:\n\n" + "\n".join(made_by) + "\n\n" + rest
+    elif isinstance(sessions, list):
         lines = [f"- `bench {' '.join(str(a) for a in s_['argv'][1:])}` ({s_.get('date')}, "
                  f"{s_.get('cpu')}, {s_.get('cores')} cores, git {s_.get('git_rev')})"
                  for s_ in sessions if isinstance(s_, dict) and isinstance(s_.get("argv"), list)]
         if lines:
             head, _, rest = md.partition("\n\n")
             md = head + "\n\nMade by:\n\n" + "\n".join(lines) + "\n\n" + rest
-    (run_dir / "summary.md").write_text(md)
+    (out / "summary.md").write_text(md)
     df = report.with_reference_optima(df)
     for set_name, summ, comp in report.set_sections(df):
         n_set = df.loc[df["instance_set"] == set_name, "instance"].nunique()
@@ -198,14 +219,42 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
         from bench import plots
 
         for fname, fig in plots.run_figures(df, figures, title=title).items():
-            path = run_dir / f"{fname}.png"
+            path = out / f"{fname}.png"
             fig.savefig(path, dpi=130)
             written.append(path.name)
             import matplotlib.pyplot as plt
 
             plt.close(fig)
-    click.echo(f"\ntables: {run_dir}/results.parquet, results.csv, summary.md"
+    click.echo(f"\ntables: {out}/results.parquet, results.csv, summary.md"
                + (f"; figures: {', '.join(written)}" if written else ""))
+
+
+def _run_title(run_dir: Path) -> str:
+    """``SUITE (PROFILE)`` from the run's record, else the title of its earlier summary, else
+    the folder's name."""
+    from bench import runner
+
+    meta = runner.read_run_json(run_dir) or {}
+    if isinstance(meta.get("suite"), str) and isinstance(meta.get("profile"), str):
+        return f"{meta['suite']} ({meta['profile']})"
+    try:
+        first = (run_dir / "summary.md").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        first = ""
+    return first[2:].strip() if first.startswith("# ") and first[2:].strip() else run_dir.name
+
+
+def _made_by(summary: Path) -> list[str]:
+    """The "Made by:" list of an earlier ``summary.md`` (its command lines), or []."""
+    try:
+        text = summary.read_text()
+    except OSError:
+        return []
+    _, found, rest = text.partition("\nMade by:\n\n")
+    if not found:
+        return []
+    return [ln for ln in rest.split("\n\n", 1)[0].splitlines()
+            if ln.startswith("- ") and "report redone from" not in ln]
 
 
 # --------------------------------------------------------------------------- bench suite
@@ -309,14 +358,18 @@ def _check_models(puzzle: str, configs: Iterable[ConfigSpec]) -> None:
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--figures", "figs", multiple=True, help="only these figures")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="where a training run's figure goes (default: RUN_DIR)")
+              help="where the tables, summary and figures go (default: RUN_DIR; a new folder; "
+                   "required for a run's committed copy, results.csv without rows)")
 @click.option("--against", type=click.Path(path_type=Path), default=None, metavar="OTHER_RUN",
               help="pair RUN_DIR's rows with OTHER_RUN's by key: which searches repeat (same "
                    "outcome, path and node counts) and how their seconds compare; writes nothing")
 @click.option("--csv", "csv_out", type=click.Path(path_type=Path), default=None,
               help="with --against: also write the pairs, one per row, to this new file")
+@click.option("--overwrite", is_flag=True,
+              help="redo the summary and figures of a run's committed copy in place, or write "
+                   "into an --out folder that holds a report")
 def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: Path | None,
-               csv_out: Path | None) -> None:
+               csv_out: Path | None, overwrite: bool) -> None:
     """Tables and figures of RUN_DIR: a suite run (rows.jsonl) or a training run (log.csv);
     with --against, RUN_DIR beside another run of the same tasks."""
     from bench import runner
@@ -335,8 +388,17 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: 
     for f in figs:
         if f not in FIGURE_NAMES:
             raise InputError(f"--figures: unknown figure {f!r}; known: {', '.join(FIGURE_NAMES)}")
-    if (run_dir / runner.ROWS).is_file():
-        _write_report(run_dir, list(figs) or None, title=run_dir.name)
+    if (run_dir / runner.ROWS).is_file() or (run_dir / "results.csv").is_file():
+        in_place = out is None or out.resolve() == run_dir.resolve()
+        if not (run_dir / runner.ROWS).is_file() and in_place and not overwrite:
+            raise InputError(f"RUN_DIR: {run_dir} holds a run's committed table (results.csv) "
+                             "without its rows; give --out DIR to write its report elsewhere, or "
+                             "--overwrite to redo its summary and figures in place")
+        if not in_place and not overwrite and out is not None and any(
+                (out / f).exists() for f in ("summary.md", "results.csv", runner.ROWS)):
+            raise InputError(f"--out: {out} already holds a report or run; choose a new folder "
+                             "or --overwrite")
+        _write_report(run_dir, list(figs) or None, title=_run_title(run_dir), out=out)
         return
     if (run_dir / "log.csv").is_file():
         import matplotlib.pyplot as plt
