@@ -152,3 +152,16 @@ def test_published_table_sets_deepcubea_and_efficientcube_beside_ours(deepcubea)
     assert rows[("EfficientCube (per-instance results)", "beam 262,144, T4 GPU")][5] \
         == "69.5 (139/200)"
     json.dumps(table)
+
+
+@pytest.mark.shared
+def test_imported_sets_keep_their_references(deepcubea, tmp_path):
+    from suites.sources import deepcubea_instances, import_deepcubea
+
+    dest = import_deepcubea(deepcubea / "puzzle15", "puzzle15", tmp_path / "puzzle15.txt")
+    p = registry.get_puzzle("puzzle15", goal="blank-last")
+    imported = deepcubea_instances(p, dest, limit=5)
+    direct = deepcubea_instances(p, deepcubea / "puzzle15" / "test_data_0.pkl", limit=5)
+    assert [i.optimal for i in imported] == [i.optimal for i in direct]
+    assert None not in [i.optimal for i in imported]
+    assert {i.meta["optimal_source"] for i in imported} == {"DeepCubeA's optimal solver"}
