@@ -477,7 +477,7 @@ def published_table(g: pd.DataFrame) -> list[list[str]] | None:
             by_id = widths[width]
             if not all(i in by_id for i in ids):
                 continue
-            lengths = [math.nan if by_id[i] is None else float(by_id[i]) for i in ids]
+            lengths = [math.nan if (v := by_id[i]) is None else float(v) for i in ids]
             sources.append(("EfficientCube (per-instance results)", f"beam {width:,}, T4 GPU",
                             lengths))
     if not sources:
