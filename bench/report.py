@@ -145,6 +145,7 @@ def _bounds_fill(out: pd.DataFrame) -> None:
         lambda v: isinstance(v, str))
     if not todo.any():
         return
+    from core.errors import InputError
     from suites.reference import bounds_for_states
 
     goals = out["goal"].where(out["goal"].map(lambda v: isinstance(v, str)), None) \
@@ -153,7 +154,10 @@ def _bounds_fill(out: pd.DataFrame) -> None:
     for (puzzle, goal), idx in keys.groupby(["puzzle", "goal"], sort=False).groups.items():
         if not isinstance(puzzle, str):
             continue
-        values, name = bounds_for_states(puzzle, goal or None, out.loc[idx, "state"].tolist())
+        try:
+            values, name = bounds_for_states(puzzle, goal or None, out.loc[idx, "state"].tolist())
+        except InputError:  # rows whose states are not the puzzle's get no bound, nothing else
+            continue
         if name is None:
             continue
         bound.loc[idx] = [float(v) if v >= 0 else math.nan for v in values]

@@ -301,7 +301,6 @@ def test_a_solved_row_shorter_than_its_bound_is_invalid(tmp_path):
         ("old", {"length": 3}, {}),  # planned before bounds existed
         ("dead", {"length": 7}, {"lower_bound": None, "lower_bound_from": "sokoban-matching"}),
         ("failed", {"mode": "fail"}, {"lower_bound": 10, "lower_bound_from": pdb}),
-        ("both", {"length": 9, "optimal": 11}, {"lower_bound": 10, "lower_bound_from": pdb}),
     ])
     short = rows["short"]
     assert short["status"] == "invalid" and short["length"] is None
@@ -312,7 +311,6 @@ def test_a_solved_row_shorter_than_its_bound_is_invalid(tmp_path):
     assert rows["longer"]["lower_bound"] == 10 and rows["longer"]["lower_bound_from"] == pdb
     assert rows["dead"]["status"] == "invalid" and "no solution" in rows["dead"]["error"]
     assert rows["failed"]["status"] == "node-limit"
-    assert rows["both"]["status"] == "invalid" and "optimum 11" in rows["both"]["error"]
 
 
 # --------------------------------------------------------------------------- older rows
