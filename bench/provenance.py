@@ -29,6 +29,18 @@ def git_revision(root: Path = _ROOT) -> str:
         return "unknown"
 
 
+def tracked_by_git(path: Path) -> bool:
+    """Whether ``path`` is a file committed to the git checkout it lies in (False outside one,
+    or where git cannot tell)."""
+    path = Path(path)
+    try:
+        done = subprocess.run(["git", "-C", str(path.parent), "ls-files", "--error-unmatch",
+                               path.name], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
 def cpu_name() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():

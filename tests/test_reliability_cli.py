@@ -260,3 +260,50 @@ def test_every_numeric_option_refuses_malformed_values(command, option, value, c
         args += ["--out", str(tmp_path / "run")]
     code, err = run_cli(args, capsys)
     assert_one_line_error(code, err, option)
+
+
+def _committed_run(tmp_path):
+    """A finished fake run inside a git checkout, its report committed."""
+    import subprocess
+
+    from runner_fakes import make_plan
+
+    from bench.executor import InlineExecutor
+    from bench.runner import derive_tables, run_plan
+
+    plan = make_plan(tmp_path, [("1", "a", {"length": 40}), ("2", "a", {"length": 41})])
+    run_dir = tmp_path / "results" / "fake"
+    run_plan(plan, run_dir, InlineExecutor(fn="runner_fakes:solve"), progress=False,
+             prepare=False)
+    derive_tables(run_dir)
+    (run_dir / "summary.md").write_text("# fake (default)\n\ncommitted\n")
+    for cmd in (["init", "-q"], ["add", "results"],
+                ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "r"]):
+        subprocess.run(["git", "-C", str(tmp_path), *cmd], check=True, capture_output=True)
+    return run_dir
+
+
+def test_report_never_rewrites_committed_results_by_default(tmp_path, capsys):
+    run_dir = _committed_run(tmp_path)
+    assert_one_line_error(*run_cli(["report", str(run_dir)], capsys),
+                          "holds committed results (summary.md is tracked by git)")
+    assert (run_dir / "summary.md").read_text() == "# fake (default)\n\ncommitted\n"
+    code, err = run_cli(["report", str(run_dir), "--out", str(tmp_path / "elsewhere")], capsys)
+    assert code == 0, err
+    assert "## korf100" in (tmp_path / "elsewhere" / "summary.md").read_text()
+    assert_one_line_error(*run_cli(["report", str(run_dir), "--out", str(tmp_path / "elsewhere")],
+                                   capsys), "already holds a report or run")
+    code, err = run_cli(["report", str(run_dir), "--overwrite"], capsys)
+    assert code == 0, err
+    assert "## korf100" in (run_dir / "summary.md").read_text()
+
+
+def test_report_of_a_committed_copy_needs_out_or_overwrite(tmp_path, capsys):
+    run_dir = _committed_run(tmp_path)
+    (run_dir / "rows.jsonl").unlink()  # the committed copy: results.csv without rows
+    assert_one_line_error(*run_cli(["report", str(run_dir)], capsys),
+                          "without its rows; give --out DIR")
+    code, err = run_cli(["report", str(run_dir), "--overwrite"], capsys)
+    assert code == 0, err
+    text = (run_dir / "summary.md").read_text()
+    assert text.startswith("# fake (default)") and "report redone from `results.csv`" not in text

@@ -390,6 +390,15 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: 
             raise InputError(f"--figures: unknown figure {f!r}; known: {', '.join(FIGURE_NAMES)}")
     if (run_dir / runner.ROWS).is_file() or (run_dir / "results.csv").is_file():
         in_place = out is None or out.resolve() == run_dir.resolve()
+        if in_place and not overwrite and (run_dir / runner.ROWS).is_file():
+            from bench.provenance import tracked_by_git
+
+            committed = [f for f in ("summary.md", "results.csv")
+                         if (run_dir / f).is_file() and tracked_by_git(run_dir / f)]
+            if committed:
+                raise InputError(f"RUN_DIR: {run_dir} holds committed results ({committed[0]} "
+                                 "is tracked by git); give --out DIR to write its report "
+                                 "elsewhere, or --overwrite to redo it in place")
         if not (run_dir / runner.ROWS).is_file() and in_place and not overwrite:
             raise InputError(f"RUN_DIR: {run_dir} holds a run's committed table (results.csv) "
                              "without its rows; give --out DIR to write its report elsewhere, or "
