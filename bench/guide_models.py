@@ -18,8 +18,10 @@ silently reused. ``given_model`` checks a model folder named by the user (``--mo
 
 from __future__ import annotations
 
+import json
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,15 +82,32 @@ def bf16_supported() -> bool:
     return any(bool(f()) for f in checks if f is not None)
 
 
-def network_text() -> str:
-    """The network and batch of every guide, in words (``NETWORK``)."""
+def training_precision(models: Sequence[GuideModel] = ()) -> str:
+    """How the guides were trained: ``bfloat16`` or ``float32`` as the models' own records say
+    (``train_config.amp``: bfloat16 autocast), ``mixed`` where they differ; without models,
+    what training here would use."""
+    seen = set()
+    for m in models:
+        try:
+            cfg = json.loads((Path(m.path) / "config.json").read_text())
+            seen.add("bfloat16" if cfg["train_config"]["amp"] else "float32")
+        except (OSError, ValueError, KeyError, TypeError):
+            seen.add("not recorded")
+    if not seen:
+        return "bfloat16" if bf16_supported() else "float32"
+    return seen.pop() if len(seen) == 1 else "mixed (" + ", ".join(sorted(seen)) + ")"
+
+
+def network_text(models: Sequence[GuideModel] = ()) -> str:
+    """The network and batch of every guide, in words (``NETWORK``), with the precision the
+    ``models`` record they were trained in."""
     from heuristics.davi.model import MLP_PRESETS
 
     preset = NETWORK["preset"]
     size = f" ({MLP_PRESETS[preset][1]} x {MLP_PRESETS[preset][0]}, batch norm)" \
         if preset in MLP_PRESETS else ""
     return (f"the `{preset}` network{size}, batch {NETWORK['batch']:,}, "
-            f"{'bfloat16' if bf16_supported() else 'float32'} training, seed {NETWORK['seed']}")
+            f"{training_precision(models)} training, seed {NETWORK['seed']}")
 
 
 def train_config(puzzle: str, target: str, minutes: float) -> Any:

@@ -517,7 +517,7 @@ def notes(res: dict[str, Any]) -> list[str]:
                      for p in names)
     return [
         f"Guides: a DAVI, a diffusion-distance and a policy network per puzzle, each "
-        f"{network_text()}, "
+        f"{network_text(res['models'])}, "
         + (f"stopped after {minutes:g} minutes of process CPU time each" if minutes else
            "as given with --model")
         + " (every thread counted; `bench train TARGET PUZZLE --cpu-limit M`, monitoring "
