@@ -10,6 +10,7 @@ stated nowhere we have is ``None`` and printed as ``not stated``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,10 +106,12 @@ EFFICIENTCUBE_FILES = {"cube3": "cube3_beam.csv", "puzzle15": "puzzle15_beam.csv
                        "lightsout7": "lightsout7_beam.csv"}
 
 
+@functools.cache
 def efficientcube_lengths(puzzle: str) -> dict[int, dict[str, int | None]] | None:
     """``{beam width: {instance index (text): length, or None where unsolved}}`` from
-    EfficientCube's per-instance results on DeepCubeA's test states of ``puzzle``; None when the
-    file is absent. A malformed file is an ``InputError`` naming it."""
+    EfficientCube's per-instance results on DeepCubeA's test states of ``puzzle``, read once per
+    process (callers do not change it); None when the file is absent. A malformed file is an
+    ``InputError`` naming it."""
     import csv
 
     from core.errors import InputError

@@ -82,6 +82,8 @@ def with_reference_optima(df: pd.DataFrame) -> pd.DataFrame:
     (``run: CONFIG``). Where a reference comes from outside the run and an optimal-by-construction
     configuration of the run solved the instance at another length, one of the two is wrong: an
     ``InputError`` names the instance."""
+    if "optimal_from" in df:  # filled already: filling again would relabel the run's optima
+        return df
     out = _complete(df).copy()
     opt = pd.to_numeric(out["optimal"], errors="coerce")
     named = out["optimal_source"] if "optimal_source" in out else pd.Series(None, index=out.index)
@@ -271,7 +273,8 @@ def _stats(g: pd.DataFrame, ci: bool, seed: int) -> dict[str, Any]:
     # % optimal counts every instance with a reference: an unsolved one is not optimal
     n_reference = int(pd.to_numeric(g["optimal"], errors="coerce").notna().sum())
     n_optimal = int((excess == 0).sum())
-    bound = _num(solved["lower_bound"]) if "lower_bound" in solved else np.full(len(solved), np.nan)
+    all_bounds = _num(g["lower_bound"]) if "lower_bound" in g else np.full(n, np.nan)
+    bound = all_bounds[(g["status"] == "solved").to_numpy()]
     bounded = ~np.isnan(bound)
     fails = g.loc[g["status"] != "solved", "status"].value_counts()
     total_time = float(np.nansum(times))
@@ -298,9 +301,9 @@ def _stats(g: pd.DataFrame, ci: bool, seed: int) -> dict[str, Any]:
         "solver_mb": float(np.nanmax(_num(g["solver_nbytes"]))) / 2**20
         if "solver_nbytes" in g and g["solver_nbytes"].notna().any() else math.nan,
     }
-    if "lower_bound" in g and pd.to_numeric(g["lower_bound"], errors="coerce").notna().any():
+    if (~np.isnan(all_bounds)).any():
         # a length equal to a certified lower bound is proven optimal, whatever the reference
-        n_bounded = int(pd.to_numeric(g["lower_bound"], errors="coerce").notna().sum())
+        n_bounded = int((~np.isnan(all_bounds)).sum())
         out["n_bounded"] = n_bounded
         out["n_proven"] = int((length[bounded] == bound[bounded]).sum())
         out["proven_pct"] = 100.0 * out["n_proven"] / n_bounded
@@ -514,28 +517,29 @@ def aggregates_note(puzzle: str) -> str:
             + "; ".join(f"{a.optimal_pct:g}% ({a.source}: {a.setting})" for a in found) + ".")
 
 
-def set_sections(df: pd.DataFrame, seed: int = 0) -> list[tuple[str, pd.DataFrame, Any]]:
-    """Per instance set of ``df`` (after ``with_reference_optima``): its name, the summary of every
-    configuration on it, and the comparison on its commonly solved instances (None for one
-    configuration). A mean across sets of different difficulty says nothing, so summaries never
-    mix sets."""
+def set_sections(df: pd.DataFrame, seed: int = 0
+                 ) -> list[tuple[str, pd.DataFrame, pd.DataFrame, Any]]:
+    """Per instance set of ``df`` (after ``with_reference_optima``): its name, its rows, the
+    summary of every configuration on it, and the comparison on its commonly solved instances
+    (None for one configuration). A mean across sets of different difficulty says nothing, so
+    summaries never mix sets."""
     out = []
     for set_name, g in df.groupby("instance_set", sort=False):
         comp = compare(g, seed=seed) if g["config"].nunique() > 1 else None
-        out.append((str(set_name), summarize(g, seed=seed), comp))
+        out.append((str(set_name), g, summarize(g, seed=seed), comp))
     return out
 
 
 def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
     """The run's summary per instance set, each set's commonly-solved comparison and the
-    published solvers on the same instances, as one markdown document."""
+    published solvers on the same instances, as one markdown document (``df``: a run's rows, or
+    the frame ``with_reference_optima`` already returned)."""
     parts = [f"# {title}" if title else "# Results", ""]
     df = with_reference_optima(df)
     sets = ", ".join(f"{k} ({v})" for k, v in df.groupby("instance_set", sort=False)["instance"]
                      .nunique().items())
     parts += [f"Instance sets: {sets}. Rows: {len(df)}.", ""]
-    for set_name, summ, comp in set_sections(df, seed):
-        g = df[df["instance_set"] == set_name]
+    for set_name, g, summ, comp in set_sections(df, seed):
         parts += [f"## {set_name} ({g['instance'].nunique()} instances)", "",
                   markdown_table(display_table(summ)), ""]
         if comp is not None:

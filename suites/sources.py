@@ -15,6 +15,7 @@ bounds (``meta["lower_bound"]``, ``meta["lower_bound_from"]``: ``suites.referenc
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -227,9 +228,7 @@ def deepcubea_actions(puzzle: Puzzle, kind: str, solution: Sequence[Any]) -> lis
     if kind == "npuzzle":
         from puzzles.npuzzle import deepcubea_tile_moves
 
-        n = puzzle.state_dim
-        blank_last = np.array(list(range(1, n)) + [0])
-        if not np.array_equal(np.asarray(puzzle.goal()).ravel(), blank_last):
+        if getattr(puzzle, "layout", None) != "blank-last":
             return None
         return deepcubea_tile_moves(solution)
     return None
@@ -399,24 +398,19 @@ def load_instances(suite: Suite, set_name: str, limit: int | None = None,
 
 
 # --------------------------------------------------------------------------- references by state
-_REFERENCES: dict[tuple[str, str | None], dict[str, tuple[int, str]]] = {}
-
-
+@functools.cache
 def published_optima(puzzle_name: str, goal: str | None) -> dict[str, tuple[int, str]]:
     """``{state text: (optimal length, source)}`` of every published reference optimum of
     ``puzzle_name`` (with tiles' ``goal`` layout) that ``../shared`` holds, read once per process:
     DeepCubeA's optimal solutions, replayed. A state's text is its values joined by spaces (the
     rows' ``state`` column). Empty where none is published or the data is absent; rows made
     before references were read get theirs from here (``bench.report.with_reference_optima``)."""
-    key = (puzzle_name, goal)
-    if key not in _REFERENCES:
-        found: dict[str, tuple[int, str]] = {}
-        src = deepcubea_source(puzzle_name)
-        if src is not None and puzzle_name in registry.PUZZLES:
-            puzzle = registry.get_puzzle(puzzle_name, goal=goal)
-            for inst in deepcubea_instances(puzzle, src):
-                if inst.optimal is not None:
-                    text = " ".join(str(int(v)) for v in inst.state)
-                    found[text] = (inst.optimal, inst.meta.get("optimal_source", "DeepCubeA"))
-        _REFERENCES[key] = found
-    return _REFERENCES[key]
+    found: dict[str, tuple[int, str]] = {}
+    src = deepcubea_source(puzzle_name)
+    if src is not None and puzzle_name in registry.PUZZLES:
+        puzzle = registry.get_puzzle(puzzle_name, goal=goal)
+        for inst in deepcubea_instances(puzzle, src):
+            if inst.optimal is not None:
+                text = " ".join(str(int(v)) for v in inst.state)
+                found[text] = (inst.optimal, inst.meta.get("optimal_source", "DeepCubeA"))
+    return found

@@ -179,6 +179,7 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
         except OSError as exc:
             raise InputError(f"--out: cannot create {out}: {exc.strerror or exc}") from None
         runner.write_tables(df, out)
+    df = report.with_reference_optima(df)  # once: the summary, the terminal and the figures
     md = report.report_markdown(df, title=title)
     meta = runner.read_run_json(run_dir)
     if meta is None:
@@ -200,17 +201,15 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
             head, _, rest = md.partition("\n\n")
             md = head + "\n\nMade by:\n\n" + "\n".join(lines) + "\n\n" + rest
     (out / "summary.md").write_text(md)
-    df = report.with_reference_optima(df)
-    for set_name, summ, comp in report.set_sections(df):
-        n_set = df.loc[df["instance_set"] == set_name, "instance"].nunique()
-        click.echo(f"\n{set_name} ({n_set} instances):")
+    for set_name, g, summ, comp in report.set_sections(df):
+        click.echo(f"\n{set_name} ({g['instance'].nunique()} instances):")
         click.echo(report.text_table(report.terminal_table(report.display_table(summ))))
         if comp is not None:
             n_common = int(comp["n"].max())
             click.echo(f"\n{set_name}: on the {n_common} instances solved by every configuration "
                        "(that solved any):")
             click.echo(report.text_table(report.terminal_table(report.display_table(comp))))
-        pub = report.published_table(df[df["instance_set"] == set_name])
+        pub = report.published_table(g)
         if pub is not None:
             click.echo(f"\n{set_name}: published solvers on the same instances:")
             click.echo(report.text_table(pub))
