@@ -30,6 +30,7 @@ from bench.executor import Executor, LocalExecutor, Task
 from bench.provenance import ROW_FIELDS, provenance
 from core.errors import InputError
 from core.limits import Limits
+from core.paths import display_path
 from core.status import FAILURE_STATUSES as _FAILURES
 from core.status import Status
 from suites.schema import ConfigSpec, InstanceSet, Suite
@@ -425,7 +426,7 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
         (run_dir / RUN_JSON).replace(run_dir / f"{RUN_JSON}.damaged")
         meta = {}
     meta.update({
-        "suite": plan.suite.name, "suite_file": str(plan.suite.path), "profile": plan.profile,
+        "suite": plan.suite.name, "suite_file": display_path(plan.suite.path), "profile": plan.profile,
         "configs": [c.name for c in plan.configs],
         "instance_sets": {k: {"origin": s.origin, "count": len(s.instances), "goal": s.goal,
                               "citation": s.spec.citation}
@@ -440,7 +441,8 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
         sessions = meta["sessions"] = []
     executor = executor or LocalExecutor()
     sessions.append({**prov, "resumed": resume, "todo": len(todo), "profile": plan.profile,
-                     "fingerprint": meta["fingerprint"], "argv": sys.argv,
+                     "fingerprint": meta["fingerprint"],
+                     "argv": [Path(sys.argv[0]).name, *sys.argv[1:]] if sys.argv else [],
                      "executor": executor.describe()})
     try:
         write_atomic(run_dir / RUN_JSON, json.dumps(meta, indent=2, default=str))

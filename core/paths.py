@@ -38,3 +38,23 @@ def deepcubea_dir() -> Path:
 
 def instances_dir() -> Path:
     return shared_dir() / "instances"
+
+
+def display_path(path: str | Path) -> str:
+    """How committed records name ``path``: relative to the checkout where it lies inside it,
+    ``shared/...`` inside the shared data folder, ``cache/...`` inside the cache, else its last
+    three parts, so that no record carries a path of the machine that wrote it."""
+    p = Path(path).expanduser()
+    try:
+        p = p.resolve()
+    except OSError:
+        return "/".join(p.parts[-3:])
+    env_cache = os.environ.get("BENCH_CACHE")
+    cache = Path(env_cache).expanduser() if env_cache else \
+        Path(platformdirs.user_cache_dir("heuristic-bench"))
+    for root, prefix in ((_ROOT, ""), (shared_dir(), "shared/"), (cache, "cache/")):
+        try:
+            return prefix + p.relative_to(root.resolve()).as_posix()
+        except (ValueError, OSError):
+            continue
+    return "/".join(p.parts[-3:])

@@ -25,7 +25,7 @@ import numpy as np
 
 from core import registry
 from core.errors import InputError
-from core.paths import cache_dir, deepcubea_dir
+from core.paths import cache_dir, deepcubea_dir, display_path
 from puzzles.base import Puzzle
 from suites.reference import set_lower_bounds, set_optimal
 from suites.schema import INSTANCES_DIR, Instance, InstanceSet, InstanceSetSpec, Suite
@@ -366,11 +366,11 @@ def load_instances(suite: Suite, set_name: str, limit: int | None = None,
             fb.origin += f" (fallback for {set_name}: DeepCubeA data absent)"
             return fb
         instances = deepcubea_instances(puzzle, src, set_name, limit)
-        origin = str(src)
+        origin = display_path(src)
     elif spec.source == "file":
         path = INSTANCES_DIR / str(spec.path)
         instances = _parse_file(spec, puzzle, path)[:limit]
-        origin = str(path)
+        origin = display_path(path)
     elif spec.source == "scramble":
         instances = []
         count = int(spec.count or 0)

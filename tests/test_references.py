@@ -165,3 +165,14 @@ def test_imported_sets_keep_their_references(deepcubea, tmp_path):
     assert [i.optimal for i in imported] == [i.optimal for i in direct]
     assert None not in [i.optimal for i in imported]
     assert {i.meta["optimal_source"] for i in imported} == {"DeepCubeA's optimal solver"}
+
+
+def test_records_name_paths_without_the_machines_folders(tmp_path, monkeypatch):
+    from core.paths import _ROOT, display_path, shared_dir
+
+    assert display_path(_ROOT / "suites" / "cube3.toml") == "suites/cube3.toml"
+    assert display_path(shared_dir() / "data" / "deepcubea" / "x.pkl") == \
+        "shared/data/deepcubea/x.pkl"
+    monkeypatch.setenv("BENCH_CACHE", str(tmp_path / "c"))
+    assert display_path(tmp_path / "c" / "instances" / "a.txt") == "cache/instances/a.txt"
+    assert display_path("/elsewhere/deep/deepcubea/cube3/t.pkl") == "deepcubea/cube3/t.pkl"
