@@ -207,10 +207,11 @@ def full_bfs(n: int, w: int, k: int, out_table: np.ndarray, progress_every: int)
 # ----------------------------------------------------------------------------- lookups
 @njit(cache=True, nogil=True, inline="always")
 def table_get(table: np.ndarray, packed: bool, i: np.int64) -> np.int64:
+    # i is a rank, never negative: an unsigned index skips Numba's negative-index wraparound
     if packed:
-        b = np.int64(table[i >> 1])  # signed: unsigned arithmetic would widen sums to float
+        b = np.int64(table[np.uint64(i >> 1)])  # signed: unsigned arithmetic would widen sums
         return (b >> 4) if (i & 1) else (b & 15)
-    return np.int64(table[i])
+    return np.int64(table[np.uint64(i)])
 
 
 @njit(cache=True, nogil=True)
@@ -222,16 +223,26 @@ def entry_value(e: int, pos: np.ndarray, ent_tiles: np.ndarray, ent_k: np.ndarra
     A plain entry reads the cells of its tiles; a transposed one (``ent_flag[e]``) reads the
     state mirrored about the main diagonal: cell ``T[pos[T[a]]]`` for tile ``a``.
     """
-    k = ent_k[e]
-    if ent_flag[e]:
+    u = np.uint64
+    ue = u(e)
+    k = ent_k[ue]
+    if ent_flag[ue]:
         for i in range(k):
-            buf[i] = transpose[pos[transpose[ent_tiles[e, i]]]]
+            buf[u(i)] = transpose[u(pos[u(transpose[u(ent_tiles[ue, u(i)])])])]
     else:
         for i in range(k):
-            buf[i] = pos[ent_tiles[e, i]]
-    r = rank_partial(buf[:k], n)
-    t = ent_tab[e]
-    return table_get(tables[t], packed[t], r)
+            buf[u(i)] = pos[u(ent_tiles[ue, u(i)])]
+    # rank_partial inlined over buf (cells are indices: unsigned, no wraparound)
+    r = np.int64(0)
+    for i in range(k):
+        p = buf[u(i)]
+        dgt = p
+        for j in range(i):
+            if buf[u(j)] < p:
+                dgt -= 1
+        r = r * (n - i) + dgt
+    t = ent_tab[ue]
+    return table_get(tables[t], packed[u(t)], r)
 
 
 @njit(cache=True)

@@ -24,6 +24,10 @@ PAUSED, ITER_DONE, SOLVED = 0, 1, 2
 INF = 1 << 40
 #: slots of the int64 ``ctl`` array every kernel keeps its counters in
 GEN, EXP, NEXT = 0, 1, 2
+#: index cast for the kernels' hot loops: Numba wraps a signed index that is negative (a compare
+#: and a select on every array access); an unsigned index skips that. Only for indices known to
+#: be in range.
+U = np.uint64
 
 
 class Search(Protocol):

@@ -32,7 +32,7 @@ from heuristics._tiles_kernels import line_conflicts
 from heuristics.base import IdaSpec
 from pdb_builders._additive_kernels import entry_value
 from puzzles.npuzzle import blank_moves_table
-from solvers._ida_engine import EXP, GEN, NEXT, drive
+from solvers._ida_engine import EXP, GEN, NEXT, U, drive
 
 #: nodes generated per call of the kernel between clock and node-limit checks (Manhattan runs
 #: at ~10^8 nodes/s, the others at ~10^6..10^7)
@@ -148,9 +148,9 @@ def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
     gen = st[2]
     exp = st[3]
     nextb = st[4]
-    h = hs[d]
-    back = path[d - 1] ^ 1 if d > 0 else -1
-    a = next_a[d]  # the next action to try at depth d lives in a register until we descend
+    h = hs[U(d)]
+    back = path[U(d - 1)] ^ 1 if d > 0 else -1
+    a = next_a[U(d)]  # the next action to try at depth d lives in a register until we descend
     status = ITER_DONE
     while True:
         if a >= 4:
@@ -158,46 +158,46 @@ def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
                 status = ITER_DONE
                 break
             d -= 1
-            ob = moves[blank * 4 + (path[d] ^ 1)]
-            t = tiles[ob]
-            tiles[blank] = t
-            tiles[ob] = 0
+            ob = moves[U(blank * 4 + (path[U(d)] ^ 1))]
+            t = tiles[U(ob)]
+            tiles[U(blank)] = t
+            tiles[U(ob)] = 0
             blank = ob
-            h = hs[d]
-            a = next_a[d]
-            back = path[d - 1] ^ 1 if d > 0 else -1
+            h = hs[U(d)]
+            a = next_a[U(d)]
+            back = path[U(d - 1)] ^ 1 if d > 0 else -1
             continue
         cur = a
         a += 1
         if cur == back:
             continue
-        nb = moves[blank * 4 + cur]
+        nb = moves[U(blank * 4 + cur)]
         if nb < 0:
             continue
-        t = tiles[nb]
-        nh = h + md[t * n + blank] - md[t * n + nb]
+        t = tiles[U(nb)]
+        nh = h + md[U(t * n + blank)] - md[U(t * n + nb)]
         gen += 1
         f = d + 1 + nh
         if f > bound:
             if f < nextb:
                 nextb = f
             continue
-        tiles[blank] = t
-        tiles[nb] = 0
+        tiles[U(blank)] = t
+        tiles[U(nb)] = 0
         blank = nb
-        path[d] = cur
-        next_a[d] = a
+        path[U(d)] = cur
+        next_a[U(d)] = a
         d += 1
         if nh == 0:
             status = SOLVED
             break
         a = 0
-        hs[d] = nh
+        hs[U(d)] = nh
         h = nh
         back = cur ^ 1
         exp += 1
         if gen >= budget_end:
-            next_a[d] = 0
+            next_a[U(d)] = 0
             status = PAUSED
             break
     st[0] = d
