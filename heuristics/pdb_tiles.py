@@ -20,6 +20,10 @@ from heuristics.base import Heuristic, IdaSpec
 from heuristics.manhattan import canonical, check_states, tiles_puzzle_info
 from puzzles.base import Puzzle
 
+#: largest table (entries) whose sparse layout the IDA* kernel gets (n^k: 25^6 = 244 M for the
+#: 24-puzzle's 6-tile patterns, 16^8 = 4.3 G for the 15-puzzle's 8-tile one stays ranked)
+SPARSE_MAX_ENTRIES = 1 << 29
+
 
 class AdditiveTilePDB(Heuristic):
     """Additive tile PDB named ``pdb-<partition>[-reflect]``."""
@@ -66,10 +70,16 @@ class AdditiveTilePDB(Heuristic):
         self.transpose = tmap
         # dep[x] = (plain term, reflected term) whose value depends on tile x's cell, or -1
         self.dep = np.full((self.n, 2), -1, dtype=np.int64)
+        # dep_w[x] = the weight of tile x's digit in those terms' sparse index (n^(k-1-slot))
+        self.dep_w = np.zeros((self.n, 2), dtype=np.int64)
         for e in range(len(terms)):
-            for a in self.ent_tiles[e, : self.ent_k[e]]:
+            k = int(self.ent_k[e])
+            for slot, a in enumerate(self.ent_tiles[e, :k]):
                 x = int(tmap[a]) if self.ent_flag[e] else int(a)
-                self.dep[x, 0 if e < self.num_plain else 1] = e
+                side = 0 if e < self.num_plain else 1
+                self.dep[x, side] = e
+                self.dep_w[x, side] = self.n ** (k - 1 - slot)
+        self._sparse: tuple[np.ndarray, np.ndarray, bool] | None = None
         self.load_seconds = time.perf_counter() - t0
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
@@ -83,13 +93,44 @@ class AdditiveTilePDB(Heuristic):
     def nbytes(self) -> int:
         return int(sum(t.nbytes for t in self.tables))
 
+    def sparse_tables(self) -> tuple[np.ndarray, np.ndarray, bool] | None:
+        """The tables in the sparse layout the IDA* kernel reads (index = the pattern's cells as
+        a base-n number, updated by one multiply-add per move), one after the other in one
+        array: ``(flat, offsets, packed)``, ``offsets[t]`` where table ``t`` starts (in entries).
+        Nibbles when every table has them, bytes otherwise. Made once per heuristic; None when
+        one table would exceed ``SPARSE_MAX_ENTRIES`` (the kernel then ranks each lookup)."""
+        from pdb_builders._additive_kernels import sparse_layout
+
+        ks = [int(self.ent_k[int(np.flatnonzero(self.ent_tab == t)[0])])
+              for t in range(len(self.tables))]
+        if any(self.n ** k > SPARSE_MAX_ENTRIES for k in ks):
+            return None
+        if self._sparse is None:
+            t0 = time.perf_counter()
+            packed = bool(np.all(self.packed))
+            offsets = np.cumsum([0] + [self.n ** k for k in ks], dtype=np.int64)
+            if packed and np.any(offsets % 2):
+                packed = False  # a table would start mid-byte
+            parts = [sparse_layout(table, bool(p), self.n, k, packed)
+                     for table, p, k in zip(self.tables, self.packed, ks, strict=True)]
+            flat = np.concatenate(parts)
+            flat.setflags(write=False)
+            self._sparse = (flat, offsets[:-1], packed)
+            self.load_seconds += time.perf_counter() - t0
+        return self._sparse
+
     def ida_spec(self) -> IdaSpec:
+        sparse = self.sparse_tables()
+        if sparse is None:
+            tables, params = self.tables, {"sparse": False}
+        else:
+            flat, offsets, packed = sparse
+            tables = (flat, offsets)
+            params = {"sparse": True, "sparse_packed": packed}
         return IdaSpec(
             family="tiles", kind="additive-pdb",
             arrays=(self.ent_tiles, self.ent_k, self.ent_flag, self.ent_tab, self.transpose,
-                    self.dep, self.packed, *self.tables),
+                    self.dep, self.dep_w, self.packed, *tables),
             params={"width": self.width, "layout": self.layout, "num_plain": self.num_plain,
-                    "num_tables": len(self.tables)},
+                    "num_tables": len(self.tables), **params},
         )
-
-

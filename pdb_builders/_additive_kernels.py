@@ -272,3 +272,52 @@ def eval_batch(states: np.ndarray, ent_tiles: np.ndarray, ent_k: np.ndarray,
                 h = hr
         out[b] = h
     return out
+
+
+# ----------------------------------------------------------------------------- sparse layout
+# The same values indexed by the pattern's cells read as a base-n number, sum_i cell_i n^(k-1-i),
+# instead of the gap-free rank: n^k entries (those of placements with a repeated cell unused).
+# A search then updates an entry's index when one tile moves with one multiply-add (the moved
+# tile's digit changes) instead of ranking the placement again.
+
+@njit(cache=True)
+def sparse_layout(table: np.ndarray, packed: bool, n: int, k: int,
+                  out_packed: bool) -> np.ndarray:
+    """The ``(n^k,)`` (``out_packed``: nibbles, ``(ceil(n^k / 2),)``) uint8 copy of a ranked
+    ``table`` (nibbles when ``packed``) indexed by the base-``n`` number of the placement's
+    cells (:func:`sparse_index`)."""
+    entries = np.int64(1)
+    size = np.int64(1)
+    for i in range(k):
+        entries *= n - i
+        size *= n
+    out = np.zeros((size + 1) // 2 if out_packed else size, dtype=np.uint8)
+    cells = np.empty(k, dtype=np.int64)
+    for r in range(entries):
+        unrank_partial(r, n, k, cells)
+        s = np.int64(0)
+        for i in range(k):
+            s = s * n + cells[i]
+        v = table_get(table, packed, r)
+        if out_packed:
+            j = np.uint64(s >> 1)
+            if s & 1:
+                out[j] = (out[j] & np.uint8(15)) | np.uint8(v << 4)
+            else:
+                out[j] = (out[j] & np.uint8(240)) | np.uint8(v)
+        else:
+            out[np.uint64(s)] = np.uint8(v)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def sparse_index(e: int, pos: np.ndarray, ent_tiles: np.ndarray, ent_k: np.ndarray,
+                 ent_flag: np.ndarray, transpose: np.ndarray, n: int) -> np.int64:
+    """Index of lookup entry ``e`` in its table's sparse layout for the tile positions ``pos``
+    (plain or mirrored as in :func:`entry_value`)."""
+    s = np.int64(0)
+    for i in range(ent_k[e]):
+        a = ent_tiles[e, i]
+        c = transpose[pos[transpose[a]]] if ent_flag[e] else pos[a]
+        s = s * n + c
+    return s

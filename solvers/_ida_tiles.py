@@ -30,7 +30,7 @@ from numba import njit
 
 from heuristics._tiles_kernels import line_conflicts
 from heuristics.base import IdaSpec
-from pdb_builders._additive_kernels import entry_value
+from pdb_builders._additive_kernels import entry_value, sparse_index, table_get
 from puzzles.npuzzle import blank_moves_table
 from solvers._ida_engine import EXP, GEN, NEXT, U, drive
 
@@ -208,20 +208,30 @@ def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
     return status
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndarray,
              moves: np.ndarray, st: np.ndarray, next_a: np.ndarray, path: np.ndarray,
-             sums: np.ndarray, vals: np.ndarray, undo_e: np.ndarray, undo_v: np.ndarray,
-             undo_n: np.ndarray, ent_tiles: np.ndarray, ent_k: np.ndarray, ent_flag: np.ndarray,
-             ent_tab: np.ndarray, transpose: np.ndarray, dep: np.ndarray, tables,
-             packed: np.ndarray) -> int:
+             sums: np.ndarray, vals: np.ndarray, idx: np.ndarray, undo_e: np.ndarray,
+             undo_v: np.ndarray, undo_i: np.ndarray, undo_n: np.ndarray, ent_tiles: np.ndarray,
+             ent_k: np.ndarray, ent_flag: np.ndarray, ent_tab: np.ndarray, transpose: np.ndarray,
+             dep: np.ndarray, dep_w: np.ndarray, tables, packed: np.ndarray,
+             sparse: bool, flat: np.ndarray, fpacked: bool) -> int:
     """The search kernel for additive PDBs (state and return codes as in :func:`_run_lc`),
     without copying the terms per depth.
 
     ``vals`` (``(E,)``) holds the current node's terms; a move re-reads the terms of the moved
-    tile (plain and reflected; and the blank's, for ``pdb-full``) and logs the old values in
-    ``undo_e/undo_v[d]`` (``undo_n[d]`` of them) to restore them when the search comes back.
-    ``sums[d]`` = (plain sum, reflected sum) at depth ``d``; ``moves`` is ``(n * 4,)``.
+    tile (and the blank's, for ``pdb-full``) and logs the old values in ``undo_e/undo_v[d]``
+    (``undo_n[d]`` of them) to restore them when the search comes back. ``sums[d]`` = (plain
+    sum, reflected sum) at depth ``d``; ``moves`` is ``(n * 4,)``.
+
+    ``sparse``: the tables are in the sparse layout (``pdb_builders._additive_kernels.
+    sparse_layout``), one after the other in ``flat`` (nibbles when ``fpacked``), and ``idx[e]``
+    holds each term's index there, moved by ``dep_w`` times the moved piece's change of cell
+    (logged in ``undo_i``); otherwise each lookup ranks its placement in ``tables``.
+
+    The reflected terms are read only when they can matter: a child whose plain sum already puts
+    it beyond the bound is cut without them unless its ``f`` could still lower the next bound, so
+    the cut-off decisions, the next bound and the node counts are those of the full maximum.
     """
     n = w * w
     d = st[0]
@@ -230,63 +240,85 @@ def _run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.nda
     exp = st[3]
     nextb = st[4]
     buf = np.empty(n, dtype=np.int64)
-    sp = sums[d, 0]
-    sr = sums[d, 1]
-    back = path[d - 1] ^ 1 if d > 0 else -1
-    a = next_a[d]
+    sp = sums[U(d), 0]
+    sr = sums[U(d), 1]
+    back = path[U(d - 1)] ^ 1 if d > 0 else -1
+    a = next_a[U(d)]
     status = ITER_DONE
     while True:
         if a >= 4:
-            if d == 0:
+            if d == st[5]:
                 status = ITER_DONE
                 break
             d -= 1
-            for j in range(undo_n[d] - 1, -1, -1):
-                vals[undo_e[d, j]] = undo_v[d, j]
-            ob = moves[blank * 4 + (path[d] ^ 1)]
-            t = tiles[ob]
-            tiles[blank] = t
-            tiles[ob] = 0
-            pos[t] = blank
+            ud = U(d)
+            for j in range(undo_n[ud] - 1, -1, -1):
+                e = undo_e[ud, U(j)]
+                vals[U(e)] = undo_v[ud, U(j)]
+                idx[U(e)] = undo_i[ud, U(j)]
+            ob = moves[U(blank * 4 + (path[ud] ^ 1))]
+            t = tiles[U(ob)]
+            tiles[U(blank)] = t
+            tiles[U(ob)] = 0
+            pos[U(t)] = blank
             pos[0] = ob
             blank = ob
-            sp = sums[d, 0]
-            sr = sums[d, 1]
-            a = next_a[d]
-            back = path[d - 1] ^ 1 if d > 0 else -1
+            sp = sums[ud, 0]
+            sr = sums[ud, 1]
+            a = next_a[ud]
+            back = path[U(d - 1)] ^ 1 if d > 0 else -1
             continue
         cur = a
         a += 1
         if cur == back:
             continue
-        nb = moves[blank * 4 + cur]
+        nb = moves[U(blank * 4 + cur)]
         if nb < 0:
             continue
-        t = tiles[nb]
+        t = tiles[U(nb)]
         ob = blank
-        tiles[ob] = t
-        tiles[nb] = 0
-        pos[t] = ob
+        tiles[U(ob)] = t
+        tiles[U(nb)] = 0
+        pos[U(t)] = ob
         pos[0] = nb
         gen += 1
+        ud = U(d)
         nsp = sp
         nsr = sr
         cnt = 0
-        for x in (t, 0):
-            for side in range(2):
-                e = dep[x, side]
+        for side in range(2):
+            if side == 1:
+                # the plain sum alone may decide: cut, and f cannot lower the next bound
+                f0 = d + 1 + nsp
+                if f0 > bound and f0 >= nextb:
+                    break
+            for x in (t, 0):
+                e = dep[U(x), U(side)]
                 if e < 0:
                     continue
-                v = entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose, tables,
-                                packed, n, buf)
-                old = vals[e]
+                ue = U(e)
+                old = vals[ue]
+                oi = idx[ue]
+                if sparse:
+                    c0 = nb if x != 0 else ob  # the piece's cell before the move
+                    c1 = ob if x != 0 else nb
+                    if ent_flag[ue]:
+                        c0 = transpose[U(c0)]
+                        c1 = transpose[U(c1)]
+                    ni = oi + (c1 - c0) * dep_w[U(x), U(side)]
+                    v = table_get(flat, fpacked, ni)
+                    idx[ue] = ni
+                else:
+                    v = entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose,
+                                    tables, packed, n, buf)
                 if side == 0:
                     nsp += v - old
                 else:
                     nsr += v - old
-                undo_e[d, cnt] = e
-                undo_v[d, cnt] = old
-                vals[e] = v
+                undo_e[ud, U(cnt)] = e
+                undo_v[ud, U(cnt)] = old
+                undo_i[ud, U(cnt)] = oi
+                vals[ue] = v
                 cnt += 1
         h = nsp if nsp >= nsr else nsr
         f = d + 1 + h
@@ -294,25 +326,27 @@ def _run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.nda
             if f < nextb:
                 nextb = f
             for j in range(cnt - 1, -1, -1):
-                vals[undo_e[d, j]] = undo_v[d, j]
-            tiles[nb] = t
-            tiles[ob] = 0
-            pos[t] = nb
+                e = undo_e[ud, U(j)]
+                vals[U(e)] = undo_v[ud, U(j)]
+                idx[U(e)] = undo_i[ud, U(j)]
+            tiles[U(nb)] = t
+            tiles[U(ob)] = 0
+            pos[U(t)] = nb
             pos[0] = ob
             continue
         blank = nb
-        path[d] = cur
-        next_a[d] = a
-        undo_n[d] = cnt
+        path[ud] = cur
+        next_a[ud] = a
+        undo_n[ud] = cnt
         d += 1
-        sums[d, 0] = nsp
-        sums[d, 1] = nsr
+        sums[U(d), 0] = nsp
+        sums[U(d), 1] = nsr
         sp = nsp
         sr = nsr
         if h == 0 and blank == 0:
             goal = True
             for c in range(n):
-                if tiles[c] != c:
+                if tiles[U(c)] != c:
                     goal = False
                     break
             if goal:
@@ -324,7 +358,7 @@ def _run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.nda
         back = cur ^ 1
         exp += 1
         if gen >= budget_end:
-            next_a[d] = 0
+            next_a[U(d)] = 0
             status = PAUSED
             break
     st[0] = d
@@ -339,16 +373,24 @@ def _run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.nda
 def _initial_terms(kind: int, w: int, tiles: np.ndarray, pos: np.ndarray, md: np.ndarray,
                    lcr: np.ndarray, lcc: np.ndarray, vals: np.ndarray, ent_tiles: np.ndarray,
                    ent_k: np.ndarray, ent_flag: np.ndarray, ent_tab: np.ndarray,
-                   transpose: np.ndarray, tables, packed: np.ndarray, num_plain: int) -> int:
-    """Fill the depth-0 heuristic terms for the root and return its heuristic value."""
+                   transpose: np.ndarray, tables, packed: np.ndarray, num_plain: int,
+                   sparse: bool, idx: np.ndarray, flat: np.ndarray, fpacked: bool,
+                   offsets: np.ndarray) -> int:
+    """Fill the depth-0 heuristic terms for the root (and, for sparse tables, their indices in
+    ``idx``) and return its heuristic value."""
     n = w * w
     if kind == K_PDB:
         buf = np.empty(n, dtype=np.int64)
         h = 0
         hr = 0
         for e in range(ent_k.shape[0]):
-            v = int(entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose, tables,
-                                packed, n, buf))
+            if sparse:
+                idx[e] = offsets[ent_tab[e]] + sparse_index(e, pos, ent_tiles, ent_k, ent_flag,
+                                                            transpose, n)
+                v = int(table_get(flat, fpacked, idx[e]))
+            else:
+                v = int(entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose,
+                                    tables, packed, n, buf))
             vals[0, e] = v
             if e < num_plain:
                 h += v
@@ -377,22 +419,33 @@ def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
         raise ValueError(f"tiles IDA*: unknown heuristic kind {spec.kind!r}")
     z64 = np.zeros((1, 1), dtype=np.int64)
     if kind == K_PDB:
-        ent_tiles, ent_k, ent_flag, ent_tab, transpose, dep, packed, *tables = spec.arrays
+        ent_tiles, ent_k, ent_flag, ent_tab, transpose, dep, dep_w, packed, *tables = spec.arrays
         md = np.zeros((n, n), dtype=np.int32)
         num_plain = int(spec.params["num_plain"])
-        tabs = tuple(tables)
+        sparse = bool(spec.params.get("sparse", False))
+        fpacked = bool(spec.params.get("sparse_packed", False))
+        if sparse:
+            flat, offsets = tables
+            tabs = (np.zeros(1, np.uint8),)
+        else:
+            flat, offsets = np.zeros(1, np.uint8), np.zeros(1, np.int64)
+            tabs = tuple(tables)
     else:
         md = np.ascontiguousarray(spec.arrays[0], dtype=np.int32)
         ent_tiles, ent_k = z64, np.zeros(0, np.int64)
         ent_flag, ent_tab = np.zeros(0, np.bool_), np.zeros(0, np.int64)
         transpose, dep = np.arange(n, dtype=np.int64), np.full((n, 2), -1, np.int64)
+        dep_w = np.zeros((n, 2), np.int64)
+        sparse = fpacked = False
+        flat, offsets = np.zeros(1, np.uint8), np.zeros(1, np.int64)
         packed = np.zeros(1, np.bool_)
         tabs = (np.zeros(1, np.uint8),)
         tabs[0].setflags(write=False)
         num_plain = 0
     return dict(kind=kind, md=md, ent_tiles=ent_tiles, ent_k=ent_k, ent_flag=ent_flag,
-                ent_tab=ent_tab, transpose=transpose, dep=dep, packed=packed, tables=tabs,
-                num_plain=num_plain)
+                ent_tab=ent_tab, transpose=transpose, dep=dep, dep_w=dep_w, packed=packed,
+                tables=tabs, num_plain=num_plain, sparse=sparse, flat=flat, fpacked=fpacked,
+                offsets=offsets)
 
 
 class TilesSearch:
@@ -417,10 +470,12 @@ class TilesSearch:
         self.lcc = np.zeros((depth_cap, w), dtype=np.int64)
         nent = max(1, u["ent_k"].shape[0])
         vals = np.zeros((1, nent + 2), dtype=np.int64)  # the root's terms and their two sums
+        self.idx = np.zeros(nent, dtype=np.int64)  # the terms' sparse indices
         self.hs[0] = int(_initial_terms(u["kind"], w, self.tiles, self.pos, u["md"], self.lcr,
                                         self.lcc, vals, u["ent_tiles"], u["ent_k"], u["ent_flag"],
                                         u["ent_tab"], u["transpose"], u["tables"], u["packed"],
-                                        u["num_plain"]))
+                                        u["num_plain"], u["sparse"], self.idx, u["flat"],
+                                        u["fpacked"], u["offsets"]))
         # additive PDBs: the root's terms stay in vals (updated in place), sums per depth
         self.vals = vals[0]
         self.sums = np.zeros((depth_cap, 2), dtype=np.int64)
@@ -428,8 +483,10 @@ class TilesSearch:
         self.sums[0, 1] = vals[0, nent + 1]
         self.undo_e = np.zeros((depth_cap, 4), dtype=np.int64)
         self.undo_v = np.zeros((depth_cap, 4), dtype=np.int64)
+        self.undo_i = np.zeros((depth_cap, 4), dtype=np.int64)
         self.undo_n = np.zeros(depth_cap, dtype=np.int64)
-        self.st = np.zeros(5, dtype=np.int64)  # depth, blank, generated, expanded, next bound
+        # depth, blank, generated, expanded, next bound, depth of the iteration's root
+        self.st = np.zeros(6, dtype=np.int64)
         self.blank0 = int(self.pos[0])
         self.ctl = np.zeros(3, dtype=np.int64)
         self.bound = 0
@@ -460,9 +517,10 @@ class TilesSearch:
         elif u["kind"] == K_PDB:
             code = _run_pdb(self.w, self.bound, budget_end, self.tiles, self.pos,
                             self.moves_flat, st, self.next_a, self.path, self.sums, self.vals,
-                            self.undo_e, self.undo_v, self.undo_n, u["ent_tiles"], u["ent_k"],
-                            u["ent_flag"], u["ent_tab"], u["transpose"], u["dep"], u["tables"],
-                            u["packed"])
+                            self.idx, self.undo_e, self.undo_v, self.undo_i, self.undo_n,
+                            u["ent_tiles"], u["ent_k"], u["ent_flag"], u["ent_tab"],
+                            u["transpose"], u["dep"], u["dep_w"], u["tables"], u["packed"],
+                            u["sparse"], u["flat"], u["fpacked"])
         else:
             code = _run_lc(self.w, self.bound, budget_end, self.tiles, self.moves, st,
                            self.next_a, self.path, self.hs, u["md"], self.lcr, self.lcc)

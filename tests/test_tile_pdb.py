@@ -184,3 +184,50 @@ def test_concurrent_first_use_builds_once(tmp_path) -> None:
     assert [o.strip() for o, _ in outs] == ["0", "0"]
     assert sum(e.count("building pattern database") for _, e in outs) == 1
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".h5") == ["puzzle8-full.h5"]
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_sparse_layout_holds_every_ranked_entry(packed: bool) -> None:
+    from pdb_builders._additive_kernels import sparse_layout, table_get
+
+    n, k = 9, 3
+    values = np.random.default_rng(5).integers(0, 16, ranking.num_placements(n, k)).astype(np.uint8)
+    table = values
+    if packed:
+        table = np.zeros((values.size + 1) // 2, dtype=np.uint8)
+        table |= values[0::2]
+        table[: values[1::2].size] |= values[1::2] << 4
+    places = np.array([p for p in np.ndindex(n, n, n) if len(set(p)) == k])
+    ranks = ranking.rank(places, n)
+    index = places @ np.array([n * n, n, 1])
+    for out_packed in (False, True):
+        sparse = sparse_layout(table, packed, n, k, out_packed)
+        got = [table_get(sparse, out_packed, int(i)) for i in index]
+        assert np.array_equal(got, values[ranks])
+
+
+def test_ida_sparse_and_ranked_lookups_search_alike(monkeypatch) -> None:
+    """IDA* over the sparse tables (index moved per move, reflected terms read lazily) expands
+    exactly what the ranked lookups of every term expand."""
+    import heuristics.pdb_tiles as pt
+    from solvers import _ida_tiles
+
+    p = get_puzzle("puzzle15", goal="blank-first")
+    rng = np.random.default_rng(11)
+    states = []
+    for _ in range(4):
+        s = p.goal()[None, :]
+        for _ in range(40):
+            acts = p.legal_actions(s[0])
+            s = p.apply(s, np.array([rng.choice(acts)]))
+        states.append(s[0])
+    sparse_h = get_heuristic("pdb-555-reflect", p)
+    assert sparse_h.ida_spec().params["sparse"]
+    monkeypatch.setattr(pt, "SPARSE_MAX_ENTRIES", 0)
+    ranked_h = pt.AdditiveTilePDB(p, "555", reflect=True)
+    assert not ranked_h.ida_spec().params["sparse"]
+    for s in states:
+        a = _ida_tiles.search(p, sparse_h.ida_spec(), s, None, None)
+        b = _ida_tiles.search(p, ranked_h.ida_spec(), s, None, None)
+        assert a == b
+        assert len(a["actions"]) <= 40
