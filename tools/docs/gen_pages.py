@@ -506,7 +506,6 @@ def _mkdocs() -> None:
     def copy(path: str, src: Path) -> None:
         with mkdocs_gen_files.open(path, "wb") as fh:
             fh.write(src.read_bytes())
-        mkdocs_gen_files.set_edit_path(path, src.relative_to(ROOT).as_posix())
 
     generate(write, copy)
 
