@@ -1,4 +1,5 @@
-"""nox sessions: tests, lint, typecheck, bench (benchmarks), nojit (smallest tests without JIT)."""
+"""nox sessions: tests, lint, typecheck, bench (benchmarks), nojit (smallest tests without JIT),
+docs (the documentation site)."""
 
 from __future__ import annotations
 
@@ -106,3 +107,13 @@ def nojit(session: nox.Session) -> None:
     """The smallest tests with NUMBA_DISABLE_JIT=1 (kernels run as plain Python)."""
     _install(session)
     session.run("pytest", "-m", "nojit", *session.posargs, env={"NUMBA_DISABLE_JIT": "1"})
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The documentation site, built with ``mkdocs build --strict`` into ``site/`` (ignored by
+    git): a broken link or missing page in the site or in README.md fails the session. The
+    reference pages import the project, so it is installed with the ``docs`` extra."""
+    session.install("-e", ".[docs]")
+    session.run("mkdocs", "build", "--strict", "--site-dir", "site", *session.posargs,
+                env={"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"})

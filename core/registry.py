@@ -324,7 +324,7 @@ class PdbDecl:
     ci: bool = True
     stand_in: str = ""
     stand_in_args: tuple[tuple[str, Any], ...] = ()
-    build: str = ""  #: measured build cost and size on the 2-core development machine (README)
+    build: str = ""  #: measured build cost and size on the 2-core development machine (docs: registry reference)
 
 
 TILE_TABLES = "pdb_builders.additive_tiles:catalog_tables"

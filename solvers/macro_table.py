@@ -120,7 +120,7 @@ def korf_cube_order(model: PieceModel) -> tuple[str, ...]:
 
 
 def default_order(puzzle: Puzzle, model: PieceModel) -> tuple[str, ...]:
-    """The solution order used unless another is given (see the README for the reasons)."""
+    """The solution order used unless another is given (docs/solvers/table-driven.md gives the reasons)."""
     if model.group:
         return korf_cube_order(model)
     if getattr(puzzle, "layout", "") == "korf1982":
