@@ -89,9 +89,18 @@ def cli() -> None:
     """heuristic-bench: pattern databases against learned heuristics, under interchangeable solvers."""
 
 
+def _warn_plugins() -> None:
+    """One line on stderr per plugin declaration left out (``core.plugins``)."""
+    from core import registry
+
+    for problem in registry.PLUGINS.problems:
+        click.echo(f"warning: {problem}", err=True)
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Entry point: bad input becomes one line on stderr and exit status 2, never a traceback."""
     try:
+        _warn_plugins()
         return cli.main(args=argv, prog_name="bench", standalone_mode=False)
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)

@@ -645,3 +645,22 @@ def all_options(kind: str) -> dict[str, Option]:
         for o in e.options:
             out.setdefault(o.name, o)
     return out
+
+
+# --------------------------------------------------------------------------- plugins
+def _load_plugins() -> Any:
+    from core import plugins
+
+    return plugins.load(_KIND, Entry, Option)
+
+
+#: what the installed plugins declared (``core.plugins``): their entries are in ``PUZZLES``,
+#: ``HEURISTICS`` and ``SOLVERS`` (``props["plugin"]``: the package), the declarations left out
+#: in ``PLUGINS.problems`` (one line each; the command line prints them), their network input
+#: encodings in ``PLUGINS.encodings``
+PLUGINS = _load_plugins()
+
+
+def plugin_of(entry: Entry) -> str | None:
+    """The package that provides ``entry``; ``None`` for a built-in."""
+    return entry.props.get("plugin")
