@@ -1,4 +1,5 @@
-"""nox sessions: tests, lint, typecheck, bench (benchmarks), nojit (smallest tests without JIT)."""
+"""nox sessions: tests, lint, typecheck, bench (benchmarks), nojit (smallest tests without JIT),
+plugin (the example plugin package installed beside the project)."""
 
 from __future__ import annotations
 
@@ -106,3 +107,17 @@ def nojit(session: nox.Session) -> None:
     """The smallest tests with NUMBA_DISABLE_JIT=1 (kernels run as plain Python)."""
     _install(session)
     session.run("pytest", "-m", "nojit", *session.posargs, env={"NUMBA_DISABLE_JIT": "1"})
+
+
+#: the example plugin package (its own pyproject.toml: entry points of heuristic_bench.*)
+PLUGIN_EXAMPLE = "examples/plugin-example"
+
+
+@nox.session
+def plugin(session: nox.Session) -> None:
+    """The example plugin (bench-pancake) installed from its folder into the project's venv, as
+    a user installs one: its entries in `bench list`, solved by `bench solve`, run in a suite
+    (with an ONNX model that reads the plugin's own encoding); the loader's unit tests too."""
+    _install(session)
+    session.install(PLUGIN_EXAMPLE)
+    session.run("pytest", f"{PLUGIN_EXAMPLE}/tests", "tests/test_plugins.py", *session.posargs)

@@ -250,11 +250,11 @@ def load(tables: Mapping[str, dict[str, Any]], entry_cls: Any, option_cls: Any,
                 found.problems.append(Problem(package, group, ep.name, "declares no entries"))
             for e in entries:
                 try:
-                    if not many and isinstance(e, entry_cls) and e.name != ep.name:
-                        raise BadEntry(f"the entry point is named {ep.name!r}, its Entry "
-                                       f"{e.name!r} (name them alike, or point at a list)")
                     checked = _check_entry(e, kind, entry_cls, option_cls, tables, builtin,
                                            package)
+                    if not many and checked.name != ep.name:
+                        raise BadEntry(f"the entry point is named {ep.name!r}, its Entry "
+                                       f"{e.name!r} (name them alike, or point at a list)")
                 except BadEntry as exc:
                     found.problems.append(Problem(package, group, ep.name, str(exc)))
                     continue
