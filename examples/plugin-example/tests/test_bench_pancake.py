@@ -117,7 +117,8 @@ def _tiny_value_network(puzzle: Pancake, path: Path) -> None:
     goal = torch.from_numpy(inverse_positions(puzzle, puzzle.goal()[None, :]))
     with torch.no_grad():
         net[3].bias -= model(goal)
-        torch.onnx.export(model, (goal,), str(path), input_names=["codes"],
+        example = torch.cat([goal, goal])  # a batch of 1 would be fixed by the exporter
+        torch.onnx.export(model.eval(), (example,), str(path), input_names=["codes"],
                           output_names=["value"], dynamic_shapes=({0: torch.export.Dim("batch")},),
                           dynamo=True)
     card = {"puzzle": puzzle.name, "encoding": "pancake-inverse", "input": "codes",
