@@ -1,5 +1,5 @@
 """nox sessions: tests, lint, typecheck, bench (benchmarks), nojit (smallest tests without JIT),
-docs (the documentation site)."""
+docs (the documentation site), plugin (the example plugin package installed beside the project)."""
 
 from __future__ import annotations
 
@@ -117,3 +117,17 @@ def docs(session: nox.Session) -> None:
     session.install("-e", ".[docs]")
     session.run("mkdocs", "build", "--strict", "--site-dir", "site", *session.posargs,
                 env={"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"})
+
+
+#: the example plugin package (its own pyproject.toml: entry points of heuristic_bench.*)
+PLUGIN_EXAMPLE = "examples/plugin-example"
+
+
+@nox.session
+def plugin(session: nox.Session) -> None:
+    """The example plugin (bench-pancake) installed from its folder into the project's venv, as
+    a user installs one: its entries in `bench list`, solved by `bench solve`, run in a suite
+    (with an ONNX model that reads the plugin's own encoding); the loader's unit tests too."""
+    _install(session)
+    session.install(PLUGIN_EXAMPLE)
+    session.run("pytest", f"{PLUGIN_EXAMPLE}/tests", "tests/test_plugins.py", *session.posargs)

@@ -21,7 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("bench.commands.solve:solve_cmd", "solve one state"),
     "view": ("bench.commands.view:view_cmd", "replay solutions and browse a run in the browser"),
     "train": ("bench.commands.train:train_group", "train learned heuristics"),
-    "models": ("bench.commands.train:models_cmd", "list shipped and trained models"),
+    "models": ("bench.commands.models:models_group",
+               "list shipped and trained models, export them as ONNX, time them"),
     "run": ("bench.commands.suite:run_group", "run a benchmark suite"),
     "suite": ("bench.commands.suite:suite_group", "list and import suites"),
     "report": ("bench.commands.suite:report_cmd", "tables and figures of a run"),
@@ -89,9 +90,18 @@ def cli() -> None:
     """heuristic-bench: pattern databases against learned heuristics, under interchangeable solvers."""
 
 
+def _warn_plugins() -> None:
+    """One line on stderr per plugin declaration left out (``core.plugins``)."""
+    from core import registry
+
+    for problem in registry.PLUGINS.problems:
+        click.echo(f"warning: {problem}", err=True)
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Entry point: bad input becomes one line on stderr and exit status 2, never a traceback."""
     try:
+        _warn_plugins()
         return cli.main(args=argv, prog_name="bench", standalone_mode=False)
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)

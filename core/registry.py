@@ -11,7 +11,9 @@ imports torch or compiles Numba.
 Heuristic properties: ``puzzles`` (names, ``"*"`` or a ``"prefix*"``), ``admissible``,
 ``consistent``, ``exact``, ``kernel`` (a per-state Numba kernel for IDA*), ``needs_pdb``,
 ``needs_model``, ``pdb`` (the pattern database: :class:`PdbDecl`), ``ranks_moves`` (``True``:
-a policy, which gives log-probabilities of a state's moves and no distance estimate). Every
+a policy, which gives log-probabilities of a state's moves and no distance estimate),
+``recommend`` (``"module:function"`` giving a model's recommended search, see
+:func:`recommended_search`). Every
 heuristic evaluates batches of states. Solver properties: ``optimal`` (with an admissible
 heuristic), ``needs_kernel``, ``puzzles``, ``heuristic`` (``False``: a table-driven solver that
 uses no heuristic; it runs with ``zero`` and refuses any other), ``policy`` (``True``: the
@@ -450,6 +452,15 @@ HEURISTICS: dict[str, Entry] = {
                       default="sum", metavar="C"),
                Option("m", float, "the ratio combination's m", default=1.0, low=0.0,
                       low_ok=False, metavar="M"))),
+        Entry("onnx", "heuristics.onnx:OnnxHeuristic",
+              "a network in an ONNX file (a value network or a policy, as its card says), "
+              "evaluated by onnxruntime on the CPU", {},
+              {"puzzles": "*", "admissible": False, "consistent": False, "kernel": False,
+               "needs_model": True, "recommend": "heuristics.onnx:recommended_search"},
+              (replace(MODEL, help="ONNX file (its card NAME.card.json beside it) or a folder "
+                       "holding one", default_text="none: required"),
+               replace(DEVICE, choices=("auto", "cpu"), help="where a network evaluates (onnx: "
+                       "the CPU)"))),
     ]
 }
 
@@ -481,6 +492,18 @@ def check_heuristic_options(entry: Entry, kwargs: dict[str, Any]) -> dict[str, A
             raise InputError(f"--{k}: applies to learned heuristics, not to {entry.name}")
     return entry.check_options({k: v for k, v in kwargs.items() if entry.option(k) is not None},
                                "heuristic")
+
+
+def recommended_search(entry: Entry, puzzle_name: str, model: Any) -> dict[str, Any] | None:
+    """The search a model-backed heuristic recommends when no solver is given, from the function
+    its ``props["recommend"]`` names (``"module:function"``, called with the puzzle name and the
+    model): ``{"solver", "solver_args", "precision", "source"}``; ``None`` when it names none."""
+    target = entry.props.get("recommend")
+    if not target:
+        return None
+    module, _, attr = str(target).partition(":")
+    result: dict[str, Any] = getattr(importlib.import_module(module), attr)(puzzle_name, model)
+    return result
 
 
 def get_heuristic(name: str, puzzle: Any, **kwargs: Any):
@@ -645,3 +668,22 @@ def all_options(kind: str) -> dict[str, Option]:
         for o in e.options:
             out.setdefault(o.name, o)
     return out
+
+
+# --------------------------------------------------------------------------- plugins
+def _load_plugins() -> Any:
+    from core import plugins
+
+    return plugins.load(_KIND, Entry, Option)
+
+
+#: what the installed plugins declared (``core.plugins``): their entries are in ``PUZZLES``,
+#: ``HEURISTICS`` and ``SOLVERS`` (``props["plugin"]``: the package), the declarations left out
+#: in ``PLUGINS.problems`` (one line each; the command line prints them), their network input
+#: encodings in ``PLUGINS.encodings``
+PLUGINS = _load_plugins()
+
+
+def plugin_of(entry: Entry) -> str | None:
+    """The package that provides ``entry``; ``None`` for a built-in."""
+    return entry.props.get("plugin")

@@ -294,22 +294,30 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         if not registry.heuristic_supports(hentry, puzzle):
             raise r.fail("heuristic", f"{h} does not apply to {puzzle}")
         hargs = dict(r.get("heuristic_args", dict, default={}))
+        try:  # checked as the command line checks them (values stay as written: row keys)
+            registry.check_heuristic_options(hentry, hargs)
+        except InputError as exc:
+            raise r.fail("heuristic_args", str(exc)) from None
         sargs = dict(r.get("solver_args", dict, default={}))
         if solver_name is None:  # ida for heuristics with a kernel; a learned model's recommended search
             if hentry.props.get("ranks_moves"):  # a policy: beam search, the one that takes it
                 solver_name = "beam"
-            elif hentry.props.get("needs_model") and h != "davi":
+            elif hentry.props.get("needs_model") and h != "davi" \
+                    and "recommend" not in hentry.props:
                 solver_name = "bwas"
             elif hentry.props.get("needs_model"):
-                from heuristics.davi.heuristic import recommended_search
-
                 try:
-                    rec = recommended_search(puzzle, hargs.get("model"))
+                    rec = registry.recommended_search(hentry, puzzle, hargs.get("model"))
+                    if rec is None:
+                        from heuristics.davi.heuristic import recommended_search
+
+                        rec = recommended_search(puzzle, hargs.get("model"))
                 except InputError as exc:
                     raise r.fail("heuristic_args", str(exc)) from None
                 solver_name = str(rec["solver"])
                 sargs = {**rec["solver_args"], **sargs}
-                hargs.setdefault("precision", rec["precision"])
+                if rec.get("precision") is not None and hentry.option("precision") is not None:
+                    hargs.setdefault("precision", rec["precision"])
             else:
                 solver_name = "ida"
         try:

@@ -16,13 +16,23 @@ from core.errors import InputError
 @click.command("list")
 @click.argument("kind", type=click.Choice(["puzzles", "heuristics", "solvers"]), default="puzzles")
 def list_cmd(kind: str) -> None:
-    """List the registered puzzles (name, actions, states), heuristics or solvers."""
+    """List the registered puzzles (name, actions, states), heuristics or solvers; an entry
+    an installed plugin declares ends with [plugin: PACKAGE]."""
     if kind == "puzzles":
-        for name in registry.PUZZLES:
-            p = registry.get_puzzle(name)
+        for name, e in registry.PUZZLES.items():
+            try:
+                p = registry.get_puzzle(name)
+            except Exception as exc:  # noqa: BLE001 - a plugin's code that fails is listed so
+                if registry.plugin_of(e) is None:
+                    raise
+                reason = " ".join(str(exc).split()) or type(exc).__name__
+                click.echo(f"{name:<12} {'?':>3} actions  {'?':>32} states  {e.summary}"
+                           f"{_provider(e)} (cannot be made: {reason})")
+                continue
             n = p.num_states
             states = f"{n:,}" if n is not None else "unknown"
-            click.echo(f"{name:<12} {p.num_actions:>3} actions  {states:>32} states  {registry.PUZZLES[name].summary}")
+            click.echo(f"{name:<12} {p.num_actions:>3} actions  {states:>32} states  "
+                       f"{e.summary}{_provider(e)}")
     elif kind == "heuristics":
         for name, e in registry.HEURISTICS.items():
             puzzles = e.props.get("puzzles", "*")
@@ -33,11 +43,18 @@ def list_cmd(kind: str) -> None:
             if decl is not None and decl.build:  # sizes: bench pdb list (imports the builders)
                 line += f" [built in {decl.build}]"
             opts = ", ".join(o.flag for o in e.options)
-            click.echo(line + (f" (options: {opts})" if opts else ""))
+            click.echo(line + (f" (options: {opts})" if opts else "") + _provider(e))
     else:
         for name, e in registry.SOLVERS.items():
             opts = ", ".join(o.flag for o in e.options)
-            click.echo(f"{name:<8} {e.summary}" + (f" (options: {opts})" if opts else ""))
+            click.echo(f"{name:<8} {e.summary}" + (f" (options: {opts})" if opts else "")
+                       + _provider(e))
+
+
+def _provider(entry: registry.Entry) -> str:
+    """`` [plugin: PACKAGE]`` for an entry an installed plugin declares, else nothing."""
+    package = registry.plugin_of(entry)
+    return f" [plugin: {package}]" if package else ""
 
 
 @click.command("show")

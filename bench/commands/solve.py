@@ -164,13 +164,15 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
         if registry.ranks_moves(heuristic_name):
             solver_name = "beam"
             click.echo("solver: beam (the search that takes a policy)", err=True)
-        elif learned and heuristic_name != "davi":  # a tree of goal networks: the default BWAS
-            solver_name = "bwas"
+        elif learned and heuristic_name != "davi" and "recommend" not in entry.props:
+            solver_name = "bwas"  # a tree of goal networks: the default BWAS
             click.echo("solver: bwas (the default search for a multi-goal model)", err=True)
         elif learned:
-            from heuristics.davi.heuristic import recommended_search
+            rec = registry.recommended_search(entry, p.name, model)
+            if rec is None:
+                from heuristics.davi.heuristic import recommended_search
 
-            rec = recommended_search(p.name, model)
+                rec = recommended_search(p.name, model)
             solver_name = rec["solver"]
             given = {**rec["solver_args"], **{k: v for k, v in given.items() if v is not None}}
             precision = precision or rec["precision"]
@@ -183,7 +185,7 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
     if not registry.solver_supports(registry.solver_entry(solver_name), p.name):
         raise InputError(f"--solver: {solver_name} does not apply to {p.name}")
     solver = registry.get_solver(solver_name, **given)
-    if precision is not None and learned:
+    if precision is not None and learned and entry.option("precision") is not None:
         hargs["precision"] = precision
     h = registry.get_heuristic(heuristic_name, p, **hargs)
     limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))

@@ -1,0 +1,339 @@
+"""Networks from other frameworks as heuristics: an ONNX file evaluated by onnxruntime on the CPU.
+
+``OnnxHeuristic(puzzle, model="FILE.onnx")`` (``--heuristic onnx --model FILE.onnx``) reads the
+model and its *card*, a small JSON file beside it (``FILE.card.json``)::
+
+    {"puzzle": "cube3",                  # the puzzle name the network was trained for
+     "encoding": "onehot-stickers",      # how states become the network's input (below)
+     "input": "codes",                   # "codes": (B, L) integers; "one-hot": (B, L*symbols)
+     "symbols": 6,                       # one-hot width per position (required for "one-hot")
+     "output": "value",                  # "value": (B,) or (B, 1) cost-to-go estimates;
+                                         # "policy": (B, A) move logits (beam search only)
+     "search": {"solver": "beam", "width": 16384},   # the recommended search and its options
+     "goal_tolerance": 1.0}              # optional: how near 0 the goal's estimate must be
+
+Encodings: the puzzle's own (``Puzzle.encoding_name``, the codes of ``Puzzle.encode``), the
+imported networks' adapters (``deepcubea-cube3``: DeepCubeA's sticker order and colours;
+``deepcubea-tiles``, ``deepcubea-lights``), ``state`` (the raw state), or an encoding an installed
+plugin declares under ``heuristic_bench.encodings`` (``core.plugins``). The input's element type
+is the model's (integers or floats).
+
+Checked on load, each fault one ``InputError`` line naming ``--model``: the card is complete
+and fits the puzzle, the model has one input of width ``L`` (or ``L * symbols``) with a free
+batch dimension and one output of the card's kind (``A`` = the puzzle's moves for a policy), and
+the estimate of the goal is within ``goal_tolerance`` (default 1) of zero. Values are float32,
+clipped at 0, with 0 on the goal, as the ``davi`` heuristic's. Passes are ``chunk`` states
+(default 4,096); onnxruntime runs with torch's thread count when torch is loaded (the suite
+runner sets it per worker), else ``OMP_NUM_THREADS``, else its own default.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.errors import InputError
+from heuristics.base import Heuristic
+from puzzles.base import Puzzle
+
+CARD_SUFFIX = ".card.json"
+CARD_KEYS = ("puzzle", "encoding", "input", "output", "search")
+INPUTS = ("codes", "one-hot")
+OUTPUTS = ("value", "policy")
+#: encodings of imported networks (``heuristics.davi.adapters``)
+ADAPTER_ENCODINGS = ("deepcubea-cube3", "deepcubea-tiles", "deepcubea-lights")
+#: the solvers a card may recommend (a policy: beam only)
+SEARCH_SOLVERS = ("beam", "bwas", "greedy", "astar")
+DEFAULT_CHUNK = 4096
+_DTYPES = {"tensor(int64)": np.int64, "tensor(int32)": np.int32, "tensor(uint8)": np.uint8,
+           "tensor(int8)": np.int8, "tensor(int16)": np.int16, "tensor(float)": np.float32,
+           "tensor(double)": np.float64}
+
+
+def card_path(model: Path) -> Path:
+    """The card beside ``model``: ``NAME.onnx`` -> ``NAME.card.json``."""
+    return model.with_name(model.name.removesuffix(".onnx") + CARD_SUFFIX)
+
+
+def resolve_onnx(model: str | os.PathLike[str] | None) -> Path:
+    """The ONNX file ``model`` names: a ``.onnx`` file, or a folder holding one."""
+    if model is None:
+        raise InputError("--model: the onnx heuristic needs --model FILE.onnx (bench models "
+                         "export NAME --format onnx --out DIR writes one)")
+    path = Path(model).expanduser()
+    if path.is_dir():
+        files = sorted(path.glob("*.onnx"))
+        if len(files) != 1:
+            raise InputError(f"--model: folder {path} holds {len(files)} .onnx files; name one")
+        path = files[0]
+    if not path.is_file():
+        raise InputError(f"--model: {path}: no such ONNX file")
+    if path.suffix != ".onnx":
+        raise InputError(f"--model: {path} is not an .onnx file")
+    return path
+
+
+def read_card(model: Path, puzzle_name: str | None = None) -> dict[str, Any]:
+    """The card of ``model``, checked (and for ``puzzle_name``, when given)."""
+    path = card_path(model)
+    if not path.is_file():
+        raise InputError(f"--model: {model} has no card ({path.name} beside it: puzzle, "
+                         "encoding, input, output, search)")
+    try:
+        card = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--model: card {path} is not JSON ({' '.join(str(exc).split())})"
+                         ) from None
+    if not isinstance(card, dict):
+        raise InputError(f"--model: card {path} is not a JSON object")
+    missing = [k for k in CARD_KEYS if k not in card]
+    if missing:
+        raise InputError(f"--model: card {path} lacks {', '.join(missing)}")
+    for key, allowed in (("input", INPUTS), ("output", OUTPUTS)):
+        if card[key] not in allowed:
+            raise InputError(f"--model: card {path}: {key} must be {' or '.join(allowed)}, "
+                             f"got {card[key]!r}")
+    if not isinstance(card["puzzle"], str) or not isinstance(card["encoding"], str):
+        raise InputError(f"--model: card {path}: puzzle and encoding must be names")
+    if card["input"] == "one-hot":
+        sym = card.get("symbols")
+        if isinstance(sym, bool) or not isinstance(sym, int) or sym < 1:
+            raise InputError(f"--model: card {path}: a one-hot input needs symbols (the one-hot "
+                             f"width per position), got {sym!r}")
+    tol = card.get("goal_tolerance", 1.0)
+    if isinstance(tol, bool) or not isinstance(tol, int | float) or not tol >= 0:
+        raise InputError(f"--model: card {path}: goal_tolerance must be a number >= 0")
+    search = card["search"]
+    if not isinstance(search, dict) or search.get("solver") not in SEARCH_SOLVERS:
+        raise InputError(f"--model: card {path}: search must name a solver of "
+                         f"{', '.join(SEARCH_SOLVERS)} with its options")
+    if card["output"] == "policy" and search["solver"] != "beam":
+        raise InputError(f"--model: card {path}: a policy is searched by beam, not "
+                         f"{search['solver']}")
+    from core import registry
+
+    entry = registry.solver_entry(search["solver"])
+    try:
+        entry.check_options({k: v for k, v in search.items() if k != "solver"}, "solver")
+    except InputError as exc:
+        raise InputError(f"--model: card {path}: search: {exc}") from None
+    if puzzle_name is not None and card["puzzle"] != puzzle_name:
+        raise InputError(f"--model: {model} is a model for {card['puzzle']}, not for "
+                         f"{puzzle_name}")
+    return card
+
+
+def recommended_search(puzzle_name: str, model: str | os.PathLike[str] | None) -> dict[str, Any]:
+    """The search the card recommends (``core.registry.recommended_search``)."""
+    card = read_card(resolve_onnx(model), puzzle_name)
+    search = dict(card["search"])
+    return {"solver": search.pop("solver"), "solver_args": search, "precision": None,
+            "source": "model"}
+
+
+def encoder(card: dict[str, Any], puzzle: Puzzle) -> Callable[[np.ndarray], np.ndarray]:
+    """``states (B, L) -> codes (B, L')`` for the card's encoding on ``puzzle``."""
+    name = card["encoding"]
+    if name == puzzle.encoding_name or name in ("deepcubea-tiles", "deepcubea-lights"):
+        return puzzle.encode
+    if name == "state":
+        return lambda s: np.atleast_2d(s).astype(np.int64)
+    if name == "deepcubea-cube3":
+        if not puzzle.name.startswith("cube3"):
+            raise InputError(f"--model: encoding deepcubea-cube3 reads a 3x3x3 cube, not "
+                             f"{puzzle.name}")
+        from heuristics.davi.adapters import to_deepcubea_cube3
+
+        return to_deepcubea_cube3
+    from core import registry
+
+    ep = registry.PLUGINS.encodings.get(name)
+    if ep is None:
+        known = [puzzle.encoding_name, "state", *ADAPTER_ENCODINGS, *registry.PLUGINS.encodings]
+        raise InputError(f"--model: unknown encoding {name!r} for {puzzle.name}; known: "
+                         f"{', '.join(known)}")
+    try:
+        fn = ep.load()
+    except Exception as exc:  # noqa: BLE001 - a plugin's import
+        raise InputError(f"--model: encoding {name!r} of plugin {ep.value} cannot be loaded "
+                         f"({type(exc).__name__}: {' '.join(str(exc).split())})") from None
+    return lambda s: np.asarray(fn(puzzle, np.atleast_2d(s)))
+
+
+def _threads() -> int:
+    if "torch" in sys.modules:
+        return int(sys.modules["torch"].get_num_threads())
+    try:
+        return max(0, int(os.environ.get("OMP_NUM_THREADS", "0")))
+    except ValueError:
+        return 0
+
+
+def _dim(d: Any) -> int | None:
+    return d if isinstance(d, int) and not isinstance(d, bool) and d > 0 else None
+
+
+class OnnxHeuristic(Heuristic):
+    """A value network (``__call__``: ``(B, L) -> (B,)`` float32) or a policy (``log_probs``)
+    from an ONNX file (module docstring)."""
+
+    name = "onnx"
+    admissible = False
+    consistent = False
+
+    def __init__(self, puzzle: Puzzle, model: str | os.PathLike[str] | None = None,
+                 device: str = "cpu", chunk: int | None = None) -> None:
+        super().__init__(puzzle)
+        t0 = time.perf_counter()
+        if device not in ("cpu", "auto"):
+            raise InputError(f"--device: the onnx heuristic evaluates on the CPU (onnxruntime), "
+                             f"got {device!r}")
+        if chunk is not None and (isinstance(chunk, bool) or int(chunk) < 1):
+            raise InputError(f"chunk: must be a positive integer, got {chunk!r}")
+        self.chunk = int(chunk) if chunk is not None else DEFAULT_CHUNK
+        self.model_path = resolve_onnx(model)
+        self.card = read_card(self.model_path, puzzle.name)
+        self.ranks_moves = self.card["output"] == "policy"
+        self._encode = encoder(self.card, puzzle)
+        self._symbols = int(self.card["symbols"]) if self.card["input"] == "one-hot" else None
+        self._session(self.model_path)
+        self.network_evaluations = 0
+        self._check_goal()
+        self.network_evaluations = 0
+        self.load_seconds = time.perf_counter() - t0
+
+    # ------------------------------------------------------------------ loading
+    def _session(self, path: Path) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:
+            raise InputError(f"--heuristic onnx: onnxruntime is not installed ({exc}); "
+                             "pip install onnxruntime") from None
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = _threads()
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(path), sess_options=opts,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own error types
+            first = " ".join(str(exc).split())[:200]
+            raise InputError(f"--model: {path} is not a model onnxruntime can load "
+                             f"({type(exc).__name__}: {first})") from None
+        inputs, outputs = self.session.get_inputs(), self.session.get_outputs()
+        if len(inputs) != 1 or len(outputs) != 1:
+            raise InputError(f"--model: {path} has {len(inputs)} inputs and {len(outputs)} "
+                             "outputs; a heuristic's network has one of each")
+        x, y = inputs[0], outputs[0]
+        self._in_name, self._out_name = x.name, y.name
+        if x.type not in _DTYPES:
+            raise InputError(f"--model: {path}: input {x.name!r} is a {x.type}; expected "
+                             "integers or floats")
+        self._dtype = _DTYPES[x.type]
+        width = int(np.asarray(self._encode(self.puzzle.example()[None, :])).shape[1])
+        if self._symbols is not None:
+            width *= self._symbols
+        self._width = width
+        shape = list(x.shape)
+        if len(shape) != 2 or (_dim(shape[1]) is not None and shape[1] != width):
+            raise InputError(f"--model: {path}: input shape {shape} does not fit "
+                             f"{self.puzzle.name}: expected [batch, {width}] ({self.card['input']} "
+                             f"of encoding {self.card['encoding']})")
+        if _dim(shape[0]) is not None:
+            raise InputError(f"--model: {path}: the batch dimension is fixed at {shape[0]}; "
+                             "export the model with a dynamic batch")
+        out = list(y.shape)
+        if self.ranks_moves:
+            ok = len(out) == 2 and _dim(out[1]) in (None, self.puzzle.num_actions)
+            want = f"[batch, {self.puzzle.num_actions}] (one logit per move of {self.puzzle.name})"
+        else:
+            ok = len(out) == 1 or (len(out) == 2 and _dim(out[1]) in (None, 1))
+            want = "[batch] or [batch, 1] (one estimate per state)"
+        if not ok:
+            raise InputError(f"--model: {path}: output shape {out} does not fit its card's "
+                             f"{self.card['output']}: expected {want}")
+
+    def _check_goal(self) -> None:
+        try:
+            goal = self.puzzle.goal()[None, :]
+        except Exception:  # noqa: BLE001 - a puzzle with a set of goals (Sokoban)
+            return
+        raw = self._forward(goal)
+        if self.ranks_moves:
+            return
+        tol = float(self.card.get("goal_tolerance", 1.0))
+        if not abs(float(raw[0, 0])) <= tol:
+            raise InputError(f"--model: {self.model_path} estimates {self.puzzle.name}'s goal at "
+                             f"{float(raw[0, 0]):.3g}, not within {tol:g} of 0 (a wrong encoding "
+                             "or puzzle in its card?)")
+
+    # ------------------------------------------------------------------ evaluation
+    @property
+    def nbytes(self) -> int:
+        return self.model_path.stat().st_size
+
+    def _inputs(self, states: np.ndarray) -> np.ndarray:
+        codes = np.asarray(self._encode(states))
+        if self._symbols is not None:
+            onehot = np.zeros((codes.shape[0], codes.shape[1], self._symbols), dtype=self._dtype)
+            np.put_along_axis(onehot, codes.astype(np.int64)[..., None], 1, axis=2)
+            return onehot.reshape(codes.shape[0], -1)
+        return np.ascontiguousarray(codes, dtype=self._dtype)
+
+    def _forward(self, states: np.ndarray) -> np.ndarray:
+        """``(B, outputs)`` float32 raw outputs, in passes of ``chunk`` states."""
+        states = np.atleast_2d(np.asarray(states))
+        if states.ndim != 2 or states.shape[1] != self.puzzle.state_dim:
+            raise ValueError(f"states: expected shape (B, {self.puzzle.state_dim}), "
+                             f"got {states.shape}")
+        n = states.shape[0]
+        parts = []
+        for i in range(0, n, self.chunk):
+            x = self._inputs(states[i:i + self.chunk])
+            y = np.asarray(self.session.run([self._out_name], {self._in_name: x})[0])
+            parts.append(y.reshape(len(x), -1).astype(np.float32, copy=False))
+        width = self.puzzle.num_actions if self.ranks_moves else 1
+        out = np.concatenate(parts) if parts else np.zeros((0, width), np.float32)
+        self.network_evaluations = (self.network_evaluations or 0) + n
+        finite = np.isfinite(out).all(axis=1)
+        if not finite.all():
+            raise InputError(f"--model: {self.model_path}: the network gave non-finite values "
+                             f"for {int((~finite).sum())} of {n} states")
+        return out
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        if self.ranks_moves:
+            raise InputError(f"--heuristic: onnx model {self.model_path.name} is a policy (it "
+                             "ranks moves, gives no distance estimate); only beam search takes "
+                             "it (--solver beam)")
+        states = np.atleast_2d(np.asarray(states))
+        out = self._forward(states)[:, 0].copy()
+        if out.size:
+            np.maximum(out, 0.0, out=out)
+            out[self.puzzle.is_goal(states)] = 0.0
+        return out
+
+    def log_probs(self, states: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
+        """``(B, A)`` float64 log-probabilities of each state's moves over the legal ones
+        (illegal: -inf); ``legal`` defaults to the puzzle's ``expand``."""
+        if not self.ranks_moves:
+            raise InputError(f"--heuristic: onnx model {self.model_path.name} is a value network; "
+                             "it ranks no moves")
+        states = np.atleast_2d(np.asarray(states))
+        logits = self._forward(states).astype(np.float64)
+        if legal is None:
+            legal = self.puzzle.expand(states)[1]
+        legal = np.asarray(legal, dtype=bool)
+        logits[~legal] = -np.inf
+        top = logits.max(axis=1, keepdims=True)
+        top[~np.isfinite(top)] = 0.0
+        shifted = logits - top
+        with np.errstate(divide="ignore"):
+            return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
