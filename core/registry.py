@@ -544,6 +544,11 @@ MAX_ITERATIONS = Option("max_iterations", int, "iterations before the search giv
                         default_text="none", low=1, cap=10**12, metavar="I")
 SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
     "best_first": (WEIGHT, BATCH, MAX_ITERATIONS),
+    "ida": (
+        Option("threads", int, "threads searching each iteration's subtrees at once (sliding "
+               "tiles; the node counts of every iteration but the last equal one thread's)",
+               default=1, low=1, high=256, metavar="T"),
+    ),
     "beam": (
         Option("width", int, "beam width", low=1, cap=10**9, default_text="per puzzle",
                metavar="W"),
@@ -569,7 +574,7 @@ SOLVERS: dict[str, Entry] = {
     e.name: e
     for e in [
         Entry("ida", "solvers.ida:IDAStar", "iterative-deepening A* (optimal; Numba per-state kernels)",
-              {}, {"optimal": True, "needs_kernel": True}),
+              {}, {"optimal": True, "needs_kernel": True}, SOLVER_OPTIONS["ida"]),
         Entry("bwas", "solvers.best_first:BatchBestFirst",
               "batch weighted A* (DeepCubeA): f = weight*g + h, expand the N best per iteration",
               {"weight": 0.6, "batch": 10000}, {"optimal": False},

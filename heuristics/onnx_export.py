@@ -171,9 +171,13 @@ def export_onnx(model: str, out_dir: str | os.PathLike[str], force: bool = False
     net, module = network(ckpt)
     encode = make_input_fn(ckpt, puzzle)
     rng = np.random.default_rng(0)
-    states = puzzle.scramble(check_states, 30, rng)[0] if check_states else \
-        puzzle.goal()[None, :]
-    states = np.concatenate([puzzle.goal()[None, :], states])
+    try:
+        goal_row = puzzle.goal()[None, :]
+    except InputError:  # a set of goals (Sokoban): no one goal state to estimate
+        goal_row = None
+    states = puzzle.scramble(max(1, check_states), 30, rng)[0]
+    if goal_row is not None:
+        states = np.concatenate([goal_row, states])
     codes = torch.from_numpy(np.ascontiguousarray(encode(states), dtype=np.int64))
     export_module(module, codes[:2], onnx_path, "logits" if policy else "value")
 
@@ -188,7 +192,8 @@ def export_onnx(model: str, out_dir: str | os.PathLike[str], force: bool = False
         "output": "policy" if policy else "value",
         "search": _search(ckpt_path, puzzle.name, policy),
     }
-    if not policy:  # a diffusion network's goal estimate is near 1, not 0: the tolerance says so
+    if not policy and goal_row is not None:
+        # a diffusion network's goal estimate is near 1, not 0: the tolerance says so
         goal = float(want[0])
         meta["goal_estimate"] = round(goal, 4)
         meta["goal_tolerance"] = max(1.0, round(abs(goal) + 0.5, 1))

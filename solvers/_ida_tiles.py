@@ -23,6 +23,7 @@ bound that is not the goal).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -47,13 +48,15 @@ _KINDS = {"manhattan": K_MANHATTAN, "linear-conflict": K_LINEAR, "additive-pdb":
 from solvers._ida_engine import ITER_DONE, PAUSED, SOLVED  # noqa: E402
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _run_lc(w: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.ndarray,
             st: np.ndarray, next_a: np.ndarray, path: np.ndarray, hs: np.ndarray,
             md: np.ndarray, lcr: np.ndarray, lcc: np.ndarray) -> int:
     """Resume the depth-first iteration with cost ``bound`` under linear conflicts.
 
-    ``st`` (int64): [0] depth, [1] blank cell, [2] generated, [3] expanded, [4] next bound.
+    ``st`` (int64): [0] depth, [1] blank cell, [2] generated, [3] expanded, [4] next bound,
+    [5] the depth of the iteration's root (0, or the length of the path prefix ``path[:st[5]]``
+    that led a parallel search's subtree root there).
     Per depth ``d``: ``next_a[d]`` the next action to try, ``path[d]`` the action taken from
     depth ``d``, ``hs[d]`` the heuristic, ``lcr/lcc[d]`` the row/column conflicts. ``moves`` is
     ``(n, 4)``, ``md`` ``(n, n)``. Returns PAUSED, ITER_DONE or SOLVED.
@@ -72,7 +75,7 @@ def _run_lc(w: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
             break
         a = next_a[d]
         if a >= 4:
-            if d == 0:
+            if d == st[5]:
                 status = ITER_DONE
                 break
             d -= 1
@@ -133,7 +136,7 @@ def _run_lc(w: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
     return status
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.ndarray,
             st: np.ndarray, next_a: np.ndarray, path: np.ndarray, hs: np.ndarray,
             md: np.ndarray) -> int:
@@ -154,7 +157,7 @@ def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
     status = ITER_DONE
     while True:
         if a >= 4:
-            if d == 0:
+            if d == st[5]:
                 status = ITER_DONE
                 break
             d -= 1
@@ -424,6 +427,7 @@ def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
         num_plain = int(spec.params["num_plain"])
         sparse = bool(spec.params.get("sparse", False))
         fpacked = bool(spec.params.get("sparse_packed", False))
+        tabs: tuple[np.ndarray, ...]
         if sparse:
             flat, offsets = tables
             tabs = (np.zeros(1, np.uint8),)
@@ -452,43 +456,61 @@ class TilesSearch:
     """One tiles IDA* search (the :class:`solvers._ida_engine.Search` protocol) over the
     kernel of its heuristic."""
 
-    def __init__(self, spec: IdaSpec, w: int, start: np.ndarray) -> None:
+    def __init__(self, spec: IdaSpec, w: int, start: np.ndarray, prefix: tuple[int, ...] = (),
+                 unpacked: dict[str, Any] | None = None) -> None:
+        """A search from ``start``; with ``prefix`` (the actions that led there from the
+        search's start) ``start`` is a subtree root at depth ``len(prefix)``: its iterations
+        count ``g`` from the start and never undo the prefix's last move."""
         n = w * w
         self.w, self.n = w, n
-        self.u = u = _unpack(spec, w)
-        self.tiles = start.astype(np.int64)
-        self.pos = np.empty(n, dtype=np.int64)
-        self.pos[self.tiles] = np.arange(n)
+        self.u = u = _unpack(spec, w) if unpacked is None else unpacked
         self.moves = np.ascontiguousarray(blank_moves_table(w), dtype=np.int64)
         self.moves_flat = self.moves.reshape(-1).copy()
         self.md_flat = np.ascontiguousarray(u["md"], dtype=np.int64).reshape(-1)
         depth_cap = MAX_DEPTH + 2
+        self.pos = np.empty(n, dtype=np.int64)
         self.next_a = np.zeros(depth_cap, dtype=np.int64)
         self.path = np.zeros(depth_cap, dtype=np.int64)
         self.hs = np.zeros(depth_cap, dtype=np.int64)
         self.lcr = np.zeros((depth_cap, w), dtype=np.int64)
         self.lcc = np.zeros((depth_cap, w), dtype=np.int64)
-        nent = max(1, u["ent_k"].shape[0])
-        vals = np.zeros((1, nent + 2), dtype=np.int64)  # the root's terms and their two sums
-        self.idx = np.zeros(nent, dtype=np.int64)  # the terms' sparse indices
-        self.hs[0] = int(_initial_terms(u["kind"], w, self.tiles, self.pos, u["md"], self.lcr,
-                                        self.lcc, vals, u["ent_tiles"], u["ent_k"], u["ent_flag"],
-                                        u["ent_tab"], u["transpose"], u["tables"], u["packed"],
-                                        u["num_plain"], u["sparse"], self.idx, u["flat"],
-                                        u["fpacked"], u["offsets"]))
+        self.nent = nent = max(1, u["ent_k"].shape[0])
         # additive PDBs: the root's terms stay in vals (updated in place), sums per depth
-        self.vals = vals[0]
+        self.vals2 = np.zeros((1, nent + 2), dtype=np.int64)  # the root's terms and two sums
+        self.vals = self.vals2[0]
+        self.idx = np.zeros(nent, dtype=np.int64)  # the terms' sparse indices
         self.sums = np.zeros((depth_cap, 2), dtype=np.int64)
-        self.sums[0, 0] = vals[0, nent]
-        self.sums[0, 1] = vals[0, nent + 1]
         self.undo_e = np.zeros((depth_cap, 4), dtype=np.int64)
         self.undo_v = np.zeros((depth_cap, 4), dtype=np.int64)
         self.undo_i = np.zeros((depth_cap, 4), dtype=np.int64)
         self.undo_n = np.zeros(depth_cap, dtype=np.int64)
         # depth, blank, generated, expanded, next bound, depth of the iteration's root
         self.st = np.zeros(6, dtype=np.int64)
-        self.blank0 = int(self.pos[0])
         self.ctl = np.zeros(3, dtype=np.int64)
+        self.reset(start, prefix)
+
+    def reset(self, start: np.ndarray, prefix: tuple[int, ...] = ()) -> None:
+        """Make ``start`` (after ``prefix``) this search's root; the arrays are reused."""
+        u, w, n = self.u, self.w, self.n
+        self.tiles = start.astype(np.int64)
+        self.pos[self.tiles] = np.arange(n)
+        self.hs[0] = int(_initial_terms(u["kind"], w, self.tiles, self.pos, u["md"], self.lcr,
+                                        self.lcc, self.vals2, u["ent_tiles"], u["ent_k"],
+                                        u["ent_flag"], u["ent_tab"], u["transpose"], u["tables"],
+                                        u["packed"], u["num_plain"], u["sparse"], self.idx,
+                                        u["flat"], u["fpacked"], u["offsets"]))
+        self.sums[0, 0] = self.vals2[0, self.nent]
+        self.sums[0, 1] = self.vals2[0, self.nent + 1]
+        self.root = root = len(prefix)
+        if root:
+            if root >= MAX_DEPTH:
+                raise ValueError("tiles IDA*: subtree root deeper than the stack")
+            self.path[:root] = prefix
+            for a in (self.hs, self.lcr, self.lcc, self.sums):
+                a[root] = a[0]
+        self.st[5] = root
+        self.blank0 = int(self.pos[0])
+        self.ctl[:] = 0
         self.bound = 0
         self.goal = bool(np.all(self.tiles == np.arange(n)))
 
@@ -496,16 +518,16 @@ class TilesSearch:
         return self.goal
 
     def first_bound(self) -> int:
-        return int(self.hs[0])
+        return int(self.hs[self.root])
 
     def next_bound(self, least_f: int) -> int:
         return least_f
 
     def begin(self, bound: int) -> None:
         self.bound = bound
-        self.st[0] = 0
+        self.st[0] = self.root
         self.st[1] = self.blank0
-        self.next_a[0] = 0
+        self.next_a[self.root] = 0
 
     def run(self, budget: int) -> int:
         st, ctl, u = self.st, self.ctl, self.u
@@ -535,8 +557,9 @@ class TilesSearch:
 
 
 def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
-           deadline_s: float | None) -> dict[str, Any]:
-    """IDA* from ``start`` (``(N,)`` uint8) under ``spec``; see ``solvers.ida`` for the contract."""
+           deadline_s: float | None, threads: int = 1) -> dict[str, Any]:
+    """IDA* from ``start`` (``(N,)`` uint8) under ``spec``; see ``solvers.ida`` for the contract.
+    ``threads`` > 1 searches each iteration's subtrees in parallel (:mod:`solvers._ida_parallel`)."""
     w = int(spec.params.get("width", getattr(puzzle, "width", 0)))
     layout = str(spec.params.get("layout", getattr(puzzle, "layout", "blank-last")))
     n = w * w
@@ -549,10 +572,91 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
         s = np.ascontiguousarray(convert_layout(s, w), dtype=np.uint8)
     tiles_search = TilesSearch(spec, w, s)
     slice_nodes = SLICE if tiles_search.u["kind"] == K_MANHATTAN else SLICE_SLOW
-    out = drive(tiles_search, max_nodes, deadline_s, slice_nodes, MAX_DEPTH)
+    if threads > 1 and not tiles_search.is_goal():
+        out = _search_parallel(spec, w, tiles_search, threads, max_nodes, deadline_s,
+                               slice_nodes)
+    else:
+        out = drive(tiles_search, max_nodes, deadline_s, slice_nodes, MAX_DEPTH)
     if out["actions"] and layout == "blank-last":
         out["actions"] = [a ^ 1 for a in out["actions"]]  # U<->D, L<->R under the rotation
     return out
+
+
+def _search_parallel(spec: IdaSpec, w: int, root: TilesSearch, threads: int,
+                     max_nodes: int | None, deadline_s: float | None,
+                     slice_nodes: int) -> dict[str, Any]:
+    """IDA* from ``root``'s start with ``threads`` threads (canonical layout)."""
+    from solvers._ida_parallel import NODES_PER_THREAD, Frontier, drive_parallel
+
+    u = root.u
+    n = w * w
+    moves = root.moves
+    goal = np.arange(n, dtype=np.int64)
+    nent = max(1, u["ent_k"].shape[0])
+    scratch = dict(pos=np.empty(n, np.int64), lcr=np.zeros((1, w), np.int64),
+                   lcc=np.zeros((1, w), np.int64), vals=np.zeros((1, nent + 2), np.int64),
+                   idx=np.zeros(nent, np.int64))
+
+    def h_of(tiles: np.ndarray) -> int:
+        pos = scratch["pos"]
+        pos[tiles] = np.arange(n)
+        return int(_initial_terms(u["kind"], w, tiles, pos, u["md"], scratch["lcr"],
+                                  scratch["lcc"], scratch["vals"], u["ent_tiles"], u["ent_k"],
+                                  u["ent_flag"], u["ent_tab"], u["transpose"], u["tables"],
+                                  u["packed"], u["num_plain"], u["sparse"], scratch["idx"],
+                                  u["flat"], u["fpacked"], u["offsets"]))
+
+    def frontier(bound: int, split: bool) -> Frontier:
+        if not split:  # the root is the one subtree (its expansion counted there)
+            return Frontier(nodes=[((), root.tiles)])
+        fr = Frontier(expanded=1)  # the root
+        level: list[tuple[tuple[int, ...], np.ndarray, int, int]] = [
+            ((), root.tiles.copy(), root.blank0, root.first_bound())]
+        depth = 0
+        while level and (depth == 0 or len(level) < NODES_PER_THREAD * threads):
+            if depth >= min(bound, MAX_DEPTH // 2):
+                break
+            nxt = []
+            for prefix, tiles, blank, _h in level:
+                if depth:
+                    fr.expanded += 1
+                back = prefix[-1] ^ 1 if prefix else -1
+                for a in range(4):
+                    nb = int(moves[blank, a])
+                    if a == back or nb < 0:
+                        continue
+                    child = tiles.copy()
+                    child[blank] = child[nb]
+                    child[nb] = 0
+                    fr.generated += 1
+                    hc = h_of(child)
+                    f = depth + 1 + hc
+                    if f > bound:
+                        fr.least_f = min(fr.least_f, f)
+                        continue
+                    if hc == 0 and np.array_equal(child, goal):
+                        fr.solution = [*prefix, a]
+                        return fr
+                    nxt.append(((*prefix, a), child, nb, hc))
+            level = nxt
+            depth += 1
+        fr.nodes = [(prefix, tiles) for prefix, tiles, _b, _h in level]
+        return fr
+
+    mine = threading.local()  # one search per thread, reset to each subtree root it takes
+
+    def subtree(prefix: tuple[int, ...], tiles: np.ndarray) -> TilesSearch:
+        if prefix == ():
+            return root
+        srch = getattr(mine, "search", None)
+        if srch is None:
+            srch = mine.search = TilesSearch(spec, w, tiles, prefix, unpacked=u)
+        else:
+            srch.reset(tiles, prefix)
+        return srch
+
+    return drive_parallel(frontier, subtree, root.first_bound(), threads, max_nodes,
+                          deadline_s, slice_nodes, MAX_DEPTH)
 
 
 def warmup(puzzle: Any, spec: IdaSpec) -> None:

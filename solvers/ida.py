@@ -45,6 +45,7 @@ functions; without it :class:`IDAStar` compiles by searching from a state one mo
 from __future__ import annotations
 
 import importlib
+import inspect
 import time
 from types import ModuleType
 from typing import Any
@@ -110,9 +111,17 @@ def _warm_up(module: ModuleType, puzzle: Puzzle, spec: IdaSpec) -> float:
 
 class IDAStar(Solver):
     """Iterative-deepening A*: optimal with an admissible heuristic, memory linear in depth.
-    It takes no options."""
+    ``threads`` > 1: each iteration's subtrees are searched by that many threads (kernels whose
+    ``search`` takes ``threads``; see :mod:`solvers._ida_parallel`)."""
 
     name = "ida"
+
+    def __init__(self, threads: int | None = None) -> None:
+        if threads is not None and (isinstance(threads, bool)
+                                    or not isinstance(threads, int | np.integer)
+                                    or not 1 <= threads <= 256):
+            raise InputError(f"--threads: must be an integer in [1, 256], got {threads!r}")
+        self.threads = 1 if threads is None else int(threads)
 
     def solve(
         self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, limits: Limits | None = None
@@ -128,6 +137,10 @@ class IDAStar(Solver):
             )
         start = check_start(puzzle, start)
         module = kernel_module(spec.family)
+        parallel = self.threads > 1
+        if parallel and "threads" not in inspect.signature(module.search).parameters:
+            raise InputError(f"--threads: the {spec.family} IDA* kernel searches in one thread; "
+                             "use --threads 1")
         compile_s = _warm_up(module, puzzle, spec)
         # map the (memory-mapped) tables' pages now, so their page faults count as loading
         t_pages = time.perf_counter()
@@ -145,7 +158,8 @@ class IDAStar(Solver):
                            iterations=0)
             else:
                 deadline = None if limits.time_s is None else time.monotonic() + limits.time_s
-                out = module.search(puzzle, spec, start, max_nodes, deadline)
+                kw = {"threads": self.threads} if parallel else {}
+                out = module.search(puzzle, spec, start, max_nodes, deadline, **kw)
             elapsed = time.perf_counter() - t0
         status = out["status"]
         if status not in _STATUSES:
@@ -157,5 +171,6 @@ class IDAStar(Solver):
             actions=actions, generated=out["nodes_generated"], expanded=out["nodes_expanded"],
             iterations=out["iterations"], h_start=h_start, time_s=elapsed, load_s=load_s,
             peak_rss_bytes=mem.peak_bytes,
-            extra={"compile_s": compile_s, "pages_s": pages_s, "kernel": f"{spec.family}/{spec.kind}"},
+            extra={"compile_s": compile_s, "pages_s": pages_s, "kernel": f"{spec.family}/{spec.kind}",
+                   "threads": self.threads, "iteration_nodes": out.get("iteration_nodes")},
         )

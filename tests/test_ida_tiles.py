@@ -111,3 +111,53 @@ def test_korf100_subset_with_pdb_663_reflect(shared) -> None:
         assert p.check_solution(s, out["actions"])
         solved += 1
     assert solved == 5
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("name", ["manhattan", "linear-conflict", "pdb-555-reflect"])
+def test_parallel_iterations_match_one_thread(monkeypatch, layout: str, name: str) -> None:
+    """Two threads over subtrees: an optimal path, and every iteration before the last generates
+    exactly the nodes one thread generates (the split forced from the first iteration on)."""
+    from solvers import _ida_parallel
+
+    monkeypatch.setattr(_ida_parallel, "SPLIT_MIN_NODES", 0)
+    monkeypatch.setattr(_ida_parallel, "NODES_PER_THREAD", 4)
+    p = get_puzzle("puzzle15", goal=layout)
+    spec = get_heuristic(name, p).ida_spec()
+    states, _ = p.scramble(3, 60, np.random.default_rng(21))
+    for s in states:
+        one = _ida_tiles.search(p, spec, s, None, None)
+        two = _ida_tiles.search(p, spec, s, None, None, threads=2)
+        assert two["status"] == "solved" and p.check_solution(s, two["actions"])
+        assert len(two["actions"]) == len(one["actions"])
+        assert two["iterations"] == one["iterations"] == len(one["iteration_nodes"])
+        assert two["iteration_nodes"][:-1] == one["iteration_nodes"][:-1]
+        assert sum(one["iteration_nodes"]) == one["nodes_generated"]
+        assert sum(two["iteration_nodes"]) == two["nodes_generated"]
+
+
+def test_parallel_limits_and_the_solver_option(monkeypatch) -> None:
+    from core.errors import InputError
+    from core.limits import Limits
+    from solvers import _ida_parallel
+    from solvers.ida import IDAStar
+
+    monkeypatch.setattr(_ida_parallel, "SPLIT_MIN_NODES", 0)
+    p = get_puzzle("puzzle15", goal="blank-first")
+    spec = get_heuristic("manhattan", p).ida_spec()
+    korf3 = np.array([14, 7, 8, 2, 13, 11, 10, 4, 9, 12, 5, 0, 3, 6, 1, 15], np.uint8)  # 59 moves
+    out = _ida_tiles.search(p, spec, korf3, 200_000, None, threads=2)
+    assert out["status"] == "node-limit" and out["actions"] is None
+    assert out["nodes_generated"] > 200_000
+    t0 = time.monotonic()
+    out = _ida_tiles.search(p, spec, korf3, None, time.monotonic() + 0.3, threads=2)
+    assert out["status"] == "timeout"
+    assert time.monotonic() - t0 < 2.0
+    r = IDAStar(threads=2).solve(p, get_heuristic("manhattan", p), p.scramble(1, 30, np.random.default_rng(2))[0][0],
+                                 Limits(time_s=60))
+    assert r.status == "solved" and r.extra["threads"] == 2
+    with pytest.raises(InputError, match="--threads"):
+        IDAStar(threads=0)
+    cube = get_puzzle("cube2")
+    with pytest.raises(InputError, match="--threads: the cube IDA"):
+        IDAStar(threads=2).solve(cube, get_heuristic("pdb-cube2", cube), cube.scramble(1, 5, np.random.default_rng(2))[0][0])

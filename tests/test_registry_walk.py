@@ -82,10 +82,24 @@ def _heuristic(puzzle, heuristic: str, tmp_path_factory):
     name, args = _stand_in(puzzle.name, heuristic)
     if name == "davi-multigoal":
         args = {"model": _tiny_tree(puzzle, tmp_path_factory)}
+    elif name == "onnx":
+        args = {"model": _tiny_onnx(puzzle.name, tmp_path_factory)}
     elif registry.HEURISTICS[name].props.get("needs_model"):
         target = "policy" if registry.HEURISTICS[name].props.get("ranks_moves") else "davi"
         args = {"model": _tiny_model(puzzle.name, tmp_path_factory, target)}
     return registry.get_heuristic(name, puzzle, **args)
+
+
+def _tiny_onnx(puzzle: str, tmp_path_factory) -> str:
+    """The tiny value network of ``puzzle`` exported to ONNX with its card."""
+    if (puzzle, "onnx") not in _MODELS:
+        from heuristics.onnx_export import export_onnx
+
+        out = tmp_path_factory.mktemp(f"tiny-onnx-{puzzle}")
+        onnx_path, _card, _figures = export_onnx(_tiny_model(puzzle, tmp_path_factory), out,
+                                                 check_states=16)
+        _MODELS[puzzle, "onnx"] = str(onnx_path)
+    return _MODELS[puzzle, "onnx"]
 
 
 VALID = [(p, h, s) for p in PUZZLES for h in registry.HEURISTICS for s in registry.SOLVERS

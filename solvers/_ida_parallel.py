@@ -1,0 +1,171 @@
+"""Parallel IDA*: every iteration's tree is cut at a frontier depth and its subtrees are searched
+by several threads at once (the family kernels release the GIL while they run).
+
+Per iteration with cost bound ``B`` the family's ``frontier(B, True)`` expands the tree breadth-first,
+level by level in action order (so the frontier lists its nodes in the order a depth-first search
+reaches them), until a level holds enough nodes to share out; it counts what it generates and
+expands exactly as the depth-first kernels do. The threads then take the frontier's nodes one by
+one, in that order, and run each node's subtree with the family kernel in slices, adding up
+nodes and the least cut-off ``f``. An iteration that finds no solution therefore generates and
+expands exactly the nodes a one-thread search does, and ends with the same next bound; in the
+last iteration the threads stop once one of them finds a solution, which is optimal (it is no
+longer than the bound, and no shorter solution exists below the bound), though it may be
+another optimal one than the one-thread search returns and the node counts of that iteration
+differ. Iterations after a small one run from the root in one thread (``frontier(B, False)``
+returns the root alone).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.status import Status
+from solvers._ida_engine import EXP, GEN, INF, ITER_DONE, NEXT, SOLVED, Search
+
+#: frontier nodes per thread a frontier level should reach before it is shared out
+NODES_PER_THREAD = 256
+#: an iteration after one that generated fewer nodes runs in one thread (from the root): its
+#: tree is too small to pay for splitting
+SPLIT_MIN_NODES = 1 << 22
+
+
+@dataclass
+class Frontier:
+    """One iteration's tree down to the frontier depth."""
+
+    nodes: list[tuple[tuple[int, ...], Any]] = field(default_factory=list)  #: (actions, state)
+    generated: int = 0  #: children generated above and at the frontier depth
+    expanded: int = 0  #: nodes expanded above the frontier depth (the root included)
+    least_f: int = INF  #: the least f cut off above and at the frontier depth
+    solution: list[int] | None = None  #: a goal met within the bound above the frontier
+
+
+def drive_parallel(frontier: Callable[[int, bool], Frontier],
+                   subtree: Callable[[tuple[int, ...], Any], Search], first_bound: int,
+                   threads: int, max_nodes: int | None, deadline_s: float | None,
+                   slice_nodes: int, max_bound: int) -> dict[str, Any]:
+    """Run IDA* from the root with ``threads`` threads; the result is the kernel contract of
+    :mod:`solvers.ida` plus ``iteration_nodes`` (nodes generated per iteration)."""
+    generated = expanded = iterations = 0
+    iteration_nodes: list[int] = []
+
+    def result(status: Status, actions: list[int] | None = None) -> dict[str, Any]:
+        return dict(status=status.value, actions=actions, nodes_generated=generated,
+                    nodes_expanded=expanded, iterations=iterations,
+                    iteration_nodes=iteration_nodes, threads=threads)
+
+    bound = first_bound
+    while True:
+        if bound > max_bound:
+            raise RuntimeError(f"IDA*: cost bound {bound} exceeds the search stack ({max_bound})")
+        iterations += 1
+        split = bool(iteration_nodes) and iteration_nodes[-1] >= SPLIT_MIN_NODES
+        fr = frontier(bound, split)
+        generated += fr.generated
+        expanded += fr.expanded
+        if fr.solution is not None:
+            iteration_nodes.append(fr.generated)
+            return result(Status.SOLVED, fr.solution)
+        before = generated - fr.generated
+        it = _Iteration(fr, subtree, bound, generated, max_nodes, deadline_s, slice_nodes)
+        it.run(threads if split else 1)
+        iteration_nodes.append(it.generated - before)
+        generated = it.generated
+        expanded += it.expanded
+        if it.solution is not None:
+            return result(Status.SOLVED, it.solution)
+        if it.stopped is not None:
+            return result(it.stopped)
+        if it.least_f >= INF:
+            return result(Status.UNSOLVABLE)
+        bound = it.least_f
+        if deadline_s is not None and time.monotonic() > deadline_s:
+            return result(Status.TIMEOUT)
+
+
+class _Iteration:
+    """The subtrees of one iteration, shared out to threads."""
+
+    def __init__(self, fr: Frontier, subtree: Callable[[tuple[int, ...], Any], Search],
+                 bound: int, generated: int, max_nodes: int | None, deadline_s: float | None,
+                 slice_nodes: int) -> None:
+        self.nodes: Sequence[tuple[tuple[int, ...], Any]] = fr.nodes
+        self.subtree, self.bound = subtree, bound
+        self.max_nodes, self.deadline_s, self.slice_nodes = max_nodes, deadline_s, slice_nodes
+        self.lock = threading.Lock()
+        self.next = 0
+        self.generated = generated  # all iterations so far, this one's frontier included
+        self.expanded = 0
+        self.least_f = fr.least_f
+        self.solution: list[int] | None = None
+        self.stopped: Status | None = None
+        self.error: BaseException | None = None
+        self.halt = threading.Event()
+
+    def run(self, threads: int) -> None:
+        workers = [threading.Thread(target=self._work, daemon=True) for _ in range(threads)]
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join()
+        if self.error is not None:
+            raise self.error
+
+    def _take(self) -> tuple[tuple[int, ...], Any] | None:
+        with self.lock:
+            if self.halt.is_set() or self.next >= len(self.nodes):
+                return None
+            node = self.nodes[self.next]
+            self.next += 1
+            return node
+
+    def _work(self) -> None:
+        try:
+            while (node := self._take()) is not None:
+                self._search(*node)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by run() in the caller's thread
+            with self.lock:
+                self.error = exc
+            self.halt.set()
+
+    def _search(self, prefix: tuple[int, ...], state: Any) -> None:
+        s = self.subtree(prefix, state)
+        ctl = s.ctl
+        ctl[:] = 0
+        ctl[NEXT] = INF
+        s.begin(self.bound)
+        counted = 0
+        with self.lock:
+            self.expanded += 1  # the subtree's root
+        while True:
+            budget = self.slice_nodes
+            code = s.run(budget)
+            with self.lock:
+                self.generated += int(ctl[GEN]) - counted
+                counted = int(ctl[GEN])
+                if code == SOLVED:
+                    if self.solution is None:
+                        self.solution = s.solution()
+                    self.halt.set()
+                    self.expanded += int(ctl[EXP])
+                    return
+                if code == ITER_DONE:
+                    self.expanded += int(ctl[EXP])
+                    self.least_f = min(self.least_f, int(ctl[NEXT]))
+                    return
+                if self.halt.is_set():
+                    self.expanded += int(ctl[EXP])
+                    return
+                if self.max_nodes is not None and self.generated > self.max_nodes:
+                    self.stopped = Status.NODE_LIMIT
+                elif self.deadline_s is not None and time.monotonic() > self.deadline_s:
+                    self.stopped = Status.TIMEOUT
+                if self.stopped is not None:
+                    self.halt.set()
+                    self.expanded += int(ctl[EXP])
+                    return
+
