@@ -386,8 +386,35 @@ def run_plan(plan: Plan, run_dir: Path, executor: Executor | None = None, resume
     A resume refuses a folder of another suite, and rows whose task changed since they were
     made (other instances, solver arguments, limits or seed), unless ``rerun_changed``: then
     those rows are run again (the newer row of a key wins in the tables)."""
+    refuse_finished_run_dir(run_dir, resume)
     with run_lock(run_dir):
+        refuse_finished_run_dir(run_dir, resume)  # again, now that no other run can write there
         return _run_plan_locked(plan, run_dir, executor, resume, progress, prepare, rerun_changed)
+
+
+#: files of a finished run or of its committed copy (rows, tables, summary; a ``run.json``
+#: alone is a run interrupted before its first row)
+RUN_FILES = (ROWS, "results.csv", "results.parquet", "summary.md")
+
+
+def refuse_finished_run_dir(run_dir: Path, resume: bool) -> None:
+    """``InputError`` when a run would write over finished work in ``run_dir``: files committed
+    to git (results folders: never, not even to resume), or, without ``resume``, the rows,
+    tables or summary of a run."""
+    from bench.provenance import tracked_files
+
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        return
+    tracked = tracked_files(run_dir)
+    if tracked:
+        raise InputError(f"--out: {run_dir} holds committed results ({tracked[0]} is tracked by "
+                         "git); choose another --out")
+    if not resume:
+        held = [f for f in RUN_FILES if (run_dir / f).exists()]
+        if held:
+            raise InputError(f"--out: {run_dir} already holds a run ({held[0]}); use --resume "
+                             "or another --out")
 
 
 def _check_resume(plan: Plan, run_dir: Path, rows: list[dict[str, Any]],

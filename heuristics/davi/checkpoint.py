@@ -32,6 +32,9 @@ A checkpoint is a ``torch.save`` file whose contents load with ``torch.load(weig
 ``weights_sha256``
     SHA-256 over the model's tensors (name, dtype, shape, bytes in key order): a corrupt file
     whose zip container still reads is caught by this check.
+``content_sha256``
+    SHA-256 over every other field too (``content_digest``): progress, configurations,
+    optimizer and generator states; absent in files written before it was added.
 """
 
 from __future__ import annotations
@@ -72,6 +75,37 @@ def weights_digest(state_dict: Mapping[str, torch.Tensor]) -> str:
     return h.hexdigest()
 
 
+#: keys a checkpoint's content digest leaves out (the format and the digests themselves)
+_UNDIGESTED = ("format", "version", "weights_sha256", "content_sha256")
+
+
+def _feed(h: Any, obj: Any) -> None:
+    """Feed ``obj`` (dicts, lists, tensors, scalars, strings) to hash ``h``, type-tagged."""
+    if isinstance(obj, torch.Tensor):
+        t = obj.detach().cpu().contiguous()
+        h.update(f"T{t.dtype}{tuple(t.shape)}".encode())
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    elif isinstance(obj, Mapping):
+        h.update(f"D{len(obj)}".encode())
+        for k in sorted(obj, key=repr):
+            h.update(repr(k).encode())
+            _feed(h, obj[k])
+    elif isinstance(obj, list | tuple):
+        h.update(f"L{len(obj)}".encode())
+        for v in obj:
+            _feed(h, v)
+    else:
+        h.update(f"S{type(obj).__name__}:{obj!r};".encode())
+
+
+def content_digest(ckpt: Mapping[str, Any]) -> str:
+    """SHA-256 over every field of a checkpoint but its format and digests: training progress,
+    configurations, optimizer and generator states, metrics (a flipped byte anywhere is seen)."""
+    h = hashlib.sha256()
+    _feed(h, {k: v for k, v in ckpt.items() if k not in _UNDIGESTED})
+    return h.hexdigest()
+
+
 def non_finite(state_dict: Mapping[str, torch.Tensor]) -> list[str]:
     """Names of the floating-point tensors of ``state_dict`` holding NaN or inf."""
     return [k for k in sorted(state_dict)
@@ -83,7 +117,7 @@ def save_checkpoint(path: str | Path, ckpt: dict[str, Any]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {**ckpt, "format": FORMAT, "version": VERSION,
-            "weights_sha256": weights_digest(ckpt["model"])}
+            "weights_sha256": weights_digest(ckpt["model"]), "content_sha256": content_digest(ckpt)}
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
         torch.save(data, f)
@@ -123,6 +157,10 @@ def load_checkpoint(
         raise CheckpointError(f"checkpoint {path}: 'model' is not a dict of named tensors")
     if weights_digest(model) != ckpt.get("weights_sha256"):
         raise CheckpointError(f"checkpoint {path} is corrupt: the weights do not match their checksum")
+    recorded = ckpt.get("content_sha256")  # absent in checkpoints written before it was added
+    if recorded is not None and recorded != content_digest(ckpt):
+        raise CheckpointError(f"checkpoint {path} is corrupt: its contents do not match their "
+                              "checksum")
     bad = non_finite(model)
     if bad:
         raise CheckpointError(f"checkpoint {path}: the network's weights are not finite (NaN or inf "
