@@ -117,7 +117,8 @@ class RunSource:
         self.rows: dict[str, dict[str, Any]] = {
             str(r["key"]): {k: _clean(v) for k, v in r.items()}
             for r in self.df.to_dict("records")}
-        self.figures = sorted(p.name for p in self.run_dir.glob("*.png") if p.is_file())
+        self.figures = sorted(p.name for p in self.run_dir.glob("*.png")
+                              if p.is_file() and not p.is_symlink())
         self._heuristics = HeuristicCache()
         self._puzzles: dict[tuple[str, str | None], Puzzle] = {}
         self._lock = threading.Lock()
