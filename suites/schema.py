@@ -340,6 +340,11 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         if not registry.heuristic_supports(hentry, puzzle):
             raise r.fail("heuristic", f"{h} does not apply to {puzzle}")
         hargs = dict(r.get("heuristic_args", dict, default={}))
+        try:  # validated (an option the heuristic does not take is refused), kept as written
+            registry.check_heuristic_options(hentry, hargs)
+            hentry.check_options(hargs, "heuristic")
+        except InputError as exc:
+            raise r.fail("heuristic_args", f"{str(exc).removeprefix('--')}") from None
         sargs = dict(r.get("solver_args", dict, default={}))
         if solver_name is None:  # ida for heuristics with a kernel; a learned model's recommended search
             if hentry.props.get("ranks_moves"):  # a policy: beam search, the one that takes it

@@ -180,6 +180,11 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
         except OSError as exc:
             raise InputError(f"--out: cannot create {out}: {exc.strerror or exc}") from None
         runner.write_tables(df, out)
+    bad = runner.invalid_replays(df)
+    if bad:
+        click.echo(f"warning: {len(bad)} solved row(s) do not replay on their start state and "
+                   f"count as invalid: {', '.join(bad[:5])}{', ...' if len(bad) > 5 else ''}",
+                   err=True)
     df = report.with_reference_optima(df)  # once: the summary, the terminal and the figures
     md = report.report_markdown(df, title=title)
     meta = runner.read_run_json(run_dir)
