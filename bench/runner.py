@@ -655,12 +655,13 @@ def replay_solved(df: Any) -> Any:
     """``df`` with every solved row's path replayed on its start state (``state``, ``actions``,
     the row's puzzle and goal): a row whose path is missing, illegal, does not reach the goal or
     whose ``length`` is not its number of moves becomes ``invalid`` (its length cleared, the
-    fault in ``error``), so no report counts it solved or optimal."""
+    fault in ``error``), so no report counts it solved or optimal. A table without the columns
+    of a path (:func:`unreplayable_reason`) is returned as it is; reports say so."""
     import pandas as pd
 
     from core import registry
 
-    if df.empty or "status" not in df:
+    if df.empty or "status" not in df or unreplayable_reason(df) is not None:
         return df
     solved = df.index[df["status"] == Status.SOLVED.value]
     if len(solved) == 0:
@@ -711,6 +712,17 @@ def replay_solved(df: Any) -> Any:
         df.at[i, "error"] = why
         df.at[i, "length"] = pd.NA
     return df
+
+
+#: the columns a row's replay reads
+REPLAY_COLUMNS = ("puzzle", "state", "actions", "length")
+
+
+def unreplayable_reason(df: Any) -> str | None:
+    """Why the rows of ``df`` cannot be replayed at all (a table without the columns of a path:
+    made by hand, or by a tool that dropped them), or ``None``."""
+    missing = [c for c in REPLAY_COLUMNS if c not in df]
+    return f"no {', '.join(missing)} column" if missing else None
 
 
 def _unreplayed(puzzle: Any, paths: dict[Any, tuple[np.ndarray, list[int]]]) -> list[Any]:

@@ -181,6 +181,10 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
             raise InputError(f"--out: cannot create {out}: {exc.strerror or exc}") from None
         runner.write_tables(df, out)
     bad = runner.invalid_replays(df)
+    unreplayable = runner.unreplayable_reason(df)
+    if unreplayable and (df["status"] == "solved").any():
+        click.echo(f"warning: the rows of {run_dir} cannot be replayed ({unreplayable}); their "
+                   "solved rows are counted unchecked", err=True)
     if bad:
         click.echo(f"warning: {len(bad)} solved row(s) do not replay on their start state and "
                    f"count as invalid: {', '.join(bad[:5])}{', ...' if len(bad) > 5 else ''}",

@@ -50,6 +50,7 @@ from typing import Any
 import torch
 
 from core.errors import InputError
+from heuristics.davi.model import ModelConfig
 from puzzles.base import Puzzle
 
 FORMAT = "heuristic-bench/learned-heuristic"
@@ -151,6 +152,29 @@ def load_checkpoint(
     missing = [k for k in ("puzzle", "encoding", "model", "model_config", "target") if k not in ckpt]
     if missing:
         raise CheckpointError(f"checkpoint {path}: missing {', '.join(missing)}")
+    for key in ("puzzle", "encoding", "target"):
+        if not isinstance(ckpt[key], str):
+            raise CheckpointError(f"checkpoint {path}: {key} is not a name ({ckpt[key]!r:.60})")
+    if ckpt["target"] not in TARGETS:
+        raise CheckpointError(f"checkpoint {path}: target {ckpt['target']!r} is not one of "
+                              f"{', '.join(TARGETS)}")
+    for key in ("state_dim", "num_symbols", "iteration", "target_updates", "states_seen"):
+        v = ckpt.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+            raise CheckpointError(f"checkpoint {path}: {key} is not a count ({v!r:.60})")
+    goal = ckpt.get("goal")
+    if goal is not None and not (isinstance(goal, list | tuple) and all(
+            isinstance(v, int) and not isinstance(v, bool) and -2**31 <= v < 2**31
+            for v in goal)):
+        raise CheckpointError(f"checkpoint {path}: goal is not a list of integers")
+    if not isinstance(ckpt.get("input_adapter", "none"), str):
+        raise CheckpointError(f"checkpoint {path}: input_adapter is not a name")
+    if not isinstance(ckpt.get("metrics") or {}, dict):
+        raise CheckpointError(f"checkpoint {path}: metrics is not a table")
+    try:  # sizes checked before anything is allocated from them
+        ModelConfig.from_dict(ckpt["model_config"])
+    except InputError as exc:
+        raise CheckpointError(f"checkpoint {path}: {exc}") from None
     model = ckpt["model"]
     if not isinstance(model, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
                                               for k, v in model.items()):
