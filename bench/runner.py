@@ -178,8 +178,6 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
                     "solver_args": cfg.solver_args, "state": [int(v) for v in inst.state],
                     "limits": lim.as_dict(), "seed": seed,
                 }
-                if weights is not None:  # in the fingerprint: a resume sees other weights
-                    payload["model_sha256"] = weights
                 meta = {
                     "suite": suite.name, "profile": profile, "instance_set": set_label,
                     "instance": inst.id, "config": cfg.name, "puzzle": suite.puzzle,
@@ -207,9 +205,11 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
 
 
 def model_digest(puzzle: str, heuristic: str, hargs: dict[str, Any]) -> str | None:
-    """SHA-256 over the files of the model a learned heuristic loads (its checkpoint; a
-    multi-goal model's tree and every goal's network), ``None`` for heuristics without a model
-    or a model that cannot be found (the run then fails that configuration by name)."""
+    """A row's ``model_sha256``, checked beside its fingerprint on resume (a row made with
+    other weights at the same path is a changed row): SHA-256 over the files of the model a
+    learned heuristic loads (its checkpoint; a multi-goal model's tree and every goal's
+    network), ``None`` for heuristics without a model or a model that cannot be found (the run
+    then fails that configuration by name)."""
     from core import registry
 
     try:
@@ -470,15 +470,20 @@ def _check_resume(plan: Plan, run_dir: Path, rows: list[dict[str, Any]],
         raise InputError(f"--resume: {run_dir} holds a run of suite {', '.join(other)}, "
                          f"not {plan.suite.name}; use another --out")
     fps = {t.key: task_fingerprint(t.payload) for t in plan.tasks}
+    weights = {t.key: t.meta.get("model_sha256") for t in plan.tasks}
     last = {r["key"]: r for r in rows}  # the last record of a key wins, as in the tables
-    changed = {k for k, r in last.items()
-               if k in fps and r.get("fingerprint") is not None and r["fingerprint"] != fps[k]}
+    # a row records the digest of the model files it was made with (rows made before digests
+    # were recorded have none, and resume as they did)
+    other_weights = {k for k, r in last.items()
+                     if k in weights and r.get("model_sha256") is not None
+                     and r["model_sha256"] != weights[k]}
+    changed = other_weights | {
+        k for k, r in last.items()
+        if k in fps and r.get("fingerprint") is not None and r["fingerprint"] != fps[k]}
     done = set(last) - changed
     if changed and not rerun_changed:
-        weights = {t.key: t.payload.get("model_sha256") for t in plan.tasks}
-        other_weights = sum(1 for k in changed if last[k].get("model_sha256") != weights[k])
-        why = (f" ({other_weights} of them with other model weights than the model files "
-               "hold now)" if other_weights else "")
+        why = (f" ({len(other_weights)} of them with other model weights than the model "
+               "files hold now)" if other_weights else "")
         raise InputError(f"--resume: {len(changed)} finished rows of {run_dir} were made with other "
                          "instances, configurations, models, limits or seed than the suite has "
                          f"now{why}; use --rerun-changed to run them again, or another --out")
