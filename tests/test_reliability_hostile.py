@@ -124,3 +124,24 @@ def test_phipat2020_refuses_a_foreign_run_before_searching(tmp_path, monkeypatch
     with pytest.raises(InputError, match="--run: .*not a folder"):
         paper.make("phipat2020", run_dir=[tmp_path / "none"], out=tmp_path / "out",
                    command="bench paper")
+
+
+# --------------------------------------------------------------------------- multi-goal trees
+def test_a_tree_whose_stored_path_is_wrong_is_a_one_line_error(tmp_path, capsys):
+    import shutil
+
+    folder = tmp_path / "tree"
+    code, _, err = run_cli(capsys, "train", "multigoal", "cube2", "--children", "2", "--height",
+                           "1", "--step", "3", "--iterations", "6", "--preset", "tiny",
+                           "--batch", "16", "--k-max", "4", "--threads", "1", "--out",
+                           str(folder), "--quiet")
+    assert code == 0, err
+    bad = tmp_path / "bad"
+    shutil.copytree(folder, bad)
+    tree = json.loads((bad / "tree.json").read_text())
+    tree["paths"][1] = tree["paths"][1][:-1]  # one move short of the final goal
+    (bad / "tree.json").write_text(json.dumps(tree))
+    code, _, err = run_cli(capsys, "solve", "cube2", "--scramble", "R U F", "--heuristic",
+                           "davi-multigoal", "--model", str(bad))
+    assert code == 2 and "Traceback" not in err, err
+    assert "stored path of goal 1 does not lead to the final goal" in err, err
