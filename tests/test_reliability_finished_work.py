@@ -153,8 +153,8 @@ def test_flipped_metadata_is_caught_by_the_checksum(run8, tmp_path, capsys):
 @pytest.mark.parametrize("change,words", [
     (lambda ck: ck.pop("optimizer"), "missing optimizer"),
     (lambda ck: ck.pop("torch_rng"), "missing torch_rng"),
-    (lambda ck: ck.update(iteration=-5), "iteration -5"),
-    (lambda ck: ck.update(iteration="20"), "iteration '20'"),
+    (lambda ck: ck.update(iteration=-5), "iteration is not a count (-5)"),
+    (lambda ck: ck.update(iteration="20"), "iteration is not a count ('20')"),
     (lambda ck: ck.update(loss_window=[1.0]), "loss_window"),
     (lambda ck: ck.update(torch_rng=torch.zeros(3)), "torch_rng"),
     (lambda ck: ck["optimizer"].update(param_groups=[]), "optimizer"),
