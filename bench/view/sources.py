@@ -182,6 +182,10 @@ class RunSource:
     def replay(self, key: str) -> dict[str, Any]:
         """The replay of the row ``key`` (``KeyError`` if the run has none)."""
         row = self.rows[key]
+        error = row.get("error")
+        if isinstance(error, str) and error.startswith("replay: "):
+            # recorded as solved, but its path did not replay when the run was read
+            raise ReplayError(error.removeprefix("replay: "))
         with self._lock:
             return self._replay(key, row)
 
