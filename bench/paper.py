@@ -919,7 +919,12 @@ def _optimal_solver_rows(runs: list[Path]) -> dict[str, dict[str, Any]]:
 
     ours: dict[str, dict[str, Any]] = {}
     for run in runs:
-        df = load_table(run)
+        if not Path(run).is_dir():
+            raise InputError(f"--run: {run} is not a folder")
+        try:
+            df = load_table(run)
+        except InputError as exc:
+            raise InputError(f"--run: {str(exc).removeprefix('RUN_DIR: ')}") from None
         df = df[(df["solver"] == "ida") & (df["instance_set"] == "deepcubea")] \
             if {"solver", "instance_set"} <= set(df.columns) else df.iloc[:0]
         if df.empty:
@@ -948,6 +953,9 @@ def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
     from core.limits import Limits
     from heuristics.davi.heuristic import known_models
 
+    # the runs first: a run that is not one of IDA* on DeepCubeA's states is refused at once,
+    # not after minutes of searches
+    ours = _optimal_solver_rows(list(runs or []))
     rows = []
     for cfg in PHIPAT2020:
         name = cfg["puzzle"]
@@ -979,7 +987,6 @@ def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
     df = pd.DataFrame(rows)
     from bench import published
 
-    ours = _optimal_solver_rows(list(runs or []))
     pdb_rows = []
     for name in ("cube3", "puzzle15", "puzzle24"):  # the report's Table 3 repeats these
         mine = ours.get(name, {"ours: configuration": "not run here"})

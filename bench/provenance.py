@@ -41,6 +41,26 @@ def tracked_by_git(path: Path) -> bool:
     return done.returncode == 0
 
 
+def tracked_files(folder: Path) -> list[str]:
+    """The files under ``folder`` committed to the git checkout it lies in (relative names,
+    those that make a run or model first; [] outside a checkout, for a folder that does not exist, or where git cannot tell)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    try:
+        done = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--", "."],
+                              capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if done.returncode != 0:
+        return []
+    names = [n for n in done.stdout.split("\0") if n]
+    # the files that make a run or a model first (summary, tables, rows, weights), then the rest
+    first = ("summary.md", "results.csv", "rows.jsonl", "model.pt", "checkpoint.pt")
+    return sorted(names, key=lambda n: (first.index(n) if n in first else len(first),
+                                        n.startswith("."), n))
+
+
 def cpu_name() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():

@@ -165,6 +165,7 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
     tasks: list[Task] = []
     for cfg in chosen:
         lim: Limits = suite.limits.merged(prof.limits).merged(cfg.limits)
+        weights = model_digest(suite.puzzle, cfg.heuristic, cfg.heuristic_args)
         for sname, iset in sets.items():
             if cfg.instance_sets is not None and sname not in cfg.instance_sets:
                 continue
@@ -182,6 +183,7 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
                     "instance": inst.id, "config": cfg.name, "puzzle": suite.puzzle,
                     "goal": iset.goal, "heuristic": cfg.heuristic, "solver": cfg.solver,
                     "params": json.dumps(cfg.params(), sort_keys=True), "seed": seed,
+                    "model_sha256": weights,
                     "optimal": inst.optimal,
                     "optimal_source": inst.meta.get("optimal_source") if inst.optimal is not None
                     else None,
@@ -200,6 +202,46 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
                     memory_bytes=lim.memory_bytes, meta=meta,
                 ))
     return Plan(suite, profile, sets, chosen, tasks)
+
+
+def model_digest(puzzle: str, heuristic: str, hargs: dict[str, Any]) -> str | None:
+    """A row's ``model_sha256``, checked beside its fingerprint on resume (a row made with
+    other weights at the same path is a changed row): SHA-256 over the files of the model a
+    learned heuristic loads (its checkpoint; a multi-goal model's tree and every goal's
+    network), ``None`` for heuristics without a model or a model that cannot be found (the run
+    then fails that configuration by name)."""
+    from core import registry
+
+    try:
+        if not registry.heuristic_entry(heuristic).props.get("needs_model"):
+            return None
+        model = hargs.get("model")
+        if heuristic == "davi-multigoal":
+            if model is None:
+                return None
+            folder = Path(str(model)).expanduser()
+            files = sorted(f for f in folder.rglob("*") if f.is_file()
+                           and (f.suffix == ".pt" or f.name == "tree.json"))
+        elif heuristic == "policy":
+            from heuristics.davi.policy import policy_model
+
+            files = [policy_model(puzzle, model)]
+        else:
+            from heuristics.davi.heuristic import resolve_model
+
+            files = [resolve_model(puzzle, model)]
+    except (InputError, OSError):
+        return None
+    h = hashlib.sha256()
+    try:
+        for f in files:
+            h.update(f.name.encode() + b"\0")
+            with f.open("rb") as stream:
+                for block in iter(lambda: stream.read(1 << 20), b""):
+                    h.update(block)
+    except OSError:
+        return None
+    return h.hexdigest()[:16]
 
 
 def task_fingerprint(payload: dict[str, Any]) -> str:
@@ -386,8 +428,35 @@ def run_plan(plan: Plan, run_dir: Path, executor: Executor | None = None, resume
     A resume refuses a folder of another suite, and rows whose task changed since they were
     made (other instances, solver arguments, limits or seed), unless ``rerun_changed``: then
     those rows are run again (the newer row of a key wins in the tables)."""
+    refuse_finished_run_dir(run_dir, resume)
     with run_lock(run_dir):
+        refuse_finished_run_dir(run_dir, resume)  # again, now that no other run can write there
         return _run_plan_locked(plan, run_dir, executor, resume, progress, prepare, rerun_changed)
+
+
+#: files of a finished run or of its committed copy (rows, tables, summary; a ``run.json``
+#: alone is a run interrupted before its first row)
+RUN_FILES = (ROWS, "results.csv", "results.parquet", "summary.md")
+
+
+def refuse_finished_run_dir(run_dir: Path, resume: bool) -> None:
+    """``InputError`` when a run would write over finished work in ``run_dir``: files committed
+    to git (results folders: never, not even to resume), or, without ``resume``, the rows,
+    tables or summary of a run."""
+    from bench.provenance import tracked_files
+
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        return
+    tracked = tracked_files(run_dir)
+    if tracked:
+        raise InputError(f"--out: {run_dir} holds committed results ({tracked[0]} is tracked by "
+                         "git); choose another --out")
+    if not resume:
+        held = [f for f in RUN_FILES if (run_dir / f).exists()]
+        if held:
+            raise InputError(f"--out: {run_dir} already holds a run ({held[0]}); use --resume "
+                             "or another --out")
 
 
 def _check_resume(plan: Plan, run_dir: Path, rows: list[dict[str, Any]],
@@ -401,14 +470,23 @@ def _check_resume(plan: Plan, run_dir: Path, rows: list[dict[str, Any]],
         raise InputError(f"--resume: {run_dir} holds a run of suite {', '.join(other)}, "
                          f"not {plan.suite.name}; use another --out")
     fps = {t.key: task_fingerprint(t.payload) for t in plan.tasks}
+    weights = {t.key: t.meta.get("model_sha256") for t in plan.tasks}
     last = {r["key"]: r for r in rows}  # the last record of a key wins, as in the tables
-    changed = {k for k, r in last.items()
-               if k in fps and r.get("fingerprint") is not None and r["fingerprint"] != fps[k]}
+    # a row records the digest of the model files it was made with (rows made before digests
+    # were recorded have none, and resume as they did)
+    other_weights = {k for k, r in last.items()
+                     if k in weights and r.get("model_sha256") is not None
+                     and r["model_sha256"] != weights[k]}
+    changed = other_weights | {
+        k for k, r in last.items()
+        if k in fps and r.get("fingerprint") is not None and r["fingerprint"] != fps[k]}
     done = set(last) - changed
     if changed and not rerun_changed:
+        why = (f" ({len(other_weights)} of them with other model weights than the model "
+               "files hold now)" if other_weights else "")
         raise InputError(f"--resume: {len(changed)} finished rows of {run_dir} were made with other "
-                         "instances, configurations, limits or seed than the suite has now; "
-                         "use --rerun-changed to run them again, or another --out")
+                         "instances, configurations, models, limits or seed than the suite has "
+                         f"now{why}; use --rerun-changed to run them again, or another --out")
     return done
 
 
@@ -542,7 +620,8 @@ def _prepare_configs(tasks: Sequence[Task], run_dir: Path, progress: bool,
 
 # --------------------------------------------------------------------------- tables
 def load_table(run_dir: Path) -> Any:
-    """The run's rows as a pandas DataFrame (one row per instance x configuration)."""
+    """The run's rows as a pandas DataFrame (one row per instance x configuration), every
+    solved row's path replayed (:func:`replay_solved`: one that does not replay is invalid)."""
     rows = read_rows(Path(run_dir) / ROWS)
     if not rows and (Path(run_dir) / "results.csv").is_file():
         # a committed copy of a run (results/NAME/): its exported table
@@ -554,7 +633,7 @@ def load_table(run_dir: Path) -> Any:
         rows = table.to_dict("records")
     if not rows:
         raise InputError(f"RUN_DIR: {run_dir} has no result rows ({ROWS})")
-    return rows_frame(rows)
+    return replay_solved(rows_frame(rows))
 
 
 def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:
@@ -575,6 +654,112 @@ def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:
         if col in df:
             df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
     return df
+
+
+def replay_solved(df: Any) -> Any:
+    """``df`` with every solved row's path replayed on its start state (``state``, ``actions``,
+    the row's puzzle and goal): a row whose path is missing, illegal, does not reach the goal or
+    whose ``length`` is not its number of moves becomes ``invalid`` (its length cleared, the
+    fault in ``error``), so no report counts it solved or optimal. A table without the columns
+    of a path (:func:`unreplayable_reason`) is returned as it is; reports say so."""
+    import pandas as pd
+
+    from core import registry
+
+    if df.empty or "status" not in df or unreplayable_reason(df) is not None:
+        return df
+    solved = df.index[df["status"] == Status.SOLVED.value]
+    if len(solved) == 0:
+        return df
+    df = df.copy()
+    if "error" not in df:
+        df["error"] = None
+    df["error"] = df["error"].astype(object)
+    faults: dict[Any, str] = {}
+    groups: dict[tuple[str, str | None], list[Any]] = {}
+
+    def cell(i: Any, col: str) -> Any:
+        v = df.at[i, col] if col in df else None
+        return None if v is None or (not isinstance(v, str) and pd.isna(v)) else v
+
+    for i in solved:
+        name, goal = cell(i, "puzzle"), cell(i, "goal")
+        groups.setdefault((str(name), None if goal is None else str(goal)), []).append(i)
+    for (name, goal), idx in groups.items():
+        try:
+            puzzle = registry.get_puzzle(name, goal=goal) if goal is not None \
+                else registry.get_puzzle(name)
+        except (InputError, ValueError, TypeError) as exc:
+            faults.update({i: f"replay: {str(exc).splitlines()[0]}" for i in idx})
+            continue
+        paths: dict[Any, tuple[np.ndarray, list[int]]] = {}
+        for i in idx:
+            try:
+                state_text, actions_text, length = cell(i, "state"), cell(i, "actions"), \
+                    cell(i, "length")
+                if state_text is None or actions_text is None:
+                    raise ValueError("no start state or path recorded")
+                state = np.array([int(v) for v in str(state_text).split()], dtype=np.int64)
+                if state.shape != (puzzle.state_dim,):
+                    raise ValueError("the start state is not one of the puzzle")
+                actions = puzzle.parse_moves(str(actions_text)) \
+                    if str(actions_text).strip() else []
+                if length is None or int(length) != len(actions):
+                    raise ValueError(f"its length {length} is not its path's {len(actions)} "
+                                     "moves")
+                paths[i] = (state.astype(puzzle.dtype), actions)
+            except (InputError, ValueError, TypeError, OverflowError, IndexError) as exc:
+                faults[i] = f"replay: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        for i in _unreplayed(puzzle, paths):
+            faults[i] = "replay: its path does not reach the goal from its start state"
+    for i, why in faults.items():
+        df.at[i, "status"] = Status.INVALID.value
+        df.at[i, "error"] = why
+        df.at[i, "length"] = pd.NA
+    return df
+
+
+#: the columns a row's replay reads
+REPLAY_COLUMNS = ("puzzle", "state", "actions", "length")
+
+
+def unreplayable_reason(df: Any) -> str | None:
+    """Why the rows of ``df`` cannot be replayed at all (a table without the columns of a path:
+    made by hand, or by a tool that dropped them), or ``None``."""
+    missing = [c for c in REPLAY_COLUMNS if c not in df]
+    return f"no {', '.join(missing)} column" if missing else None
+
+
+def _unreplayed(puzzle: Any, paths: dict[Any, tuple[np.ndarray, list[int]]]) -> list[Any]:
+    """The keys of ``paths`` (start state, moves) that do not reach ``puzzle``'s goal: all
+    paths replayed together, one batched move at a time (``Puzzle.check_solution`` per path
+    where a batch meets an illegal move)."""
+    if not paths:
+        return []
+    keys = list(paths)
+    states = np.stack([paths[k][0] for k in keys])
+    lengths = np.array([len(paths[k][1]) for k in keys])
+    moves = np.zeros((len(keys), int(lengths.max(initial=0))), dtype=np.int64)
+    for r, k in enumerate(keys):
+        moves[r, :lengths[r]] = paths[k][1]
+    try:
+        for t in range(moves.shape[1]):
+            live = np.flatnonzero(lengths > t)
+            if np.any((moves[live, t] < 0) | (moves[live, t] >= puzzle.num_actions)):
+                raise ValueError("move out of range")
+            states[live] = puzzle.apply(states[live], moves[live, t])
+        reached = np.asarray(puzzle.is_goal(states), dtype=bool)
+        return [k for k, ok in zip(keys, reached, strict=True) if not ok]
+    except (ValueError, IndexError):
+        return [k for k in keys if not puzzle.check_solution(*paths[k])]
+
+
+def invalid_replays(df: Any) -> list[str]:
+    """Keys of the rows :func:`replay_solved` made invalid (their error starts ``replay:``)."""
+    if "error" not in df:
+        return []
+    err = df["error"].astype(str)
+    return [str(k) for k in df.loc[err.str.startswith("replay:"), "key"]]
 
 
 def derive_tables(run_dir: Path) -> Any:

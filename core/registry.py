@@ -490,6 +490,11 @@ def check_heuristic_options(entry: Entry, kwargs: dict[str, Any]) -> dict[str, A
     for k in ("device", "precision"):
         if kwargs.get(k) is not None and entry.option(k) is None:
             raise InputError(f"--{k}: applies to learned heuristics, not to {entry.name}")
+    for k, v in kwargs.items():  # another heuristic's option: refused, never ignored
+        if v is not None and entry.option(k) is None and k in all_options("heuristic"):
+            users = [n for n, e in HEURISTICS.items() if e.option(k) is not None]
+            raise InputError(f"--{k.replace('_', '-')}: applies to {'/'.join(users)}, "
+                             f"not to {entry.name}")
     return entry.check_options({k: v for k, v in kwargs.items() if entry.option(k) is not None},
                                "heuristic")
 

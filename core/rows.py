@@ -28,6 +28,7 @@ class Row(TypedDict, total=False):
     heuristic: str
     solver: str
     params: str
+    model_sha256: str | None
     seed: int
     optimal: int | None
     optimal_source: str | None
@@ -82,6 +83,9 @@ COLUMNS: dict[str, str] = {
     "goal": "goal layout (sliding tiles) or null",
     "heuristic": "heuristic name", "solver": "solver name",
     "params": "the configuration's heuristic and solver arguments (JSON)",
+    "model_sha256": "digest of the model files a learned heuristic loaded (part of the "
+                    "fingerprint: a resume after the weights changed refuses the rows); null "
+                    "for heuristics without a model and in rows made before it was recorded",
     "seed": "random seed of the task",
     "optimal": "reference optimal length, or null where none is known",
     "optimal_source": "where the reference optimal length comes from (DeepCubeA's optimal "

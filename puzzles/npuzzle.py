@@ -287,7 +287,11 @@ class NPuzzle(Puzzle):
             # ASCII digits only: int() would also take '1_2' and full-width or other scripts' digits
             if not _INT_RE.fullmatch(tok):
                 raise InputError(f"STATE: {tok!r} is not an integer")
-            values.append(int(tok))
+            value = int(tok)
+            if not 0 <= value < n:  # before numpy: a huge number must not overflow
+                raise InputError(f"STATE: tile {tok[:24]}{'...' if len(tok) > 24 else ''} out of "
+                                 f"range 0..{n - 1} for {self.name}")
+            values.append(value)
         return self._validated(np.array(values, dtype=np.int64), "STATE")
 
     def _validated(self, values: np.ndarray, what: str) -> np.ndarray:

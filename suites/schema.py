@@ -11,6 +11,7 @@ instance sources are in ``suites.sources``, the rules for reference optimal leng
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +50,44 @@ class InstanceSetSpec:
     citation: str = ""
     description: str = ""
     rotations: bool = False  # maneuver files: each maneuver's conjugates under the cube's rotations
+    file: Path | None = None  # the instance file ``path`` names, resolved and checked
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def is_plain_name(name: str) -> bool:
+    """Whether ``name`` is one safe path component: letters, digits, ``.``, ``_`` and ``-``,
+    starting with a letter or digit, at most 100 characters (never ``/``, ``.`` or ``..``)."""
+    return bool(_PLAIN.fullmatch(name))
+
+
+def instance_file(suite_path: Path, spath: str) -> Path | str:
+    """The instance file ``spath`` names (relative to ``suites/instances/``, else to the suite
+    file's folder), resolved: a path, or why it cannot be used. Instance files are read only
+    inside the checkout, the shared data folder or the suite file's folder; a path that leads
+    elsewhere (an absolute path, ``..``, a symlink) is refused, and never read."""
+    from core.paths import shared_dir
+
+    if not spath or "\0" in spath:
+        return "not a file name"
+    roots = [SUITES_DIR.parent, shared_dir(), Path(suite_path).parent]
+    candidates = [INSTANCES_DIR / spath, Path(suite_path).parent / spath]
+    outside = Path(spath).is_absolute() or ".." in Path(spath).parts
+    for c in candidates:
+        try:
+            real = c.resolve()
+        except (OSError, RuntimeError):
+            continue
+        if not any(real.is_relative_to(r.resolve()) for r in roots):
+            outside = outside or real.exists()
+            continue
+        if real.is_file():
+            return real
+    if outside:
+        return (f"{spath!r} lies outside the checkout, the shared data folder and the suite's "
+                "folder (instance files are read only there)")
+    return f"no such instance file {spath!r} in {INSTANCES_DIR} or the suite's folder"
 
 
 @dataclass(frozen=True)
@@ -193,6 +232,9 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
     head = _Reader(path, top.get("suite", dict, required=True), "suite")
     head.check_keys(["name", "puzzle", "description", "figures"])
     name = head.get("name", str, required=True)
+    if not is_plain_name(name):
+        raise head.fail("name", f"{name!r} is not a plain name (letters, digits, '.', '_', "
+                                "'-'; it names the run folder)")
     puzzle = head.get("puzzle", str, required=True)
     try:
         pentry = registry.puzzle_entry(puzzle)
@@ -226,13 +268,15 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
                 raise r.fail("goal", f"korf1982 is an 8-puzzle layout, not one of {puzzle}")
         fmt = r.get("format", str)
         spath = r.get("path", str)
+        found: Path | str | None = None
         if source == "file":
             if spath is None:
                 raise r.fail("path", "missing (required for source = 'file')")
             if fmt not in FORMATS:
                 raise r.fail("format", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
-            if not (INSTANCES_DIR / spath).is_file():
-                raise r.fail("path", f"no such instance file {spath!r} in {INSTANCES_DIR}")
+            found = instance_file(path, spath)
+            if isinstance(found, str):
+                raise r.fail("path", found)
         rotations = r.get("rotations", bool, default=False)
         if rotations and (source != "file" or fmt != "maneuver"):
             raise r.fail("rotations", "applies to source = 'file' with format = 'maneuver' only")
@@ -259,7 +303,9 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         if not 0 <= seed < 2**63:
             raise r.fail("seed", f"must be in [0, 2**63), got {seed}")
         sets[sname] = InstanceSetSpec(
-            name=sname, source=source, goal=goal, path=spath, format=fmt, depth=depth,
+            name=sname, source=source, goal=goal, path=spath,
+            file=found if source == "file" and isinstance(found, Path) else None,
+            format=fmt, depth=depth,
             count=count, seed=seed, optimal=optimal,
             fallback=r.get("fallback", str), citation=r.get("citation", str, default=""),
             description=r.get("description", str, default=""), rotations=rotations,
@@ -294,10 +340,11 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         if not registry.heuristic_supports(hentry, puzzle):
             raise r.fail("heuristic", f"{h} does not apply to {puzzle}")
         hargs = dict(r.get("heuristic_args", dict, default={}))
-        try:  # checked as the command line checks them (values stay as written: row keys)
+        try:  # validated (an option the heuristic does not take is refused), kept as written
             registry.check_heuristic_options(hentry, hargs)
+            hentry.check_options(hargs, "heuristic")
         except InputError as exc:
-            raise r.fail("heuristic_args", str(exc)) from None
+            raise r.fail("heuristic_args", f"{str(exc).removeprefix('--')}") from None
         sargs = dict(r.get("solver_args", dict, default={}))
         if solver_name is None:  # ida for heuristics with a kernel; a learned model's recommended search
             if hentry.props.get("ranks_moves"):  # a policy: beam search, the one that takes it
@@ -346,6 +393,9 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
     ptable = top.get("profiles", dict, default={})
     for pname, table in ptable.items():
         r = _Reader(path, table, f"profiles.{pname}")
+        if not is_plain_name(pname):
+            raise r.fail("", f"{pname!r} is not a plain profile name (letters, digits, '.', "
+                             "'_', '-'; it names the run folder)")
         if not isinstance(table, dict):
             raise r.fail("", "expected a table")
         r.check_keys(["instances", "configs", "limit", "limits", "description"])

@@ -32,8 +32,17 @@ from suites.schema import INSTANCES_DIR, Instance, InstanceSet, InstanceSetSpec,
 
 
 # --------------------------------------------------------------------------- instance files
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise InputError(f"{path.name}: cannot read: {exc.strerror or exc}") from None
+
+
 def _data_lines(path: Path) -> Iterable[tuple[int, str]]:
-    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+    for lineno, line in enumerate(_read_text(path).splitlines(), 1):
         line = line.strip()
         if line and not line.startswith("#"):
             yield lineno, line
@@ -42,7 +51,7 @@ def _data_lines(path: Path) -> Iterable[tuple[int, str]]:
 def header_comment(path: Path) -> str:
     """The leading ``#`` lines of an instance file (its citation)."""
     out = []
-    for line in path.read_text().splitlines():
+    for line in _read_text(path).splitlines():
         if not line.startswith("#"):
             break
         out.append(line[1:].strip())
@@ -87,6 +96,13 @@ def maneuver_text(turns: Sequence[tuple[str, int]], metric: str) -> str:
         else:
             words.append(face + "2")
     return " ".join(words)
+
+
+#: what one line of each instance file format holds (for error messages)
+LINE_FORMS = {"tiles": "expected: id optimal tile tile ...",
+              "maneuver": "expected: id [optimal] maneuver",
+              "vcube": "expected: id optimal | scramble | solution",
+              "states": "expected: id optimal state"}
 
 
 def _parse_file(spec: InstanceSetSpec, puzzle: Puzzle, path: Path) -> list[Instance]:
@@ -135,10 +151,11 @@ def _parse_file(spec: InstanceSetSpec, puzzle: Puzzle, path: Path) -> list[Insta
                 opt_ = None if opt_s == "-" else int(opt_s)
                 state = puzzle.parse(text)
                 meta = {}
-        except InputError as exc:
-            raise InputError(f"{where}: {exc}") from None
-        except (ValueError, IndexError) as exc:
-            raise InputError(f"{where}: malformed line ({exc})") from None
+        except (InputError, ValueError, IndexError, OverflowError):
+            # the line's text is not repeated: an instance file may hold anything
+            raise InputError(f"{where}: not a {spec.format} instance line "
+                             f"({LINE_FORMS.get(str(spec.format), 'see suites/README.md')})"
+                             ) from None
         if spec.format == "tiles":
             opt_ = opt
         if spec.optimal != "file":
@@ -368,7 +385,7 @@ def load_instances(suite: Suite, set_name: str, limit: int | None = None,
         instances = deepcubea_instances(puzzle, src, set_name, limit)
         origin = display_path(src)
     elif spec.source == "file":
-        path = INSTANCES_DIR / str(spec.path)
+        path = spec.file if spec.file is not None else INSTANCES_DIR / str(spec.path)
         instances = _parse_file(spec, puzzle, path)[:limit]
         origin = display_path(path)
     elif spec.source == "scramble":

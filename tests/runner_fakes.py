@@ -40,6 +40,21 @@ solver = "astar"
 """
 
 
+def fake_start(length: int) -> list[int]:
+    """A 15-puzzle start state (blank-first goal) that :func:`fake_path` of ``length`` moves
+    solves: the goal, or for an odd length the goal with the blank moved right."""
+    state = list(range(16))
+    if length % 2:
+        state[0], state[1] = 1, 0
+    return state
+
+
+def fake_path(length: int) -> str:
+    """``length`` moves that solve :func:`fake_start` (``L`` first for an odd length, then
+    ``R L`` pairs): every fake solved row replays, as a real row does."""
+    return " ".join((["L"] if length % 2 else []) + ["R", "L"] * (length // 2))
+
+
 def solve(payload: dict[str, Any]) -> dict[str, Any]:
     """Pretend to solve: ``payload['fake']`` says how (ok, error, crash, hang, oom, nodes,
     kill-worker...)."""
@@ -66,7 +81,8 @@ def solve(payload: dict[str, Any]) -> dict[str, Any]:
     if mode == "fail":
         return {"status": fake.get("status", "node-limit"), "length": None,
                 "nodes_generated": fake.get("nodes", 10), "time_s": 0.01}
-    return {"status": "solved", "length": fake.get("length", 10), "actions": None,
+    length = fake.get("length", 10)
+    return {"status": "solved", "length": length, "actions": fake_path(length),
             "nodes_generated": fake.get("nodes", 100), "nodes_expanded": 50, "iterations": 1,
             "h_start": 5.0, "time_s": fake.get("time_s", 0.01), "peak_rss_bytes": 1000,
             "heuristic_nbytes": 0}
@@ -89,8 +105,8 @@ def make_plan(tmp: Path, specs: list[tuple[str, str, dict[str, Any]]], time_s: f
         meta = {"suite": "fake", "profile": "default", "instance_set": "korf100", "instance": inst,
                 "config": cfg, "puzzle": "puzzle15", "goal": "blank-first", "heuristic": "manhattan",
                 "solver": "ida", "params": "{}", "seed": 0, "optimal": fake.get("optimal")}
-        payload = {"fake": fake, "state": [0], "puzzle": "puzzle15", "heuristic": "manhattan",
-                   "solver": "ida"}
+        payload = {"fake": fake, "state": fake_start(int(fake.get("length", 10) or 0)),
+                   "puzzle": "puzzle15", "heuristic": "manhattan", "solver": "ida"}
         tasks.append(Task(row_key("korf100", inst, cfg), payload, time_s=time_s,
                           memory_bytes=memory_mb * 2**20 if memory_mb else None, meta=meta))
     return Plan(suite, "default", {}, list(suite.configs.values()), tasks)

@@ -89,6 +89,7 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
             out = runner.default_run_dir(suite.name, prof)
     elif resume and not (out / runner.ROWS).is_file():
         raise InputError(f"--resume: {out} holds no run ({runner.ROWS} missing)")
+    runner.refuse_finished_run_dir(out, resume)  # before planning: committed or finished work
     plan = runner.plan_run(suite, prof, configs, limit, seed)
     _check_models(suite.puzzle, plan.configs)
     if device is not None:
@@ -179,6 +180,15 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
         except OSError as exc:
             raise InputError(f"--out: cannot create {out}: {exc.strerror or exc}") from None
         runner.write_tables(df, out)
+    bad = runner.invalid_replays(df)
+    unreplayable = runner.unreplayable_reason(df)
+    if unreplayable and (df["status"] == "solved").any():
+        click.echo(f"warning: the rows of {run_dir} cannot be replayed ({unreplayable}); their "
+                   "solved rows are counted unchecked", err=True)
+    if bad:
+        click.echo(f"warning: {len(bad)} solved row(s) do not replay on their start state and "
+                   f"count as invalid: {', '.join(bad[:5])}{', ...' if len(bad) > 5 else ''}",
+                   err=True)
     df = report.with_reference_optima(df)  # once: the summary, the terminal and the figures
     md = report.report_markdown(df, title=title)
     meta = runner.read_run_json(run_dir)
@@ -390,10 +400,9 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: 
     if (run_dir / runner.ROWS).is_file() or (run_dir / "results.csv").is_file():
         in_place = out is None or out.resolve() == run_dir.resolve()
         if in_place and not overwrite and (run_dir / runner.ROWS).is_file():
-            from bench.provenance import tracked_by_git
+            from bench.provenance import tracked_files
 
-            committed = [f for f in ("summary.md", "results.csv")
-                         if (run_dir / f).is_file() and tracked_by_git(run_dir / f)]
+            committed = tracked_files(run_dir)
             if committed:
                 raise InputError(f"RUN_DIR: {run_dir} holds committed results ({committed[0]} "
                                  "is tracked by git); give --out DIR to write its report "
@@ -402,10 +411,14 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: 
             raise InputError(f"RUN_DIR: {run_dir} holds a run's committed table (results.csv) "
                              "without its rows; give --out DIR to write its report elsewhere, or "
                              "--overwrite to redo its summary and figures in place")
-        if not in_place and not overwrite and out is not None and any(
-                (out / f).exists() for f in ("summary.md", "results.csv", runner.ROWS)):
-            raise InputError(f"--out: {out} already holds a report or run; choose a new folder "
-                             "or --overwrite")
+        if not in_place and not overwrite and out is not None:
+            from bench.provenance import tracked_files
+
+            held = [f for f in ("summary.md", "results.csv", "results.parquet", runner.ROWS)
+                    if (out / f).exists()] + tracked_files(out)
+            if held:
+                raise InputError(f"--out: {out} already holds a report or run ({held[0]}); "
+                                 "choose a new folder or --overwrite")
         _write_report(run_dir, list(figs) or None, title=_run_title(run_dir), out=out)
         return
     if (run_dir / "log.csv").is_file():
@@ -419,6 +432,15 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: 
         depth = _read_log(run_dir / "depth_log.csv", ("iteration", "depth", "greedy_solved"))
         fig, _ = plots.fig_training(log, depth if depth is not None and not depth.empty else None)
         dest = out or run_dir
+        figure = dest / "training.png"
+        if figure.exists() and not overwrite:
+            from bench.provenance import tracked_by_git
+
+            if out is not None or tracked_by_git(figure):
+                raise InputError(f"{'--out' if out is not None else 'RUN_DIR'}: {figure} exists"
+                                 f"{' (tracked by git)' if out is None else ''}; "
+                                 f"{'choose a new folder' if out is not None else 'give --out DIR'}"
+                                 " or add --overwrite to replace it")
         dest.mkdir(parents=True, exist_ok=True)
         fig.savefig(dest / "training.png", dpi=130)
         plt.close(fig)

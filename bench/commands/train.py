@@ -80,21 +80,94 @@ def _train_options(f: Any) -> Any:
     return f
 
 
+#: files of a training run (or of a shipped or multi-goal model): a folder holding any of
+#: them is finished work that a new run must not write over
+RUN_FILES = ("checkpoint.pt", "model.pt", "config.json", "log.csv", "depth_log.csv", "tree.json")
+#: set in the processes ``--nproc`` starts: their parent holds the run folder's lock
+_LOCK_HELD = "BENCH_TRAIN_LOCK_HELD"
+
+
+def refuse_finished_folder(folder: Path, flag: str = "--out", resumable: bool = True) -> None:
+    """``InputError`` when ``folder`` holds finished work: a training run or model
+    (:data:`RUN_FILES`) or files committed to git (a shipped model, committed results)."""
+    from bench.provenance import tracked_files
+
+    if not folder.is_dir():
+        return
+    tracked = tracked_files(folder)
+    if tracked:
+        raise InputError(f"{flag}: {folder} holds committed files ({tracked[0]} is tracked by "
+                         "git: a shipped model or committed results); choose another folder")
+    held = [f for f in RUN_FILES if (folder / f).exists()]
+    if held:
+        how = ("add --resume to continue it, or choose another folder"
+               if resumable and "checkpoint.pt" in held else "choose another folder")
+        raise InputError(f"{flag}: {folder} already holds a run or model ({held[0]}); {how}")
+
+
+def refuse_existing_file(path: Path, flag: str, overwrite: bool) -> None:
+    """``InputError`` when ``path`` exists and ``overwrite`` was not given; never a committed
+    file without it, never a folder."""
+    if path.is_dir():
+        raise InputError(f"{flag}: {path} is a folder; name a file")
+    if path.exists() and not overwrite:
+        from bench.provenance import tracked_by_git
+
+        what = "a committed file (tracked by git)" if tracked_by_git(path) else "a file"
+        raise InputError(f"{flag}: {path} exists ({what}); name a new file, or add --overwrite "
+                         "to replace it")
+
+
+def _default_folder(target: str, puzzle: str, opts: dict[str, Any]) -> Path:
+    from heuristics.davi.heuristic import user_models_dir
+
+    if opts.get("out"):
+        return Path(opts["out"])
+    seed = opts.get("seed")
+    return user_models_dir() / f"{target}-{puzzle}-s{0 if seed is None else seed}"
+
+
 def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
+    """One training command: the run folder is checked (no finished work is written over) and
+    locked (no second training writes into it at the same time) while it trains."""
+    from contextlib import nullcontext
+
+    from bench.runner import run_lock
+    from heuristics.davi.distributed import Dist
+
+    dist = Dist.from_env()
+    if opts.get("resume") and opts.get("out") is None:
+        raise InputError("--resume: give the run folder with --out")
+    folder = _default_folder(target, puzzle, opts)
+    if not opts.get("resume"):
+        refuse_finished_folder(folder)
+    # one process holds the lock: this one, or the first of several started by torchrun
+    held = os.environ.get(_LOCK_HELD) == str(folder.resolve()) or (
+        dist is not None and not dist.main)
+    with nullcontext() if held else run_lock(folder):
+        if not opts.get("resume"):
+            refuse_finished_folder(folder)  # again, now that no other run can write there
+        nproc = opts.pop("nproc", None)
+        if nproc is not None and nproc > 1:
+            if dist is not None:
+                raise InputError("--nproc: the processes were started by torchrun already "
+                                 "(WORLD_SIZE is set); drop --nproc")
+            os.environ[_LOCK_HELD] = str(folder.resolve())
+            try:
+                _launch(target, puzzle, opts, nproc)
+            finally:
+                os.environ.pop(_LOCK_HELD, None)
+            return
+        _train(target, puzzle, opts, dist)
+
+
+def _train(target: str, puzzle: str, opts: dict[str, Any], dist: Any) -> None:
     import torch
 
-    from heuristics.davi.distributed import Dist
     from heuristics.davi.heuristic import user_models_dir
     from heuristics.davi.train import TrainConfig, Trainer
 
-    nproc = opts.pop("nproc", None)
-    dist = Dist.from_env()
-    if nproc is not None and nproc > 1:
-        if dist is not None:
-            raise InputError("--nproc: the processes were started by torchrun already "
-                             "(WORLD_SIZE is set); drop --nproc")
-        _launch(target, puzzle, opts, nproc)
-        return
+    opts.pop("nproc", None)
     threads = opts.pop("threads")
     if threads is not None:
         if threads < 1:
@@ -148,9 +221,7 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
         if cfg.seed is None:
             cfg.seed = 0
         folder = Path(out) if out else user_models_dir() / f"{target}-{puzzle}-s{cfg.seed}"
-        if (folder / "checkpoint.pt").exists():
-            raise InputError(f"--out: {folder} already holds a run; add --resume to continue it "
-                             "or choose another folder")
+        refuse_finished_folder(folder)
         trainer = Trainer(cfg, folder, progress=progress, dist=dist)
     finished = False
     try:
@@ -293,11 +364,10 @@ def multigoal_cmd(puzzle: str, children: int, height: int, step: int | None, tar
                   amp: bool | None, threads: int | None, out: str, quiet: bool,
                   goal: str | None) -> None:
     """Train a multi-goal model (Moravej): a tree of goals, one network per goal."""
-    import numpy as np
     import torch
 
     from heuristics.davi.model import ARCH_PRESET, preset_arch
-    from heuristics.davi.multigoal import TREE_FILE, GoalTree, grow_tree, train_tree
+    from heuristics.davi.multigoal import TREE_FILE
     from heuristics.davi.train import TrainConfig, make_puzzle
 
     if threads is not None:
@@ -314,6 +384,28 @@ def multigoal_cmd(puzzle: str, children: int, height: int, step: int | None, tar
     settings: dict[str, Any] = {k: v for k, v in dict(preset=preset, batch=batch, k_max=k_max,
                                                       amp=amp).items() if v is not None}
     cfg = TrainConfig(puzzle=puzzle, target=target, goal=goal, seed=seed, **settings).resolved()
+    from bench.runner import run_lock
+
+    if not (folder / TREE_FILE).is_file():
+        refuse_finished_folder(folder, resumable=False)
+    else:
+        from bench.provenance import tracked_files
+
+        if tracked_files(folder):
+            raise InputError(f"--out: {folder} holds a committed multi-goal model (tracked by "
+                             "git); train into another folder")
+    with run_lock(folder):
+        _train_multigoal(p, folder, cfg, children, height, step, iterations, quiet, cpu_limit)
+
+
+def _train_multigoal(p: Any, folder: Path, cfg: Any, children: int, height: int,
+                     step: int | None, iterations: int, quiet: bool,
+                     cpu_limit: float | None) -> None:
+    import numpy as np
+
+    from heuristics.davi.multigoal import TREE_FILE, GoalTree, grow_tree, train_tree
+
+    seed = cfg.seed
     if (folder / TREE_FILE).is_file():
         tree = GoalTree.load(folder)
         if tree.puzzle != p.name or (tree.children, tree.height) != (children, height):
@@ -468,12 +560,14 @@ def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str,
 @click.argument("state_dict", type=click.Path(dir_okay=False))
 @click.option("--out", type=click.Path(dir_okay=False), default=None,
               help="checkpoint to write [$BENCH_CACHE/models/deepcubea-PUZZLE/model.pt]")
-def import_cmd(puzzle: str, state_dict: str, out: str | None) -> None:
+@click.option("--overwrite", is_flag=True, help="replace the checkpoint at --out if it exists")
+def import_cmd(puzzle: str, state_dict: str, out: str | None, overwrite: bool) -> None:
     """Convert DeepCubeA's published model_state_dict.pt for PUZZLE into a checkpoint."""
     from heuristics.davi.deepcubea_import import import_deepcubea
     from heuristics.davi.heuristic import user_models_dir
 
     path = Path(out) if out else user_models_dir() / f"deepcubea-{puzzle}" / "model.pt"
+    refuse_existing_file(path, "--out", overwrite)
     import_deepcubea(state_dict, puzzle, path)
     click.echo(f"wrote {path}; use it with --heuristic davi --model {path}")
 
@@ -555,14 +649,17 @@ def models_cmd(as_json: bool) -> None:
               help="admissible heuristic for IDA* reference lengths where no table exists")
 @click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
               help="torch CPU threads")
-@click.option("--out", type=click.Path(dir_okay=False), default=None, help="CSV of per-state rows")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="CSV of per-state rows (a new file)")
+@click.option("--overwrite", is_flag=True, help="replace the CSV at --out if it exists")
 @click.option("--run-dir", type=click.Path(file_okay=False), default=None,
               help="run folder (suite file, rows) [runs/evaluate-PUZZLE-TIME]")
 @click.option("--resume", is_flag=True, help="continue the evaluation in --run-dir")
 def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, seed: int, solver: str,
                  precision: str, node_limit: int | None, time_limit: float | None,
                  optimal_heuristic: str | None, threads: int | None, out: str | None,
-                 run_dir: str | None, resume: bool, **solver_options: str | None) -> None:
+                 run_dir: str | None, resume: bool, overwrite: bool,
+                 **solver_options: str | None) -> None:
     """Solve a fixed set of PUZZLE states with a learned heuristic; print share solved/optimal.
 
     The evaluation is a suite (written to RUN_DIR/evaluate.toml) run by the suite runner: every
@@ -574,6 +671,8 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
     from bench.evaluate import SUITE_FILE, run_evaluation, suite_text, summarize
     from bench.runner import write_atomic
 
+    if out is not None:
+        refuse_existing_file(Path(out), "--out", overwrite)
     if threads is not None:
         torch.set_num_threads(max(1, threads))
     from core import registry

@@ -65,13 +65,62 @@ def create_app(source: Source, figures_dir: Path | None = None) -> Flask:
         except ReplayError as exc:
             return _json({"error": f"{key}: {exc}"}, 422)
 
+    app.config["VIEW_HOSTS"] = set(LOCAL_NAMES)
+
+    @app.before_request
+    def check_host() -> None:
+        # only the names this server is reached by on this machine (or the --host it binds):
+        # a page of another site that resolves its own name to this address gets nothing
+        if host_name(request.host) not in app.config["VIEW_HOSTS"]:
+            abort(403)
+
     @app.get("/figures/<name>")
     def figure(name: str) -> Response:
         if figures_dir is None or name not in source.index().get("figures", []):
             abort(404)
-        return send_from_directory(figures_dir, name)
+        path = figures_dir / name
+        try:  # only a regular file inside the folder: no symlink leads out of it
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            abort(404)
+        if real.parent != figures_dir or not real.is_file():
+            abort(404)
+        return send_from_directory(figures_dir, real.name)
 
     return app
+
+
+#: Host names the viewer always answers (with any port)
+LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+def host_name(host: str) -> str:
+    """The name of a ``Host`` header without its port and brackets, lower case."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    if host.count(":") == 1:
+        return host.split(":", 1)[0]
+    return host
+
+
+def bound_names(host: str) -> set[str]:
+    """The Host names a server bound to ``host`` answers besides :data:`LOCAL_NAMES`: ``host``
+    itself, and where it is every interface (``0.0.0.0``, ``::``) this machine's names and
+    addresses."""
+    names = {host_name(host)}
+    try:
+        unspecified = ipaddress.ip_address(host_name(host)).is_unspecified
+    except ValueError:
+        unspecified = False
+    if unspecified:
+        for name in {socket.gethostname(), socket.getfqdn()}:
+            names.add(name.lower())
+            try:
+                names.update(str(info[4][0]).split("%")[0] for info in socket.getaddrinfo(name, None))
+            except (socket.gaierror, UnicodeError):
+                pass
+    return names
 
 
 def has_display() -> bool:
@@ -136,6 +185,7 @@ class ViewServer:
         finally:
             sock.close()  # the server holds its own descriptor of it
         self.host = host
+        app.config.setdefault("VIEW_HOSTS", set(LOCAL_NAMES)).update(bound_names(host))
         self.port = int(self.server.port)
         self.url = url_of(host, self.port)
         self._thread: threading.Thread | None = None

@@ -117,7 +117,8 @@ class RunSource:
         self.rows: dict[str, dict[str, Any]] = {
             str(r["key"]): {k: _clean(v) for k, v in r.items()}
             for r in self.df.to_dict("records")}
-        self.figures = sorted(p.name for p in self.run_dir.glob("*.png") if p.is_file())
+        self.figures = sorted(p.name for p in self.run_dir.glob("*.png")
+                              if p.is_file() and not p.is_symlink())
         self._heuristics = HeuristicCache()
         self._puzzles: dict[tuple[str, str | None], Puzzle] = {}
         self._lock = threading.Lock()
@@ -181,6 +182,10 @@ class RunSource:
     def replay(self, key: str) -> dict[str, Any]:
         """The replay of the row ``key`` (``KeyError`` if the run has none)."""
         row = self.rows[key]
+        error = row.get("error")
+        if isinstance(error, str) and error.startswith("replay: "):
+            # recorded as solved, but its path did not replay when the run was read
+            raise ReplayError(error.removeprefix("replay: "))
         with self._lock:
             return self._replay(key, row)
 

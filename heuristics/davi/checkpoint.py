@@ -32,6 +32,9 @@ A checkpoint is a ``torch.save`` file whose contents load with ``torch.load(weig
 ``weights_sha256``
     SHA-256 over the model's tensors (name, dtype, shape, bytes in key order): a corrupt file
     whose zip container still reads is caught by this check.
+``content_sha256``
+    SHA-256 over every other field too (``content_digest``): progress, configurations,
+    optimizer and generator states; absent in files written before it was added.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from typing import Any
 import torch
 
 from core.errors import InputError
+from heuristics.davi.model import ModelConfig
 from puzzles.base import Puzzle
 
 FORMAT = "heuristic-bench/learned-heuristic"
@@ -72,6 +76,37 @@ def weights_digest(state_dict: Mapping[str, torch.Tensor]) -> str:
     return h.hexdigest()
 
 
+#: keys a checkpoint's content digest leaves out (the format and the digests themselves)
+_UNDIGESTED = ("format", "version", "weights_sha256", "content_sha256")
+
+
+def _feed(h: Any, obj: Any) -> None:
+    """Feed ``obj`` (dicts, lists, tensors, scalars, strings) to hash ``h``, type-tagged."""
+    if isinstance(obj, torch.Tensor):
+        t = obj.detach().cpu().contiguous()
+        h.update(f"T{t.dtype}{tuple(t.shape)}".encode())
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    elif isinstance(obj, Mapping):
+        h.update(f"D{len(obj)}".encode())
+        for k in sorted(obj, key=repr):
+            h.update(repr(k).encode())
+            _feed(h, obj[k])
+    elif isinstance(obj, list | tuple):
+        h.update(f"L{len(obj)}".encode())
+        for v in obj:
+            _feed(h, v)
+    else:
+        h.update(f"S{type(obj).__name__}:{obj!r};".encode())
+
+
+def content_digest(ckpt: Mapping[str, Any]) -> str:
+    """SHA-256 over every field of a checkpoint but its format and digests: training progress,
+    configurations, optimizer and generator states, metrics (a flipped byte anywhere is seen)."""
+    h = hashlib.sha256()
+    _feed(h, {k: v for k, v in ckpt.items() if k not in _UNDIGESTED})
+    return h.hexdigest()
+
+
 def non_finite(state_dict: Mapping[str, torch.Tensor]) -> list[str]:
     """Names of the floating-point tensors of ``state_dict`` holding NaN or inf."""
     return [k for k in sorted(state_dict)
@@ -83,7 +118,7 @@ def save_checkpoint(path: str | Path, ckpt: dict[str, Any]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {**ckpt, "format": FORMAT, "version": VERSION,
-            "weights_sha256": weights_digest(ckpt["model"])}
+            "weights_sha256": weights_digest(ckpt["model"]), "content_sha256": content_digest(ckpt)}
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
         torch.save(data, f)
@@ -117,12 +152,39 @@ def load_checkpoint(
     missing = [k for k in ("puzzle", "encoding", "model", "model_config", "target") if k not in ckpt]
     if missing:
         raise CheckpointError(f"checkpoint {path}: missing {', '.join(missing)}")
+    for key in ("puzzle", "encoding", "target"):
+        if not isinstance(ckpt[key], str):
+            raise CheckpointError(f"checkpoint {path}: {key} is not a name ({ckpt[key]!r:.60})")
+    if ckpt["target"] not in TARGETS:
+        raise CheckpointError(f"checkpoint {path}: target {ckpt['target']!r} is not one of "
+                              f"{', '.join(TARGETS)}")
+    for key in ("state_dim", "num_symbols", "iteration", "target_updates", "states_seen"):
+        v = ckpt.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+            raise CheckpointError(f"checkpoint {path}: {key} is not a count ({v!r:.60})")
+    goal = ckpt.get("goal")
+    if goal is not None and not (isinstance(goal, list | tuple) and all(
+            isinstance(v, int) and not isinstance(v, bool) and -2**31 <= v < 2**31
+            for v in goal)):
+        raise CheckpointError(f"checkpoint {path}: goal is not a list of integers")
+    if not isinstance(ckpt.get("input_adapter", "none"), str):
+        raise CheckpointError(f"checkpoint {path}: input_adapter is not a name")
+    if not isinstance(ckpt.get("metrics") or {}, dict):
+        raise CheckpointError(f"checkpoint {path}: metrics is not a table")
+    try:  # sizes checked before anything is allocated from them
+        ModelConfig.from_dict(ckpt["model_config"])
+    except InputError as exc:
+        raise CheckpointError(f"checkpoint {path}: {exc}") from None
     model = ckpt["model"]
     if not isinstance(model, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
                                               for k, v in model.items()):
         raise CheckpointError(f"checkpoint {path}: 'model' is not a dict of named tensors")
     if weights_digest(model) != ckpt.get("weights_sha256"):
         raise CheckpointError(f"checkpoint {path} is corrupt: the weights do not match their checksum")
+    recorded = ckpt.get("content_sha256")  # absent in checkpoints written before it was added
+    if recorded is not None and recorded != content_digest(ckpt):
+        raise CheckpointError(f"checkpoint {path} is corrupt: its contents do not match their "
+                              "checksum")
     bad = non_finite(model)
     if bad:
         raise CheckpointError(f"checkpoint {path}: the network's weights are not finite (NaN or inf "

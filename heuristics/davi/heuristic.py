@@ -110,22 +110,41 @@ def recommended_search(puzzle_name: str, model: str | Path | None = None) -> dic
 
     path = resolve_model(puzzle_name, model)
     cfg_path = path.parent / "config.json"
-    rec: Any = None
-    if cfg_path.is_file():
-        try:
-            rec = json.loads(cfg_path.read_text()).get("search")
-        except (ValueError, OSError, AttributeError):
-            rec = None
-    if isinstance(rec, dict) and rec.get("solver") in SEARCH_SOLVERS:
-        options = registry.solver_entry(rec["solver"]).options
-        args = {o.name: rec[o.name] for o in options if o.name in rec}
-        precision = rec.get("precision", "float32")
-        if precision not in ("float32", "bfloat16"):
-            precision = "float32"
-        return {"solver": rec["solver"], "solver_args": args, "precision": precision,
-                "source": "model"}
-    return {"solver": "beam", "solver_args": {"width": registry.beam_width(puzzle_name)},
-            "precision": "float32", "source": "default"}
+    default = {"solver": "beam", "solver_args": {"width": registry.beam_width(puzzle_name)},
+               "precision": "float32", "source": "default"}
+    if not cfg_path.is_file():
+        return default
+    where = f"--model: {cfg_path}"
+    try:
+        config = json.loads(cfg_path.read_bytes())
+    except (ValueError, OSError, RecursionError) as exc:
+        raise InputError(f"{where}: not readable JSON ({type(exc).__name__})") from None
+    if not isinstance(config, dict):
+        raise InputError(f"{where}: not a JSON object")
+    if "search" not in config or config["search"] is None:
+        return default
+    rec = config["search"]
+    if not isinstance(rec, dict):
+        raise InputError(f"{where}: search: not a table (expected {{\"solver\": ..., options}})")
+    solver = rec.get("solver")
+    if not isinstance(solver, str) or solver not in registry.SOLVERS:
+        raise InputError(f"{where}: search: unknown solver {solver!r} (a learned heuristic's "
+                         f"search is one of {', '.join(SEARCH_SOLVERS)})")
+    if solver not in SEARCH_SOLVERS:
+        raise InputError(f"{where}: search: solver {solver!r} cannot search with a learned "
+                         f"heuristic (one of {', '.join(SEARCH_SOLVERS)})")
+    entry = registry.solver_entry(solver)
+    if not registry.solver_supports(entry, puzzle_name):
+        raise InputError(f"{where}: search: {solver} does not apply to {puzzle_name}")
+    precision = rec.get("precision", "float32")
+    if precision not in ("float32", "bfloat16"):
+        raise InputError(f"{where}: search: precision {precision!r} is not float32 or bfloat16")
+    given = {k: v for k, v in rec.items() if k not in ("solver", "precision")}
+    try:
+        args = entry.check_options(given, "solver")
+    except InputError as exc:
+        raise InputError(f"{where}: search: {str(exc).removeprefix('--')}") from None
+    return {"solver": solver, "solver_args": args, "precision": precision, "source": "model"}
 
 
 class NetworkEvaluator:

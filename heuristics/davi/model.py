@@ -40,6 +40,10 @@ from torch import nn
 from torch.nn import functional as F
 
 from core.errors import InputError
+from heuristics.davi.limits import MAX_WIDTH
+
+#: the most parameters a recorded network may have (4 GB of float32 weights)
+MAX_PARAMETERS = 10**9
 
 #: named sizes: (h1, res_dim, num_blocks)
 PRESETS: dict[str, tuple[int, int, int]] = {
@@ -92,7 +96,34 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ModelConfig:
-        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
+        """The sizes recorded in ``d``, each checked (type and range) before any network is
+        made from them: ``InputError`` naming the first that is wrong."""
+        if not isinstance(d, dict):
+            raise InputError(f"model_config: expected a table, got {type(d).__name__}")
+        for k in ("state_dim", "one_hot_depth"):
+            if k not in d:
+                raise InputError(f"model_config: missing {k}")
+        out = cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
+        for name, low, high in (("state_dim", 1, 10**5), ("one_hot_depth", 1, 10**4),
+                                ("h1", 1, MAX_WIDTH), ("res_dim", 1, MAX_WIDTH),
+                                ("num_blocks", 0, 1000), ("layers", 0, 1000),
+                                ("outputs", 1, 10**5)):
+            v = getattr(out, name)
+            if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+                raise InputError(f"model_config: {name} must be an integer in [{low}, {high}], "
+                                 f"got {v!r}")
+        if not isinstance(out.batch_norm, bool):
+            raise InputError(f"model_config: batch_norm must be true or false, got "
+                             f"{out.batch_norm!r}")
+        if out.arch not in ("resnet", "mlp", "cnn"):
+            raise InputError(f"model_config: arch must be resnet, mlp or cnn, got {out.arch!r}")
+        wide = max(out.h1, out.res_dim)
+        estimate = (out.state_dim * out.one_hot_depth * out.h1 + out.h1 * out.res_dim
+                    + (2 * out.num_blocks + out.layers) * wide * wide + wide * out.outputs)
+        if estimate > MAX_PARAMETERS:
+            raise InputError(f"model_config: a network of about {estimate:.3g} parameters is "
+                             f"larger than any this program makes ({MAX_PARAMETERS:.0e})")
+        return out
 
     @classmethod
     def preset(cls, name: str, state_dim: int, one_hot_depth: int) -> ModelConfig:

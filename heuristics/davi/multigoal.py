@@ -186,8 +186,19 @@ class MultiGoalHeuristic(Heuristic):
             raise InputError(f"--model: {folder} is a tree for {self.tree.puzzle}"
                              f"{' (' + str(self.tree.layout) + ')' if self.tree.layout else ''}, "
                              f"not for {puzzle.name}")
+        goals = self.tree.goals
+        if goals.ndim != 2 or goals.shape[1] != puzzle.state_dim \
+                or len(self.tree.paths) != len(goals):
+            raise InputError(f"--model: {folder}: its {TREE_FILE} does not hold one "
+                             f"{puzzle.name} state and one path per goal")
         if not np.array_equal(self.tree.goals[0], puzzle.goal()):
             raise InputError(f"--model: {folder}: its final goal is not {puzzle.name}'s goal")
+        for i, (goal, path) in enumerate(zip(goals, self.tree.paths, strict=True)):
+            # a search that reaches goal i appends its path: it must lead to the final goal
+            if not all(isinstance(a, int) for a in path) or \
+                    not puzzle.check_solution(goal.astype(puzzle.dtype), path):
+                raise InputError(f"--model: {folder}: the stored path of goal {i} does not lead "
+                                 f"to the final goal ({TREE_FILE} is damaged)")
         if combine not in ("sum", "ratio"):
             raise InputError(f"--combine: expected sum or ratio, got {combine!r}")
         if not (isinstance(m, int | float) and m > 0):

@@ -53,7 +53,7 @@ import csv
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,6 +69,7 @@ from heuristics.davi.checkpoint import (
     check_puzzle,
     inference_copy,
     load_checkpoint,
+    non_finite,
     save_checkpoint,
 )
 from heuristics.davi.data import Batch, BatchProducer, random_walks
@@ -178,6 +179,19 @@ class TrainConfig:
         out.check_every = c if out.check_every is None else out.check_every
         if out.target not in TARGETS:
             raise InputError(f"target: expected one of {', '.join(TARGETS)}, got {out.target!r}")
+        for name, low, high in (("batch", 2, MAX_BATCH), ("k_max", 1, 10**6),
+                                ("check_every", 1, 10**12), ("h1", 1, MAX_WIDTH),
+                                ("res_dim", 1, MAX_WIDTH), ("num_blocks", 0, 1000),
+                                ("eval_per_depth", 1, 10**6), ("eval_depths", 1, 10**6),
+                                ("eval_max_steps", 1, 10**9), ("eval_chunk", 1, 10**9),
+                                ("diffusion_warmup", 0, 10**12), ("seed", 0, 2**63 - 1)):
+            v = getattr(out, name)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise InputError(f"--{name.replace('_', '-')}: expected an integer, got {v!r}")
+            if not low <= v <= high:
+                raise InputError(f"--{name.replace('_', '-')}: must be in [{low}, {high}], got {v}")
         for name in ("lr", "lr_decay", "epsilon", "polyak"):
             _check_finite("--" + name.replace("_", "-"), getattr(out, name))
         if out.batch < 2:
@@ -206,19 +220,6 @@ class TrainConfig:
             raise InputError(f"data: expected tensor or numpy, got {out.data!r}")
         if out.device not in ("auto", "cpu", "cuda"):
             raise InputError(f"--device: expected auto, cpu or cuda, got {out.device!r}")
-        for name, low, high in (("batch", 2, MAX_BATCH), ("k_max", 1, 10**6),
-                                ("check_every", 1, 10**12), ("h1", 1, MAX_WIDTH),
-                                ("res_dim", 1, MAX_WIDTH), ("num_blocks", 0, 1000),
-                                ("eval_per_depth", 1, 10**6), ("eval_depths", 1, 10**6),
-                                ("eval_max_steps", 1, 10**9), ("eval_chunk", 1, 10**9),
-                                ("diffusion_warmup", 0, 10**12), ("seed", 0, 2**63 - 1)):
-            v = getattr(out, name)
-            if v is None:
-                continue
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise InputError(f"--{name.replace('_', '-')}: expected an integer, got {v!r}")
-            if not low <= v <= high:
-                raise InputError(f"--{name.replace('_', '-')}: must be in [{low}, {high}], got {v}")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -394,6 +395,39 @@ class _Inline:
         pass
 
 
+def _optimizer_tensors(state: dict[str, Any]) -> Iterator[tuple[str, torch.Tensor]]:
+    """``(name, tensor)`` of every tensor in an optimizer's state dict."""
+    for pid, st in (state.get("state") or {}).items():
+        if isinstance(st, dict):
+            for k, v in st.items():
+                if isinstance(v, torch.Tensor):
+                    yield f"{pid}.{k}", v
+
+
+def _check_optimizer(opt: torch.optim.Optimizer, bad: Callable[[str], Exception]) -> None:
+    """Refuse a loaded optimizer state that does not fit the network: each parameter's Adam
+    moments must have its shape (``load_state_dict`` checks only the group sizes)."""
+    for group in opt.param_groups:
+        for key in ("lr", "eps", "weight_decay"):
+            v = group.get(key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)
+                                  or not math.isfinite(v)):
+                raise bad(f"optimizer {key} {v!r} is not a finite number")
+        betas = group.get("betas")
+        if betas is not None and not (isinstance(betas, list | tuple) and len(betas) == 2
+                                      and all(isinstance(b, int | float) for b in betas)):
+            raise bad(f"optimizer betas {betas!r} are not two numbers")
+        for p in group["params"]:
+            st = opt.state.get(p, {})
+            for k in ("exp_avg", "exp_avg_sq"):
+                v = st.get(k)
+                if v is not None and (not isinstance(v, torch.Tensor) or v.shape != p.shape):
+                    raise bad(f"optimizer {k} does not fit the network's parameters")
+            step = st.get("step")
+            if step is not None and not isinstance(step, torch.Tensor | int | float):
+                raise bad("optimizer step is not a number")
+
+
 class Trainer:
     """One training run in ``out_dir``; ``Trainer.resume(out_dir)`` continues it exactly.
 
@@ -442,6 +476,8 @@ class Trainer:
         self._policy_eval: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         #: wall-clock seconds between checkpoints when checks are further apart
         self.save_every_s = 300.0
+        #: the iteration of the last checkpoint written or resumed from
+        self.saved_iteration: int | None = None
 
     # ------------------------------------------------------------------ persistence
     @classmethod
@@ -454,26 +490,72 @@ class Trainer:
         ckpt = load_checkpoint(path)
         if ckpt.get("kind") != "train":
             raise CheckpointError(f"--resume: {path} holds weights only, no training state")
-        cfg = TrainConfig.from_dict(ckpt["train_config"])
+
+        def bad(what: str) -> CheckpointError:
+            return CheckpointError(f"--resume: {path} is not a usable training checkpoint ({what})")
+
+        missing = [k for k in ("train_config", "optimizer", "iteration", "target_updates",
+                               "loss_window", "torch_rng") if k not in ckpt]
+        if missing:
+            raise bad(f"missing {', '.join(missing)}")
+        for key in ("iteration", "target_updates", "states_seen"):
+            v = ckpt.get(key, 0)
+            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 2**62:
+                raise bad(f"{key} {v!r} is not a count")
+        for key in ("elapsed_s", "cpu_s"):
+            v = ckpt.get(key, 0.0)
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) \
+                    or v < 0:
+                raise bad(f"{key} {v!r} is not a number of seconds")
+        window = ckpt["loss_window"]
+        if not (isinstance(window, list | tuple) and len(window) == 4
+                and all(isinstance(v, int | float) and not isinstance(v, bool) for v in window)):
+            raise bad("loss_window is not four numbers")
+        rng = ckpt["torch_rng"]
+        if not (isinstance(rng, torch.Tensor) and rng.dtype == torch.uint8 and rng.dim() == 1):
+            raise bad("torch_rng is not a random generator state")
+        if not isinstance(ckpt["train_config"], dict) or not isinstance(ckpt["optimizer"], dict):
+            raise bad("train_config or optimizer is not a table")
+        if not isinstance(ckpt.get("metrics", {}), dict):
+            raise bad("metrics is not a table")
+        try:
+            cfg = TrainConfig.from_dict(ckpt["train_config"])
+        except (TypeError, ValueError) as exc:
+            raise bad(f"train_config: {str(exc).splitlines()[0][:160]}") from None
         if device is not None:
             cfg.device = device
-        t = cls(cfg, out_dir, puzzle=puzzle, progress=progress, dist=dist)
+        try:
+            t = cls(cfg, out_dir, puzzle=puzzle, progress=progress, dist=dist)
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+            raise bad(f"train_config: {str(exc).splitlines()[0][:160] if str(exc) else exc!r}"
+                      ) from None
         check_puzzle(ckpt, t.puzzle, path)
-        t.model.load_state_dict(ckpt["model"])
-        if ckpt.get("target_model") is not None:
-            t.target = ResnetFC(t.model_config).to(t.device)
-            t.target.load_state_dict(ckpt["target_model"])
-            t.target.eval()
-        t.optimizer.load_state_dict(ckpt["optimizer"])
+        part = "model"
+        try:
+            t.model.load_state_dict(ckpt["model"])
+            if ckpt.get("target_model") is not None:
+                part = "target_model"
+                t.target = ResnetFC(t.model_config).to(t.device)
+                t.target.load_state_dict(ckpt["target_model"])
+                t.target.eval()
+            part = "optimizer"
+            t.optimizer.load_state_dict(ckpt["optimizer"])
+            part = "torch_rng"
+            torch.set_rng_state(ckpt["torch_rng"])
+        except (RuntimeError, ValueError, KeyError, TypeError, IndexError,
+                AttributeError) as exc:
+            why = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else repr(exc)
+            raise bad(f"{part}: {why}") from None
+        _check_optimizer(t.optimizer, bad)
         t.iteration = int(ckpt["iteration"])
         t.target_updates = int(ckpt["target_updates"])
         t.states_seen = int(ckpt.get("states_seen", 0))
-        t.loss_sum, t.loss_n, t.log_loss_sum, t.log_loss_n = ckpt["loss_window"]
-        t.loss_n, t.log_loss_n = int(t.loss_n), int(t.log_loss_n)
+        t.loss_sum, t.log_loss_sum = float(window[0]), float(window[2])
+        t.loss_n, t.log_loss_n = int(window[1]), int(window[3])
         t.metrics = dict(ckpt.get("metrics", {}))
         t.elapsed = float(ckpt.get("elapsed_s", 0.0))
         t.cpu_seconds = float(ckpt.get("cpu_s", 0.0))
-        torch.set_rng_state(ckpt["torch_rng"])
+        t.saved_iteration = t.iteration
         t._truncate_logs()
         return t
 
@@ -508,11 +590,27 @@ class Trainer:
         """True in the process that monitors, logs and saves (the only one, or rank 0)."""
         return self.dist is None or self.dist.main
 
+    def _diverged(self, what: str) -> InputError:
+        saved = getattr(self, "saved_iteration", None)
+        kept = (f"the checkpoint of iteration {saved} is kept" if saved is not None
+                else "nothing was saved")
+        return InputError(f"training diverged at iteration {self.iteration}: {what}; stopped, "
+                          f"{kept} (try a smaller --lr)")
+
     def save(self) -> None:
+        """Write the checkpoint, the model and config.json; a network or optimizer state that
+        is not finite (a diverged run) is never written over the last good checkpoint."""
         if not self.main:
             return
-        self.out_dir.mkdir(parents=True, exist_ok=True)
         ckpt = self.checkpoint()
+        bad = non_finite(ckpt["model"]) or non_finite(ckpt["target_model"] or {})
+        if not bad:
+            bad = [f"optimizer {k}" for k, t in _optimizer_tensors(ckpt["optimizer"])
+                   if t.is_floating_point() and not bool(torch.isfinite(t).all())]
+        if bad:
+            raise self._diverged(f"the network's weights are not finite (NaN or inf in "
+                                 f"{bad[0]})")
+        self.out_dir.mkdir(parents=True, exist_ok=True)
         save_checkpoint(self.out_dir / "checkpoint.pt", ckpt)
         save_checkpoint(self.out_dir / "model.pt", inference_copy(ckpt))
         config = {
@@ -530,6 +628,7 @@ class Trainer:
             "processes": self.dist.world if self.dist else 1,
         }
         (self.out_dir / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+        self.saved_iteration = self.iteration
 
     def _truncate_logs(self) -> None:
         """Drop log rows written after the checkpoint (an interrupted run's tail)."""
@@ -934,6 +1033,8 @@ class Trainer:
             while self.iteration < end:
                 b = producer.get()
                 loss = self.step(b)
+                if not math.isfinite(loss):
+                    raise self._diverged(f"the loss is {loss}")
                 now = time.perf_counter()
                 self.elapsed += now - t_last
                 t_last = now
