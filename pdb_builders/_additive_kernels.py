@@ -293,7 +293,8 @@ def sparse_layout(table: np.ndarray, packed: bool, n: int, k: int,
         size *= n
     out = np.zeros((size + 1) // 2 if out_packed else size, dtype=np.uint8)
     cells = np.empty(k, dtype=np.int64)
-    for r in range(entries):
+    for rr in range(entries):
+        r = np.int64(rr)
         unrank_partial(r, n, k, cells)
         s = np.int64(0)
         for i in range(k):
