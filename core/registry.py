@@ -215,7 +215,7 @@ TILE_NAMES = {3: "puzzle8", 4: "puzzle15", 5: "puzzle24", 6: "puzzle35", 7: "puz
 _TILE_BOUNDS: dict[str, tuple[str, ...]] = {
     "puzzle8": ("pdb-full", "pdb-44-reflect", "linear-conflict"),
     "puzzle15": ("pdb-78-reflect", "pdb-663-reflect", "pdb-555-reflect", "linear-conflict"),
-    "puzzle24": ("pdb-6666-reflect", "linear-conflict"),
+    "puzzle24": ("pdb-6666kf-reflect", "pdb-6666-reflect", "linear-conflict"),
     "puzzle35": ("pdb-5x7-reflect", "linear-conflict"),
     "puzzle48": ("pdb-5x9-3-reflect", "linear-conflict"),
 }
@@ -350,6 +350,12 @@ TILE_PDBS: dict[str, PdbDecl] = {
                         TILE_TABLES, (_A24, _mirror5(_A24), (6, 7, 11, 12, 13, 17),
                                       (14, 18, 19, 22, 23, 24)), ci=False, stand_in="pdb-3x8",
                         build="10.5 min, 1.0 GiB peak, 3 x 127.5 MB"),
+    "pdb-6666kf": PdbDecl(("puzzle24",), "6666kf",
+                          "additive disjoint PDBs, Korf & Felner's four patterns of 6 tiles (their "
+                          "mirror image is another partition: -reflect adds to it)",
+                          TILE_TABLES, ((1, 2, 5, 6, 7, 12), (3, 4, 8, 9, 13, 14),
+                                        (10, 11, 15, 16, 20, 21), (17, 18, 19, 22, 23, 24)),
+                          ci=False, stand_in="pdb-3x8"),
     "pdb-5x7": PdbDecl(("puzzle35",), "5x7", "additive disjoint PDBs, seven patterns of 5 tiles",
                        TILE_TABLES, _chunks(1, 35, 5), ci=False, stand_in="pdb-3x11-2",
                        build="6.2 min, 0.6 GiB peak, 7 x 45 MB"),

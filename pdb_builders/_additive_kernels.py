@@ -286,16 +286,19 @@ def sparse_layout(table: np.ndarray, packed: bool, n: int, k: int,
     """The ``(n^k,)`` (``out_packed``: nibbles, ``(ceil(n^k / 2),)``) uint8 copy of a ranked
     ``table`` (nibbles when ``packed``) indexed by the base-``n`` number of the placement's
     cells (:func:`sparse_index`)."""
-    entries = np.int64(1)
     size = np.int64(1)
     for i in range(k):
-        entries *= n - i
         size *= n
     out = np.zeros((size + 1) // 2 if out_packed else size, dtype=np.uint8)
-    cells = np.empty(k, dtype=np.int64)
-    for rr in range(entries):
-        r = np.int64(rr)
-        unrank_partial(r, n, k, cells)
+    # the placements in lexicographic order of their cells are the ranks 0, 1, 2, ...: walk
+    # them with an odometer over distinct cells instead of unranking each one
+    cells = np.arange(k, dtype=np.int64)
+    used = np.uint64(0)
+    one = np.uint64(1)
+    for i in range(k):
+        used |= one << np.uint64(i)
+    r = np.int64(0)
+    while True:
         s = np.int64(0)
         for i in range(k):
             s = s * n + cells[i]
@@ -308,6 +311,28 @@ def sparse_layout(table: np.ndarray, packed: bool, n: int, k: int,
                 out[j] = (out[j] & np.uint8(240)) | np.uint8(v)
         else:
             out[np.uint64(s)] = np.uint8(v)
+        r += 1
+        # the next placement: raise the rightmost cell that can take a higher free cell ...
+        i = k - 1
+        while i >= 0:
+            used &= ~(one << np.uint64(cells[i]))
+            c = cells[i] + 1
+            while c < n and (used >> np.uint64(c)) & one:
+                c += 1
+            if c < n:
+                cells[i] = c
+                used |= one << np.uint64(c)
+                break
+            i -= 1
+        if i < 0:
+            break
+        # ... and give the cells after it the lowest free cells
+        for j2 in range(i + 1, k):
+            c = 0
+            while (used >> np.uint64(c)) & one:
+                c += 1
+            cells[j2] = c
+            used |= one << np.uint64(c)
     return out
 
 
