@@ -287,7 +287,7 @@ def sparse_layout(table: np.ndarray, packed: bool, n: int, k: int,
     ``table`` (nibbles when ``packed``) indexed by the base-``n`` number of the placement's
     cells (:func:`sparse_index`)."""
     size = np.int64(1)
-    for i in range(k):
+    for _ in range(k):
         size *= n
     out = np.zeros((size + 1) // 2 if out_packed else size, dtype=np.uint8)
     # the placements in lexicographic order of their cells are the ranks 0, 1, 2, ...: walk
