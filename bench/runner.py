@@ -193,6 +193,8 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
                     "scramble_depth": inst.meta.get("depth"),
                     "published_length": inst.meta.get("published_length"),
                     "published_nodes": inst.meta.get("published_nodes"),
+                    "solver_nodes": inst.meta.get("solver_nodes"),
+                    "solver_s": inst.meta.get("solver_s"),
                     "limit_time_s": lim.time_s, "limit_nodes": lim.nodes,
                     "limit_memory_mb": lim.memory_mb,
                 }
@@ -647,10 +649,10 @@ def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:
     for col in ("length", "optimal", "lower_bound", "nodes_generated", "nodes_expanded",
                 "network_evaluations", "iterations",
                 "peak_rss_bytes", "heuristic_nbytes", "published_length", "published_nodes",
-                "scramble_depth"):
+                "solver_nodes", "scramble_depth"):
         if col in df:
             df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
-    for col in ("time_s", "h_start", "load_s", "heuristic_load_s"):
+    for col in ("time_s", "h_start", "load_s", "heuristic_load_s", "solver_s"):
         if col in df:
             df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
     return df

@@ -50,6 +50,9 @@ class InstanceSetSpec:
     citation: str = ""
     description: str = ""
     rotations: bool = False  # maneuver files: each maneuver's conjugates under the cube's rotations
+    #: DeepCubeA sets: keep, among the first ``count`` states, those whose reference optimal
+    #: solver generated fewer nodes than this (its pickle's ``num_nodes_generated``)
+    solver_nodes_below: float | None = None
     file: Path | None = None  # the instance file ``path`` names, resolved and checked
 
 
@@ -249,7 +252,8 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         if not isinstance(table, dict):
             raise r.fail("", f"expected a table, got {table!r}")
         r.check_keys(["name", "source", "goal", "path", "format", "depth", "count", "seed",
-                      "optimal", "fallback", "citation", "description", "rotations"])
+                      "optimal", "fallback", "citation", "description", "rotations",
+                      "solver_nodes_below"])
         sname = r.get("name", str, required=True)
         if sname in sets:
             raise r.fail("name", f"duplicate instance set {sname!r}")
@@ -295,6 +299,12 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
             raise r.fail("count", f"missing (required for source = {source!r})")
         if source == "scramble" and not depth:
             raise r.fail("depth", "missing (required for source = 'scramble')")
+        below = r.get("solver_nodes_below", (int, float))
+        if below is not None:
+            if source != "deepcubea":
+                raise r.fail("solver_nodes_below", "applies to source = 'deepcubea' only")
+            if isinstance(below, bool) or not below > 0:
+                raise r.fail("solver_nodes_below", f"must be a number > 0, got {below!r}")
         optimal = r.get("optimal", str, default="none")
         fault = check_rule(optimal, puzzle)
         if fault is not None:
@@ -309,6 +319,7 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
             count=count, seed=seed, optimal=optimal,
             fallback=r.get("fallback", str), citation=r.get("citation", str, default=""),
             description=r.get("description", str, default=""), rotations=rotations,
+            solver_nodes_below=None if below is None else float(below),
         )
     for i, s in enumerate(sets.values()):
         if s.fallback is not None and s.fallback not in sets:

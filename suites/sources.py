@@ -329,7 +329,9 @@ def deepcubea_instances(puzzle: Puzzle, src: Path, set_name: str = "deepcubea",
                         limit: int | None = None) -> list[Instance]:
     """The first ``limit`` of DeepCubeA's test states from ``src`` (the shared pickle or an
     imported states file: ``deepcubea_source``), with DeepCubeA's own lengths and node counts
-    (``published_length``, ``published_nodes``) where its results file has them."""
+    (``published_length``, ``published_nodes``) where its results file has them, and the nodes
+    and seconds of the optimal solver that made the pickle's solutions (``solver_nodes``,
+    ``solver_s``) where the pickle has them."""
     if src.suffix == ".pkl":
         from suites.importers.deepcubea import load_results, load_test_set
 
@@ -340,6 +342,10 @@ def deepcubea_instances(puzzle: Puzzle, src: Path, set_name: str = "deepcubea",
         instances = [Instance(set_name, str(i), s, None if optima is None else optima[i],
                               {} if optima is None else {"optimal_source": DEEPCUBEA_OPTIMAL})
                      for i, s in enumerate(states)]
+        if optima is not None and ts.nodes_generated is not None and ts.times is not None:
+            for i, inst in enumerate(instances):
+                inst.meta["solver_nodes"] = int(ts.nodes_generated[i])
+                inst.meta["solver_s"] = float(ts.times[i])
         res = src.parent / "deepcubea_results_output.txt"
         if res.is_file():
             for row in load_results(res):
@@ -382,8 +388,16 @@ def load_instances(suite: Suite, set_name: str, limit: int | None = None,
             fb = load_instances(suite, spec.fallback, limit, compute_optimal)
             fb.origin += f" (fallback for {set_name}: DeepCubeA data absent)"
             return fb
-        instances = deepcubea_instances(puzzle, src, set_name, limit)
-        origin = display_path(src)
+        if spec.solver_nodes_below is None:
+            first = spec.count if limit is None or spec.count is None else min(limit, spec.count)
+            instances = deepcubea_instances(puzzle, src, set_name, first)
+            origin = display_path(src)
+        else:  # the first `count`, those the reference solver took under that many nodes
+            below = spec.solver_nodes_below
+            instances = [i for i in deepcubea_instances(puzzle, src, set_name, spec.count)
+                         if i.meta.get("solver_nodes", below) < below][:limit]
+            origin = (f"{display_path(src)} (of the first {spec.count}: reference solver under "
+                      f"{below:.3g} nodes)")
     elif spec.source == "file":
         path = spec.file if spec.file is not None else INSTANCES_DIR / str(spec.path)
         instances = _parse_file(spec, puzzle, path)[:limit]

@@ -262,4 +262,4 @@ def test_installed_plugins_on_the_command_line(tmp_path):
     assert "scaled-astar" in res.stdout and "100.0" in res.stdout
     suite.write_text(suite.read_text().replace("scale = 2.0", "scale = 'big'"))
     res = _bench(tmp_path, "run", "suite", str(suite), "-q", "--out", str(tmp_path / "run2"))
-    assert res.returncode == 2 and "--scale: expected a number, got 'big'" in res.stderr
+    assert res.returncode == 2 and "heuristic_args: scale: expected a number, got 'big'" in res.stderr
