@@ -29,6 +29,7 @@ class Row(TypedDict, total=False):
     solver: str
     params: str
     model_sha256: str | None
+    tables_sha256: str | None
     seed: int
     optimal: int | None
     optimal_source: str | None
@@ -88,6 +89,10 @@ COLUMNS: dict[str, str] = {
     "model_sha256": "digest of the model files a learned heuristic loaded (part of the "
                     "fingerprint: a resume after the weights changed refuses the rows); null "
                     "for heuristics without a model and in rows made before it was recorded",
+    "tables_sha256": "digest of the pattern-database tables a PDB heuristic read (over the "
+                     "checksums the store records in each table file; a resume after the tables "
+                     "changed refuses the rows); null for heuristics without tables and in rows "
+                     "made before it was recorded",
     "seed": "random seed of the task",
     "optimal": "reference optimal length, or null where none is known",
     "optimal_source": "where the reference optimal length comes from (DeepCubeA's optimal "
