@@ -29,6 +29,44 @@ def git_revision(root: Path = _ROOT) -> str:
         return "unknown"
 
 
+def git_tree_state(root: Path = _ROOT) -> tuple[bool | None, str | None]:
+    """Whether the checkout's tracked files differ from its commit, and a digest of that
+    difference (sha256 of ``git diff HEAD --binary``, 16 hex digits; ``None`` for a clean tree):
+    ``(None, None)`` outside a checkout or where git cannot tell. Two runs with one digest ran
+    the same uncommitted code; untracked files are not counted (as in :func:`git_revision`)."""
+    import hashlib
+
+    try:
+        done = subprocess.run(["git", "-C", str(root), "diff", "HEAD", "--binary",
+                               "--no-ext-diff", "--no-color"],
+                              capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    if done.returncode != 0:
+        return None, None
+    if not done.stdout:
+        return False, None
+    return True, hashlib.sha256(done.stdout).hexdigest()[:16]
+
+
+def revision_known(rev: str, root: Path = _ROOT) -> bool | None:
+    """Whether the commit ``rev`` names (a ``-dirty`` suffix dropped) is in the checkout's
+    history; ``None`` where git cannot tell (no git, not a checkout)."""
+    rev = rev.removesuffix("-dirty")
+    if not rev or rev == "unknown" or not all(c in "0123456789abcdef" for c in rev.lower()):
+        return False
+    try:
+        done = subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{rev}^{{commit}}"],
+                              capture_output=True, timeout=10)
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--git-dir"],
+                             capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if top.returncode != 0:
+        return None
+    return done.returncode == 0
+
+
 def tracked_by_git(path: Path) -> bool:
     """Whether ``path`` is a file committed to the git checkout it lies in (False outside one,
     or where git cannot tell)."""
@@ -129,8 +167,11 @@ def provenance() -> dict[str, Any]:
     """A flat dict describing this machine and checkout (cached per process)."""
     import os
 
+    dirty, diff = git_tree_state()
     return {
         "git_rev": git_revision(),
+        "git_dirty": dirty,
+        "git_diff_sha256": diff,
         "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "host": platform.node(),
         "cpu": cpu_name(),

@@ -245,6 +245,41 @@ def machines_note(df: pd.DataFrame, always: bool = False) -> str:
     return text + "."
 
 
+def revision_note(df: pd.DataFrame) -> str:
+    """A warning naming the rows of ``df`` whose code cannot be traced to a commit: made from a
+    tree with uncommitted changes (``git_dirty``, or a ``git_rev`` ending ``-dirty`` in rows made
+    before it was recorded), from a revision that is not in this checkout's history, or with no
+    revision; "" where every row names a clean commit of the history."""
+    if df.empty:
+        return ""
+    from bench.provenance import revision_known
+
+    revs = df["git_rev"].astype("string").fillna("") if "git_rev" in df else \
+        pd.Series("", index=df.index, dtype="string")
+    flagged = df["git_dirty"].map(lambda v: v is True or v == "True" or v == 1) \
+        if "git_dirty" in df else pd.Series(False, index=df.index)
+    dirty = flagged | revs.str.endswith("-dirty")
+    known = {r: revision_known(r) for r in revs.unique() if r}
+    missing = revs.map(lambda r: r != "" and known.get(r) is False)
+    unnamed = revs == ""
+    parts = []
+    if dirty.any():
+        names = sorted({str(r) for r in revs[dirty] if r})
+        diffs = sorted({str(d) for d in df.loc[dirty, "git_diff_sha256"]
+                        if isinstance(d, str) and d}) if "git_diff_sha256" in df else []
+        parts.append(f"{int(dirty.sum())} of {len(df)} rows were made from a tree with "
+                     f"uncommitted changes (git {', '.join(names) or 'unknown'}"
+                     + (f"; diff {', '.join(diffs)}" if diffs else "")
+                     + "): their code is in no commit")
+    if missing.any():
+        names = sorted({str(r) for r in revs[missing]})
+        parts.append(f"{int(missing.sum())} of {len(df)} rows name a revision missing from "
+                     f"this checkout's history ({', '.join(names)})")
+    if unnamed.any():
+        parts.append(f"{int(unnamed.sum())} of {len(df)} rows name no revision")
+    return ("Traceability: " + "; ".join(parts) + ".") if parts else ""
+
+
 def _num(s: pd.Series) -> np.ndarray:
     return pd.to_numeric(s, errors="coerce").astype(float).to_numpy()
 
@@ -560,7 +595,7 @@ def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
             ids = ", ".join(f"{a}/{b}" for a, b in zip(g["instance_set"], g["instance"], strict=True))
             parts.append(f"- {cfg}: {status} ({len(g)}): {ids}")
         parts.append("")
-    for note in (reference_note(df), bounds_note(df), machines_note(df)):
+    for note in (reference_note(df), bounds_note(df), machines_note(df), revision_note(df)):
         if note:
             parts += [note, ""]
     parts.append("% optimal counts every instance with a known optimal length, solved or not (an "

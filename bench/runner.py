@@ -166,6 +166,7 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
     for cfg in chosen:
         lim: Limits = suite.limits.merged(prof.limits).merged(cfg.limits)
         weights = model_digest(suite.puzzle, cfg.heuristic, cfg.heuristic_args)
+        tables = table_digest(suite.puzzle, cfg.heuristic)
         for sname, iset in sets.items():
             if cfg.instance_sets is not None and sname not in cfg.instance_sets:
                 continue
@@ -184,6 +185,7 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
                     "goal": iset.goal, "heuristic": cfg.heuristic, "solver": cfg.solver,
                     "params": json.dumps(cfg.params(), sort_keys=True), "seed": seed,
                     "model_sha256": weights,
+                    "tables_sha256": tables,
                     "optimal": inst.optimal,
                     "optimal_source": inst.meta.get("optimal_source") if inst.optimal is not None
                     else None,
@@ -244,6 +246,45 @@ def model_digest(puzzle: str, heuristic: str, hargs: dict[str, Any]) -> str | No
     except OSError:
         return None
     return h.hexdigest()[:16]
+
+
+def table_digest(puzzle: str, heuristic: str) -> str | None:
+    """A row's ``tables_sha256``, checked beside its fingerprint on resume (a row made with other
+    pattern-database tables than the cache holds now is a changed row): SHA-256 over each table's
+    name and the checksum the store records in its file (the store verifies the data against it
+    on load, so nothing is hashed here); ``None`` for heuristics without tables, or where a table
+    is not stored yet (it is built before the search: :func:`fill_table_digests`)."""
+    from pdb_builders import catalog
+    from pdb_builders.store import DatabaseError, read_attrs
+
+    try:
+        entry = catalog.find(puzzle, heuristic)
+        if entry is None:
+            return None
+        h = hashlib.sha256()
+        for spec in entry.tables(puzzle):
+            if not spec.exists():
+                return None
+            stored = read_attrs(spec.path).get("checksum")
+            if not isinstance(stored, str) or not stored:
+                return None
+            h.update(f"{spec.key}\0{stored}\n".encode())
+    except (DatabaseError, InputError, OSError):
+        return None
+    return h.hexdigest()[:16]
+
+
+def fill_table_digests(tasks: Sequence[Task]) -> None:
+    """Record ``tables_sha256`` in the tasks planned before their tables were built (once per
+    puzzle and heuristic, after :func:`_prepare_configs` built them)."""
+    known: dict[tuple[str, str], str | None] = {}
+    for t in tasks:
+        if t.meta.get("tables_sha256") is not None:
+            continue
+        k = (str(t.meta.get("puzzle")), str(t.meta.get("heuristic")))
+        if k not in known:
+            known[k] = table_digest(*k)
+        t.meta["tables_sha256"] = known[k]
 
 
 def task_fingerprint(payload: dict[str, Any]) -> str:
@@ -473,19 +514,27 @@ def _check_resume(plan: Plan, run_dir: Path, rows: list[dict[str, Any]],
                          f"not {plan.suite.name}; use another --out")
     fps = {t.key: task_fingerprint(t.payload) for t in plan.tasks}
     weights = {t.key: t.meta.get("model_sha256") for t in plan.tasks}
+    tables = {t.key: t.meta.get("tables_sha256") for t in plan.tasks}
     last = {r["key"]: r for r in rows}  # the last record of a key wins, as in the tables
     # a row records the digest of the model files it was made with (rows made before digests
     # were recorded have none, and resume as they did)
     other_weights = {k for k, r in last.items()
                      if k in weights and r.get("model_sha256") is not None
                      and r["model_sha256"] != weights[k]}
-    changed = other_weights | {
+    # and of the pattern-database tables (compared where the cache holds them now: absent
+    # tables are built again from the same definition)
+    other_tables = {k for k, r in last.items()
+                    if tables.get(k) is not None and r.get("tables_sha256") is not None
+                    and r["tables_sha256"] != tables[k]}
+    changed = other_weights | other_tables | {
         k for k, r in last.items()
         if k in fps and r.get("fingerprint") is not None and r["fingerprint"] != fps[k]}
     done = set(last) - changed
     if changed and not rerun_changed:
         why = (f" ({len(other_weights)} of them with other model weights than the model "
                "files hold now)" if other_weights else "")
+        why += (f" ({len(other_tables)} of them with other pattern-database tables than the "
+                "cache holds now)" if other_tables else "")
         raise InputError(f"--resume: {len(changed)} finished rows of {run_dir} were made with other "
                          "instances, configurations, models, limits or seed than the suite has "
                          f"now{why}; use --rerun-changed to run them again, or another --out")
@@ -534,6 +583,7 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
     failed: dict[tuple[Any, ...], str] = {}
     if prepare and todo:
         failed = _prepare_configs(todo, run_dir, progress, executor)
+        fill_table_digests(todo)
     writer = RowWriter(rows_path)
     bar = None
     if progress:

@@ -29,6 +29,7 @@ class Row(TypedDict, total=False):
     solver: str
     params: str
     model_sha256: str | None
+    tables_sha256: str | None
     seed: int
     optimal: int | None
     optimal_source: str | None
@@ -66,6 +67,8 @@ class Row(TypedDict, total=False):
     # provenance
     host: str
     git_rev: str | None
+    git_dirty: bool | None
+    git_diff_sha256: str | None
     date: str
     cpu: str
     cpu_score: float | None
@@ -88,6 +91,10 @@ COLUMNS: dict[str, str] = {
     "model_sha256": "digest of the model files a learned heuristic loaded (part of the "
                     "fingerprint: a resume after the weights changed refuses the rows); null "
                     "for heuristics without a model and in rows made before it was recorded",
+    "tables_sha256": "digest of the pattern-database tables a PDB heuristic read (over the "
+                     "checksums the store records in each table file; a resume after the tables "
+                     "changed refuses the rows); null for heuristics without tables and in rows "
+                     "made before it was recorded",
     "seed": "random seed of the task",
     "optimal": "reference optimal length, or null where none is known",
     "optimal_source": "where the reference optimal length comes from (DeepCubeA's optimal "
@@ -130,7 +137,14 @@ COLUMNS: dict[str, str] = {
     "state": "the start state, as space-separated values",
     "finished_at": "UTC time the row was written",
     "host": "machine that ran the search (a Dask worker's host on a cluster)",
-    "git_rev": "commit of the code", "date": "date of the run's provenance record",
+    "git_rev": "commit of the code (``-dirty`` when the tree had uncommitted changes)",
+    "git_dirty": "whether the checkout's tracked files differed from git_rev's commit when the "
+                 "run began (reports flag such rows: their code is in no commit); null where git "
+                 "could not tell, and in rows made before it was recorded",
+    "git_diff_sha256": "digest of the uncommitted changes (sha256 of ``git diff HEAD --binary``, "
+                       "16 hex digits; rows with one digest ran the same code), null for a clean "
+                       "tree",
+    "date": "date of the run's provenance record",
     "cpu": "processor (the worker's, on a cluster)",
     "cpu_score": "millions of float64 values one core of the run's machine sorted per second "
                  "when the run began (rows of runs whose scores differ were timed on machines "
@@ -140,8 +154,8 @@ COLUMNS: dict[str, str] = {
 }
 
 #: the provenance columns copied into every row
-PROVENANCE: tuple[str, ...] = ("git_rev", "date", "cpu", "cpu_score", "gpu", "v_numpy", "v_numba",
-                                "v_torch")
+PROVENANCE: tuple[str, ...] = ("git_rev", "git_dirty", "git_diff_sha256", "date", "cpu",
+                                "cpu_score", "gpu", "v_numpy", "v_numba", "v_torch")
 #: the columns every report aggregate reads (missing ones count as unknown)
 REPORTED: tuple[str, ...] = ("status", "length", "optimal", "nodes_generated", "time_s",
                              "peak_rss_bytes", "heuristic_nbytes")

@@ -118,7 +118,8 @@ class BeamSearch(Solver):
             raise InputError(f"state: expected {puzzle.state_dim} entries, got shape {start.shape}")
         t_load = time.perf_counter()
         state_hashes(start[None, :])  # compile (or load) the hash kernel outside the timed search
-        self._table = goal_table(puzzle, self.goal_depth) if self.goal_depth else None
+        self._table = goal_table(puzzle, self.goal_depth, limits.memory_bytes) \
+            if self.goal_depth else None
         h_start = None if getattr(heuristic, "ranks_moves", False) else \
             float(np.asarray(heuristic(start[None, :]), dtype=np.float64)[0])
         load_s = time.perf_counter() - t_load

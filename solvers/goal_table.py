@@ -68,10 +68,66 @@ def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     return sorted_set[positions(sorted_set, values)] == values
 
 
-class GoalTable:
-    """Every state within ``depth`` moves of the goal (see the module docstring)."""
+#: bytes a stored state costs while the table is built (hash, distance) and once it is sorted
+#: (the concatenated hashes, the sort order and the sorted copies)
+_HELD_BYTES, _FINAL_BYTES = 9, 26
+#: a projected build this many times above the memory limit is refused before the next layer
+PROJECTION_MARGIN = 8
 
-    def __init__(self, puzzle: Puzzle, depth: int) -> None:
+
+def _expand_bytes(n: int, num_actions: int, state_dim: int) -> int:
+    """Bytes the expansion of a layer of ``n`` states allocates at its peak: per child, the
+    children and the valid children with the puzzle's temporaries (about four copies of a
+    state, ``state_dim`` bytes each), the valid mask, the hashes, the sort of np.unique (value
+    and index) and the membership positions. Measured peaks (growth of the resident set):
+    cube3 depth 6 235 MiB (this model: 305), lightsout7 depth 4 120 MiB (227), cube2 depth 8
+    24 MiB (28)."""
+    return n * num_actions * (4 * state_dim + 1 + 8 + 16 + 8 + 15)
+
+
+def projected_bytes(sizes: list[int], depth: int, num_actions: int, state_dim: int,
+                    cap: int | None = None) -> tuple[int, int]:
+    """``(states, bytes)``: the table's projected size to ``depth`` and the peak bytes its build
+    would take, from the sizes of the layers built so far (``sizes[d]``: states at distance
+    ``d``; at least three): each later layer grows by the smaller of the last two layers'
+    ratios, and no count exceeds ``cap`` (the puzzle's number of states, where known). The
+    growth only slows as the table fills its puzzle, but it swings from layer to layer (the
+    tiles' blank alternates between positions with 2, 3 and 4 moves), hence the smaller
+    ratio: a projection that rarely exceeds the real size, so that a refusal on it is sound
+    (the next layer's expansion is checked exactly before it is allocated in any case)."""
+    n = float(sizes[-1])
+    ratio = min(n / max(sizes[-2], 1), sizes[-2] / max(sizes[-3], 1))
+    total = float(sum(sizes))
+    peak = 0.0
+    for _ in range(len(sizes), depth + 1):
+        peak = max(peak, total * _HELD_BYTES + _expand_bytes(int(n), num_actions, state_dim))
+        n *= ratio
+        total += n
+        if cap is not None:
+            n, total = min(n, cap), min(total, cap)
+        if total > 2**62:
+            break
+    peak = max(peak, total * _FINAL_BYTES)
+    return int(min(total, 2**62)), int(min(peak, 2**62))
+
+
+def _refuse(puzzle: Puzzle, depth: int, states: int | None, need: int,
+            memory_bytes: int) -> None:
+    about = f"about {states:,} states, " if states is not None else ""
+    raise InputError(f"--goal-depth: {depth} on {puzzle.name} needs {about}about "
+                     f"{need / 2**20:,.0f} MiB to build its goal table, more than the memory "
+                     f"limit ({memory_bytes / 2**20:,.0f} MiB); choose a smaller depth or a "
+                     "larger --memory-limit")
+
+
+class GoalTable:
+    """Every state within ``depth`` moves of the goal (see the module docstring).
+
+    ``memory_bytes``: the search's memory budget (``--memory-limit``); the build refuses (one
+    ``InputError`` naming ``--goal-depth``) as soon as the table's projected size, from the
+    layers built so far, or the next layer's expansion would exceed it, before allocating it."""
+
+    def __init__(self, puzzle: Puzzle, depth: int, memory_bytes: int | None = None) -> None:
         if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 0:
             raise InputError(f"--goal-depth: must be an integer >= 0, got {depth!r}")
         self.puzzle = puzzle
@@ -81,7 +137,25 @@ class GoalTable:
         all_h, all_d = [lh], [np.zeros(1, dtype=np.uint8)]
         prev = np.zeros(0, dtype=np.uint64)
         total = 1
+        sizes = [1]
+        try:
+            cap = puzzle.num_states
+        except (NotImplementedError, AttributeError):
+            cap = None
         for d in range(1, self.depth + 1):
+            if memory_bytes is not None:
+                # the next layer's expansion, exactly (up to the model's constant)
+                need = total * _HELD_BYTES + _expand_bytes(layer.shape[0], puzzle.num_actions,
+                                                           layer.shape[1])
+                if need > memory_bytes:
+                    _refuse(puzzle, depth, None, need, memory_bytes)
+                if len(sizes) >= 3:  # the whole build, projected from the growth so far:
+                    # refused at once where it is far above the limit (the projection can
+                    # overestimate a few times over on the tiles' uneven early layers)
+                    states, projected = projected_bytes(sizes, self.depth, puzzle.num_actions,
+                                                        layer.shape[1], cap)
+                    if projected > PROJECTION_MARGIN * memory_bytes:
+                        _refuse(puzzle, depth, states, projected, memory_bytes)
             children, valid = puzzle.expand(layer)
             kids = children.reshape(-1, children.shape[-1])[valid.reshape(-1)]
             kh = state_hashes(kids)
@@ -95,8 +169,11 @@ class GoalTable:
             prev, layer, lh = lh, kids[new], kh[new]
             all_h.append(lh)
             all_d.append(np.full(new.size, d, dtype=np.uint8))
+            sizes.append(int(new.size))
             if new.size == 0:
                 break
+        if memory_bytes is not None and total * _FINAL_BYTES > memory_bytes:
+            _refuse(puzzle, depth, total, total * _FINAL_BYTES, memory_bytes)
         h = np.concatenate(all_h)
         order = np.argsort(h, kind="stable")
         self.hashes = h[order]
@@ -168,9 +245,10 @@ class GoalTable:
         return path
 
 
-def goal_table(puzzle: Puzzle, depth: int) -> GoalTable:
-    """The table of ``puzzle`` to ``depth``, built once per process."""
+def goal_table(puzzle: Puzzle, depth: int, memory_bytes: int | None = None) -> GoalTable:
+    """The table of ``puzzle`` to ``depth``, built once per process (within ``memory_bytes``:
+    :class:`GoalTable`)."""
     key = (puzzle.name, puzzle.goal().tobytes(), int(depth))
     if key not in _CACHE:
-        _CACHE[key] = GoalTable(puzzle, depth)
+        _CACHE[key] = GoalTable(puzzle, depth, memory_bytes)
     return _CACHE[key]

@@ -325,3 +325,39 @@ def test_learned_heuristic_without_solver_uses_the_recommended_search(capsys) ->
     code, out, err = run(capsys, "solve", "puzzle8", "--scramble", "U L", "--heuristic",
                          "manhattan", "--json")
     assert code == 0 and json.loads(out)["solver"] == "ida"
+
+
+def test_goal_depth_is_refused_before_it_exceeds_the_memory_limit() -> None:
+    import time
+
+    from solvers.goal_table import GoalTable, projected_bytes
+
+    cube3 = registry.get_puzzle("cube3")
+    zero = registry.get_heuristic("zero", cube3)
+    # far beyond the limit (cube3 depth 12: hundreds of billions of states): refused after a
+    # few small layers, at once
+    t = time.perf_counter()
+    with pytest.raises(InputError, match=r"--goal-depth: 12 on cube3 needs about .* states.*"
+                                         r"more than the memory limit \(64 MiB\)"):
+        BeamSearch(width=4, goal_depth=12).solve(cube3, zero, cube3.goal(),
+                                                 Limits(memory_bytes=64 * 2**20))
+    assert time.perf_counter() - t < 10
+    # near the limit: refused at the layer whose expansion would exceed it
+    with pytest.raises(InputError, match="--goal-depth: 6 on cube3 needs about"):
+        GoalTable(cube3, 6, memory_bytes=100 * 2**20)
+    # within it, and without a limit: built
+    assert len(GoalTable(cube3, 4, memory_bytes=100 * 2**20)) == 1 + 12 + 114 + 1068 + 10011
+    # the projection follows the growth of the layers built, capped by the puzzle's size
+    states, _ = projected_bytes([1, 12, 114, 1068], 6, 12, 54)
+    assert 900_000 < states < 1_200_000
+    assert projected_bytes([1, 6, 27, 120], 14, 6, 24, cap=3_674_160)[0] == 3_674_160
+
+
+def test_goal_depth_over_the_memory_limit_is_a_one_line_error(capsys) -> None:
+    from cli_run import run_cli
+
+    code, out, err = run_cli(capsys, "solve", "cube3", "U R", "--solver", "beam",
+                             "--heuristic", "zero", "--goal-depth", "14", "--memory-limit", "500")
+    assert code == 2, (out, err)
+    assert "--goal-depth: 14 on cube3 needs about" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1

@@ -43,6 +43,46 @@ def test_viewer_never_serves_a_symlink_leading_out_of_the_run(run_dir, tmp_path)
         link.unlink()
 
 
+@pytest.mark.parametrize("name", ["rows.jsonl", "results.csv", "run.json"])
+def test_viewer_reads_no_run_file_through_a_link_out_of_the_folder(run_dir, tmp_path, name):
+    # a folder whose run files are links to files elsewhere (here: a real run's, which would
+    # read fine; and a secret): refused in one line, nothing of the target echoed
+    folder = tmp_path / "linked"
+    folder.mkdir()
+    secret = tmp_path / "secret"
+    secret.write_text(SECRET + "\n")
+    for other in ("rows.jsonl", "results.csv"):
+        if other != name and (run_dir / other).is_file():
+            (folder / other).write_bytes((run_dir / other).read_bytes())
+    target = run_dir / name if (run_dir / name).is_file() else secret
+    (folder / name).symlink_to(target)
+    with pytest.raises(InputError, match=f"{name} is a link that leads out of the folder") as info:
+        RunSource(folder)
+    assert SECRET not in str(info.value)
+    (folder / name).unlink()
+    (folder / name).symlink_to(secret)
+    with pytest.raises(InputError) as info:
+        RunSource(folder)
+    assert SECRET not in str(info.value)
+    # a folder in place of the file, and a dangling link: not regular files
+    (folder / name).unlink()
+    (folder / name).mkdir()
+    with pytest.raises(InputError, match="is not a regular file"):
+        RunSource(folder)
+    (folder / name).rmdir()
+    (folder / name).symlink_to(tmp_path / "absent")
+    with pytest.raises(InputError, match="leads out of the folder"):
+        RunSource(folder)
+
+
+def test_viewer_reads_links_that_stay_inside_the_folder(run_dir, tmp_path):
+    folder = tmp_path / "inside"
+    folder.mkdir()
+    (folder / "rows.data").write_bytes((run_dir / "rows.jsonl").read_bytes())
+    (folder / "rows.jsonl").symlink_to("rows.data")
+    assert RunSource(folder).index()["rows"]
+
+
 def test_viewer_answers_only_its_own_host_names(run_dir):
     src = RunSource(run_dir)
     client = server.create_app(src, run_dir).test_client()

@@ -186,3 +186,75 @@ def test_suite_heuristic_args_a_heuristic_does_not_take_are_refused(tmp_path):
     text = text.replace('solver = "bwas"', 'solver = "ida"')
     with pytest.raises(InputError, match="heuristic_args: model: manhattan takes no model"):
         parse_suite(tmp_path / "s.toml", tomllib.loads(text))
+
+
+# --------------------------------------------------------------------------- PDB tables
+PDB_SUITE = """
+[suite]
+name = "tables"
+puzzle = "puzzle8"
+
+[[instances]]
+name = "s"
+source = "scramble"
+depth = [4]
+count = 2
+seed = 1
+
+[[configs]]
+name = "pdb"
+heuristic = "pdb-44"
+solver = "ida"
+
+[[configs]]
+name = "plain"
+heuristic = "manhattan"
+solver = "ida"
+"""
+
+
+def test_resume_refuses_rows_made_with_other_pdb_tables(tmp_path, monkeypatch):
+    from pdb_builders import catalog, store
+
+    monkeypatch.setenv("BENCH_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "s.toml").write_text(PDB_SUITE)
+    suite = parse_suite(tmp_path / "s.toml", tomllib.loads(PDB_SUITE))
+    specs = catalog.find("puzzle8", "pdb-44").tables("puzzle8")
+    # planned before the tables exist: no digest yet; filled once they are built
+    tasks = runner.plan_run(suite).tasks
+    assert all(t.meta["tables_sha256"] is None for t in tasks)
+    for spec in specs:
+        spec.build(progress=False)
+    runner.fill_table_digests(tasks)
+    first = {t.meta["config"]: t.meta["tables_sha256"] for t in tasks}
+    assert first["plain"] is None and isinstance(first["pdb"], str) and len(first["pdb"]) == 16
+    assert runner.table_digest("puzzle8", "pdb-44") == first["pdb"]
+    assert runner.table_digest("puzzle8", "manhattan") is None
+
+    run_dir = tmp_path / "run"
+    runner.run_plan(runner.plan_run(suite), run_dir, InlineExecutor(fn="runner_fakes:solve"),
+                    progress=False, prepare=False)
+    rows = runner.read_rows(run_dir / runner.ROWS)
+    assert {r["config"]: r["tables_sha256"] for r in rows} == first
+    # a table rewritten with other values (its checksum attribute changes): the rows of the old
+    # tables are not mixed in
+    values = store.load_packed(specs[0].path, specs[0].attrs).values()
+    old_bytes = specs[0].path.read_bytes()
+    store.save_table(specs[0].path, (values + 1).astype(np.uint8), specs[0].attrs)
+    assert runner.table_digest("puzzle8", "pdb-44") != first["pdb"]
+    with pytest.raises(InputError, match="2 of them with other pattern-database tables"):
+        runner.run_plan(runner.plan_run(suite), run_dir, InlineExecutor(fn="runner_fakes:solve"),
+                        resume=True, progress=False, prepare=False)
+    # --rerun-changed redoes only the rows of the PDB configuration
+    again = runner.run_plan(runner.plan_run(suite), run_dir,
+                            InlineExecutor(fn="runner_fakes:solve"), resume=True,
+                            progress=False, prepare=False, rerun_changed=True)
+    assert again.ran == 2 and again.skipped == 2
+    # the first tables back: every row is done
+    specs[0].path.write_bytes(old_bytes)
+    runner.run_plan(runner.plan_run(suite), tmp_path / "run2",
+                    InlineExecutor(fn="runner_fakes:solve"), progress=False, prepare=False)
+    done = runner.run_plan(runner.plan_run(suite), tmp_path / "run2",
+                           InlineExecutor(fn="runner_fakes:solve"), resume=True,
+                           progress=False, prepare=False)
+    assert done.ran == 0 and done.skipped == 4

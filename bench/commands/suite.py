@@ -190,6 +190,9 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
                    f"count as invalid: {', '.join(bad[:5])}{', ...' if len(bad) > 5 else ''}",
                    err=True)
     df = report.with_reference_optima(df)  # once: the summary, the terminal and the figures
+    untraced = report.revision_note(df)
+    if untraced:
+        click.echo(f"warning: {untraced}", err=True)
     md = report.report_markdown(df, title=title)
     meta = runner.read_run_json(run_dir)
     if meta is None:

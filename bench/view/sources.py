@@ -265,6 +265,25 @@ def row_state(puzzle: Puzzle, row: dict[str, Any]) -> np.ndarray:
     return state
 
 
+def _check_contained(run_dir: Path, name: str) -> None:
+    """``InputError`` unless ``run_dir / name`` is absent or a regular file inside ``run_dir``
+    (as the figures are served: no symlink leads out of the folder, nothing but a file is
+    read); its content is never echoed."""
+    path = run_dir / name
+    if not path.exists() and not path.is_symlink():
+        return
+    try:
+        real = path.resolve(strict=True)
+        inside = real.parent == run_dir.resolve(strict=True)
+    except (OSError, RuntimeError):  # a dangling or looping link
+        inside, real = False, path
+    if path.is_symlink() and not inside:
+        raise InputError(f"RUN_DIR: {run_dir / name} is a link that leads out of the folder; "
+                         "the viewer reads only files inside it")
+    if not inside or not real.is_file():
+        raise InputError(f"RUN_DIR: {run_dir / name} is not a regular file")
+
+
 def read_run(run_dir: Path) -> Any:
     """A run's rows as a DataFrame, read as ``bench report`` reads them: ``rows.jsonl``, or the
     exported ``results.csv`` of a committed results folder."""
@@ -272,6 +291,8 @@ def read_run(run_dir: Path) -> Any:
 
     if not run_dir.is_dir():
         raise InputError(f"RUN_DIR: {run_dir} is not a folder")
+    for name in (runner.ROWS, "results.csv", runner.RUN_JSON):
+        _check_contained(run_dir, name)
     if not (run_dir / runner.ROWS).is_file() and not (run_dir / "results.csv").is_file():
         raise InputError(f"RUN_DIR: {run_dir} holds no run ({runner.ROWS} or results.csv)")
     try:

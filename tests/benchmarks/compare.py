@@ -1,15 +1,24 @@
-"""Compare a pytest-benchmark JSON with the committed baseline, normalized by calibration.
+"""Compare a pytest-benchmark JSON with the committed baseline, normalized by the machine's speed.
 
     python tests/benchmarks/compare.py .benchmarks/latest.json            # check (exit 1 on a slowdown)
     python tests/benchmarks/compare.py .benchmarks/latest.json --update   # refresh the baseline
     python tests/benchmarks/compare.py run1.json run2.json run3.json ...  # median over runs
 
-For each benchmark the figure compared is ``median time / calibration_s`` of the same run (see
-``conftest.py``), so a faster or slower machine moves both and the ratio stays put. A benchmark
-fails when its ratio exceeds the baseline's by more than ``--factor`` (default 2.0, generous for
-shared CI machines). Given several runs, each benchmark's ratio is the median over the runs
-that have it (three runs steady a noisy machine, for checks and baselines alike). Benchmarks missing from the baseline are reported and pass; baseline
-entries missing from the run are reported (skipped benchmarks) and pass.
+Each benchmark's median seconds are normalised by the speed of the machine that ran them, so a
+faster or slower machine moves both and the figure compared stays put:
+
+- by the CPU score (``bench.provenance.cpu_score``, millions of values one core sorts per
+  second, measured in the same run by ``conftest.py`` and recorded with the baseline): the
+  figure is ``median seconds x cpu_score`` (the work of the benchmark in units of the score's
+  workload), where the run and the baseline both carry a score and the baseline its seconds;
+- else by the calibration workload of the same run (``median seconds / calibration_s``, the
+  baseline's ``ratios``): baselines made before scores were recorded.
+
+A benchmark fails when its figure exceeds the baseline's by more than ``--factor`` (default 2.0,
+generous for shared CI machines). Given several runs, each benchmark's figure is the median over
+the runs that have it (three runs steady a noisy machine, for checks and baselines alike).
+Benchmarks missing from the baseline are reported and pass; baseline entries missing from the
+run are reported (skipped benchmarks) and pass.
 """
 
 from __future__ import annotations
@@ -28,6 +37,34 @@ def ratios(run: dict) -> dict[str, float]:
     if not cal:
         raise SystemExit("error: the benchmark JSON has no calibration (run through tests/benchmarks)")
     return {b["fullname"]: b["stats"]["median"] / cal for b in run.get("benchmarks", [])}
+
+
+def run_score(run: dict) -> float | None:
+    """The CPU score a run recorded with its calibration, or ``None`` (none, or not positive)."""
+    score = run.get("calibration", {}).get("cpu_score")
+    return float(score) if isinstance(score, (int, float)) and score > 0 else None
+
+
+def scored(run: dict) -> dict[str, float]:
+    """Per benchmark, ``median seconds x cpu_score`` of the run (``SystemExit`` without a score)."""
+    score = run_score(run)
+    if score is None:
+        raise SystemExit("error: the benchmark JSON has no CPU score (run through tests/benchmarks)")
+    return {b["fullname"]: b["stats"]["median"] * score for b in run.get("benchmarks", [])}
+
+
+def normalised(runs: list[dict], baseline: dict) -> tuple[dict[str, float], dict[str, float], str]:
+    """The current and baseline figures to compare, and how they were normalised: by the CPU
+    score where every run and the baseline carry one (the baseline its ``seconds``), else by the
+    calibration workload (the baseline's ``ratios``)."""
+    base_score = baseline.get("calibration", {}).get("cpu_score")
+    seconds = baseline.get("seconds")
+    if isinstance(base_score, (int, float)) and base_score > 0 and isinstance(seconds, dict) \
+            and seconds and all(run_score(r) is not None for r in runs):
+        base = {n: float(t) * float(base_score) for n, t in seconds.items()}
+        return median_ratios([scored(r) for r in runs]), base, "cpu_score"
+    return median_ratios([ratios(r) for r in runs]), dict(baseline.get("ratios", {})), \
+        "calibration"
 
 
 def median_ratios(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -54,6 +91,37 @@ def compare(current: dict[str, float], baseline: dict[str, float], factor: float
     return lines, ok
 
 
+def updated_baseline(runs: list[dict], path: Path) -> dict:
+    """The baseline after ``--update`` with ``runs``: the calibration ratios, and, where every
+    run carries a CPU score, each benchmark's median seconds normalised to the median score of
+    the runs (``seconds x score / median score``, so that ``seconds x cpu_score`` is each
+    benchmark's figure); entries of the old baseline that the runs lack are kept (their seconds
+    rescaled to the new score)."""
+    old = json.loads(path.read_text()) if path.is_file() else {}
+    run = runs[-1]
+    out = {
+        "about": "median seconds / calibration seconds per benchmark (ratios), and median "
+                 "seconds at the recorded CPU score (seconds); see tests/benchmarks/compare.py",
+        "machine": run.get("machine_info", {}).get("cpu", {}).get("brand_raw", ""),
+        "calibration": dict(run["calibration"]),
+        "ratios": dict(sorted({**old.get("ratios", {}),
+                               **median_ratios([ratios(r) for r in runs])}.items())),
+    }
+    scores = [run_score(r) for r in runs]
+    if all(s is not None for s in scores):
+        score = float(statistics.median(s for s in scores if s is not None))
+        out["calibration"]["cpu_score"] = score
+        kept = {}
+        old_score = old.get("calibration", {}).get("cpu_score")
+        if isinstance(old.get("seconds"), dict) and isinstance(old_score, (int, float)):
+            kept = {n: t * old_score / score for n, t in old["seconds"].items()}
+        fresh = {n: v / score for n, v in median_ratios([scored(r) for r in runs]).items()}
+        out["seconds"] = dict(sorted({**kept, **fresh}.items()))
+    else:
+        out["calibration"].pop("cpu_score", None)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", type=Path, nargs="+", help="pytest-benchmark JSON (--benchmark-json), one or more")
@@ -66,25 +134,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {missing[0]} not found", file=sys.stderr)
         return 2
     loaded = [json.loads(r.read_text()) for r in args.runs]
-    run = loaded[-1]
-    current = median_ratios([ratios(r) for r in loaded])
     if args.update:
-        old = json.loads(args.baseline.read_text()).get("ratios", {}) if args.baseline.is_file() else {}
-        merged = {**old, **current}
-        args.baseline.write_text(json.dumps({
-            "about": "median seconds / calibration seconds per benchmark; see tests/benchmarks/compare.py",
-            "machine": run.get("machine_info", {}).get("cpu", {}).get("brand_raw", ""),
-            "calibration": run["calibration"],
-            "ratios": dict(sorted(merged.items())),
-        }, indent=2) + "\n")
-        print(f"wrote {len(current)} ratios to {args.baseline}")
+        args.baseline.write_text(json.dumps(updated_baseline(loaded, args.baseline), indent=2)
+                                 + "\n")
+        print(f"wrote {len(loaded[-1].get('benchmarks', []))} benchmarks to {args.baseline}")
         return 0
     if not args.baseline.is_file():
         print(f"error: no baseline at {args.baseline}; create it with --update", file=sys.stderr)
         return 2
-    baseline = json.loads(args.baseline.read_text())["ratios"]
+    current, baseline, how = normalised(loaded, json.loads(args.baseline.read_text()))
     lines, ok = compare(current, baseline, args.factor)
-    print("benchmark (time / calibration)")
+    print("benchmark (seconds x CPU score)" if how == "cpu_score" else
+          "benchmark (time / calibration; the baseline records no CPU score)")
     print("\n".join(lines))
     if not ok:
         print(f"FAIL: slower than {args.factor}x the baseline ratio", file=sys.stderr)

@@ -7,7 +7,8 @@ grew by more than the allowed factor over ``tests/benchmarks/baseline.json``.
 
 The calibration (``calibrate()``) is a fixed pure-Python loop and a fixed numpy sort; it is
 measured before the first benchmark and at the end of the session (the smaller of the two is kept, so a
-machine that was busy for a moment does not shift every ratio) and written into the JSON.
+machine that was busy for a moment does not shift every ratio) and written into the JSON, with
+the machine's CPU score (``bench.provenance.cpu_score``, the larger of the two measurements).
 Numba and torch run one thread each (``pin_threads``), and ``nox -s bench`` sets the BLAS and
 OpenMP thread counts to 1, so the ratios do not swing with the load of the machine.
 """
@@ -47,10 +48,15 @@ def _best_of(fn: Any, repeats: int = 3) -> float:
 
 
 def calibrate() -> dict[str, float]:
-    """Seconds of the two fixed workloads and their geometric mean (``calibration_s``)."""
+    """Seconds of the two fixed workloads and their geometric mean (``calibration_s``), and the
+    machine's CPU score (``bench.provenance.cpu_score``: millions of values one core sorts per
+    second, the figure result rows carry), which ``compare.py`` normalises by."""
+    from bench.provenance import cpu_score
+
     py = _best_of(_python_loop)
     npy = _best_of(_numpy_sort)
-    return {"python_loop_s": py, "numpy_sort_s": npy, "calibration_s": float(np.sqrt(py * npy))}
+    return {"python_loop_s": py, "numpy_sort_s": npy, "calibration_s": float(np.sqrt(py * npy)),
+            "cpu_score": cpu_score()}
 
 
 def _skipping(config: pytest.Config) -> bool:
@@ -102,4 +108,6 @@ def pytest_benchmark_update_json(config: Any, benchmarks: Any, output_json: dict
     if not _CAL:
         return
     end = calibrate()
-    output_json["calibration"] = {k: min(v, end[k]) for k, v in _CAL.items()}
+    # the less busy of the two measurements: the shorter seconds, the higher score
+    output_json["calibration"] = {k: (max if k == "cpu_score" else min)(v, end[k])
+                                  for k, v in _CAL.items()}
