@@ -280,10 +280,11 @@ def _run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.nda
             continue
         t = tiles[U(nb)]
         ob = blank
-        tiles[U(ob)] = t
-        tiles[U(nb)] = 0
-        pos[U(t)] = ob
-        pos[0] = nb
+        if not sparse:  # the ranked lookups read the child's cells
+            tiles[U(ob)] = t
+            tiles[U(nb)] = 0
+            pos[U(t)] = ob
+            pos[0] = nb
         gen += 1
         ud = U(d)
         nsp = sp
@@ -332,11 +333,17 @@ def _run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.nda
                 e = undo_e[ud, U(j)]
                 vals[U(e)] = undo_v[ud, U(j)]
                 idx[U(e)] = undo_i[ud, U(j)]
-            tiles[U(nb)] = t
-            tiles[U(ob)] = 0
-            pos[U(t)] = nb
-            pos[0] = ob
+            if not sparse:
+                tiles[U(nb)] = t
+                tiles[U(ob)] = 0
+                pos[U(t)] = nb
+                pos[0] = ob
             continue
+        if sparse:
+            tiles[U(ob)] = t
+            tiles[U(nb)] = 0
+            pos[U(t)] = ob
+            pos[0] = nb
         blank = nb
         path[ud] = cur
         next_a[ud] = a
