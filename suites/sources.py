@@ -389,7 +389,8 @@ def load_instances(suite: Suite, set_name: str, limit: int | None = None,
             fb.origin += f" (fallback for {set_name}: DeepCubeA data absent)"
             return fb
         if spec.solver_nodes_below is None:
-            first = spec.count if limit is None or spec.count is None else min(limit, spec.count)
+            first = limit if spec.count is None else \
+                spec.count if limit is None else min(limit, spec.count)
             instances = deepcubea_instances(puzzle, src, set_name, first)
             origin = display_path(src)
         else:  # the first `count`, those the reference solver took under that many nodes

@@ -176,3 +176,30 @@ def test_records_name_paths_without_the_machines_folders(tmp_path, monkeypatch):
     monkeypatch.setenv("BENCH_CACHE", str(tmp_path / "c"))
     assert display_path(tmp_path / "c" / "instances" / "a.txt") == "cache/instances/a.txt"
     assert display_path("/elsewhere/deep/deepcubea/cube3/t.pkl") == "deepcubea/cube3/t.pkl"
+
+
+def test_reference_solver_tables_set_ours_beside_the_published_solver() -> None:
+    import pandas as pd
+
+    from bench.report import solver_tables
+
+    rows = pd.DataFrame([
+        dict(instance_set="s", instance="0", config="ida", solver="ida", heuristic="manhattan",
+             status="solved", length=10, optimal=10, nodes_generated=400, time_s=2.0,
+             solver_nodes=800, solver_s=1.0),
+        dict(instance_set="s", instance="1", config="ida", solver="ida", heuristic="manhattan",
+             status="timeout", length=None, optimal=12, nodes_generated=600, time_s=3.0,
+             solver_nodes=200, solver_s=5.0),
+        dict(instance_set="s", instance="0", config="beam", solver="beam", heuristic="davi",
+             status="solved", length=11, optimal=10, nodes_generated=9, time_s=0.1,
+             solver_nodes=800, solver_s=1.0),
+    ])
+    totals, per = solver_tables(rows)
+    assert [r[0] for r in totals[1:]] == ["ida"]  # beam search is not optimal by construction
+    head = totals[0]
+    row = dict(zip(head, totals[1], strict=True))
+    assert row["solved optimally"] == "1/2"
+    assert row["total s"] == "5.0" and row["reference total s"] == "6.0"
+    assert row["nodes"] == "1,000" and row["reference nodes"] == "1,000"
+    assert [r[3] for r in per[1:]] == ["10", "timeout"]
+    assert solver_tables(rows.drop(columns=["solver_nodes"])) is None
