@@ -32,7 +32,7 @@ cube3, cube3-htm    pdb-korf
 cube2, cube2-htm    pdb-cube2 (exact)
 puzzle8             pdb-full (exact), pdb-44-reflect, linear-conflict
 puzzle15            pdb-78-reflect, pdb-663-reflect, pdb-555-reflect, linear-conflict
-puzzle24            pdb-6666-reflect, linear-conflict
+puzzle24            pdb-6666kf-reflect, pdb-6666-reflect, linear-conflict
 puzzle35            pdb-5x7-reflect, linear-conflict
 puzzle48            pdb-5x9-3-reflect, linear-conflict
 lightsout*          lights-on
