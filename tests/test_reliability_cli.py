@@ -214,6 +214,7 @@ BASE_ARGS = {
     "macro show": ["macro", "show", "puzzle8"], "macro build": ["macro", "build", "puzzle8"],
     "train multigoal": ["train", "multigoal", "puzzle8", "--iterations", "1"],
     "view": ["view", "puzzle8", "1,2,3,4,5,6,7,8,0", "--no-browser"],
+    "models speed": ["models", "speed", "puzzle8"],
 }
 
 
