@@ -142,8 +142,7 @@ class _Iteration:
         with self.lock:
             self.expanded += 1  # the subtree's root
         while True:
-            budget = self.slice_nodes
-            code = s.run(budget)
+            code = s.run(self.slice_nodes)
             with self.lock:
                 self.generated += int(ctl[GEN]) - counted
                 counted = int(ctl[GEN])
@@ -151,21 +150,17 @@ class _Iteration:
                     if self.solution is None:
                         self.solution = s.solution()
                     self.halt.set()
-                    self.expanded += int(ctl[EXP])
-                    return
-                if code == ITER_DONE:
-                    self.expanded += int(ctl[EXP])
+                elif code == ITER_DONE:
                     self.least_f = min(self.least_f, int(ctl[NEXT]))
-                    return
-                if self.halt.is_set():
-                    self.expanded += int(ctl[EXP])
-                    return
-                if self.max_nodes is not None and self.generated > self.max_nodes:
+                elif self.halt.is_set():
+                    pass  # another thread solved or stopped the iteration
+                elif self.max_nodes is not None and self.generated > self.max_nodes:
                     self.stopped = Status.NODE_LIMIT
+                    self.halt.set()
                 elif self.deadline_s is not None and time.monotonic() > self.deadline_s:
                     self.stopped = Status.TIMEOUT
-                if self.stopped is not None:
                     self.halt.set()
-                    self.expanded += int(ctl[EXP])
-                    return
-
+                else:
+                    continue
+                self.expanded += int(ctl[EXP])
+                return

@@ -599,19 +599,11 @@ def _search_parallel(spec: IdaSpec, w: int, root: TilesSearch, threads: int,
     n = w * w
     moves = root.moves
     goal = np.arange(n, dtype=np.int64)
-    nent = max(1, u["ent_k"].shape[0])
-    scratch = dict(pos=np.empty(n, np.int64), lcr=np.zeros((1, w), np.int64),
-                   lcc=np.zeros((1, w), np.int64), vals=np.zeros((1, nent + 2), np.int64),
-                   idx=np.zeros(nent, np.int64))
+    evaluator = TilesSearch(spec, w, root.tiles, unpacked=u)  # the h of frontier nodes
 
     def h_of(tiles: np.ndarray) -> int:
-        pos = scratch["pos"]
-        pos[tiles] = np.arange(n)
-        return int(_initial_terms(u["kind"], w, tiles, pos, u["md"], scratch["lcr"],
-                                  scratch["lcc"], scratch["vals"], u["ent_tiles"], u["ent_k"],
-                                  u["ent_flag"], u["ent_tab"], u["transpose"], u["tables"],
-                                  u["packed"], u["num_plain"], u["sparse"], scratch["idx"],
-                                  u["flat"], u["fpacked"], u["offsets"]))
+        evaluator.reset(tiles)
+        return evaluator.first_bound()
 
     def frontier(bound: int, split: bool) -> Frontier:
         if not split:  # the root is the one subtree (its expansion counted there)

@@ -13,20 +13,11 @@ import pytest
 import torch
 
 from bench.cli import main
+from tests.cli_run import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--batch", "64", "--preset", "tiny", "--check-every", "10", "--eval-per-depth", "5",
         "--threads", "1", "--quiet"]
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def one_line_error(code: int, err: str, *words: str) -> None:
