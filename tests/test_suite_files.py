@@ -71,6 +71,10 @@ def _parse(tmp_path, text):
      r"instances\[0\].rotations: applies to source = 'file' with format = 'maneuver' only"),
     ("count = 3", 'count = 3\nrotations = "yes"',
      r"instances\[0\].rotations: expected true or false, got 'yes'"),
+    ("count = 3", "count = 3\nsolver_nodes_below = 2e9",
+     r"instances\[0\].solver_nodes_below: applies to source = 'deepcubea' only"),
+    ('source = "scramble"\ndepth = [5]', 'source = "deepcubea"\nsolver_nodes_below = -1',
+     r"instances\[0\].solver_nodes_below: must be a number > 0, got -1"),
 ])
 def test_bad_suite_names_file_and_key(tmp_path, old, new, match):
     with pytest.raises(InputError, match=match):
