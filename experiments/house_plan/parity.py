@@ -147,8 +147,8 @@ def compare(before: Path, after: Path) -> int:
         differ += not same
     print("| puzzle | heuristic | solver | solver options | searches | identical | nodes generated |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for (p, h, s, args), (count, same, nodes) in cases.items():
-        print(f"| {p} | {h} | {s} | {args} | {count} | {same} | {nodes:,} |")
+    for (p, h, s, args), (count, equal, nodes) in cases.items():
+        print(f"| {p} | {h} | {s} | {args} | {count} | {equal} | {nodes:,} |")
     total = sum(c[0] for c in cases.values())
     print(f"\n{total - differ} of {total} searches identical (status, length, nodes generated and "
           "expanded, path).")
