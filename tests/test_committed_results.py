@@ -150,3 +150,16 @@ def test_committed_tables_name_no_machine_paths():
             for m in MACHINE_PATH.finditer(line):
                 found.append(f"{path.relative_to(RESULTS.parent)}:{i}: {m.group(0)}")
     assert not found, "machine paths in committed tables:\n" + "\n".join(found)
+
+
+def test_committed_records_name_no_machine_paths():
+    """Rows, run records, suite copies and CSV tables name paths as ``core.paths.display_path``
+    does (older ones were rewritten by ``experiments.tools.portable_paths``)."""
+    found = []
+    for path in sorted(RESULTS.rglob("*")):
+        if path.suffix not in (".json", ".jsonl", ".csv", ".toml", ".txt", ".log"):
+            continue
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            for m in MACHINE_PATH.finditer(line):
+                found.append(f"{path.relative_to(RESULTS.parent)}:{i}: {m.group(0)}")
+    assert not found, "machine paths in committed records:\n" + "\n".join(found[:20])
