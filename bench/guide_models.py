@@ -41,7 +41,7 @@ NETWORK: dict[str, Any] = {"preset": "mlp", "batch": 10_000, "seed": 0, "check_e
 #: updates, so values would never reach the depths of the test states
 DAVI_CHECK_EVERY = 100
 #: per puzzle: the longest training walk K and DAVI's target-update threshold epsilon (those of
-#: ``results/learning-targets/run_large.sh`` on cube3 and puzzle15, the shipped models' on the
+#: ``experiments/learning_targets/run_large.sh`` on cube3 and puzzle15, the shipped models' on the
 #: others)
 TRAINING: dict[str, dict[str, Any]] = {
     "cube3": {"k_max": 26, "epsilon": 0.1},

@@ -33,7 +33,7 @@ _MASKS = (((0, -1), (0, 0), (0, 1)), ((-1, 0), (0, 0), (1, 0)), ((0, -1), (0, 0)
 @dataclass(frozen=True)
 class LevelOptions:
     """The generator's difficulty settings (module text). Defaults measured against DeepCubeA's
-    test levels with ``results/sokoban/generator_check.py`` (results/sokoban/README.md)."""
+    test levels with ``experiments/sokoban/generator_check.py`` (results/sokoban/README.md)."""
 
     steps: int = 1000       #: reverse-play steps per walk
     tries: int = 16         #: walks (each in a fresh room) per level; the best-scored one is kept

@@ -25,7 +25,7 @@ WITHOUT_ROWS: dict[str, str] = {
     "learned-guides": "paper table (`bench paper learned-guides`) over the runs under runs/; "
                       "the paper code, not the suite report, makes it",
     "cayleypy-cube3": "another solver's output, compared in its README",
-    "cnn-vs-resnet": "per-network CSVs of a script (run.sh), no suite rows",
+    "cnn-vs-resnet": "per-network CSVs of a script (experiments/cnn_vs_resnet/run.sh), no suite rows",
     "cube3-goal-depth": "per-setting CSVs of searches, no suite rows",
     "dask-speedup": "timings of a cluster run in its README, no rows",
     "davi-seeds": "training logs per seed, no suite rows",
@@ -33,9 +33,9 @@ WITHOUT_ROWS: dict[str, str] = {
     "ida-speed": "timings of the IDA* kernel against a C program in its README, no suite rows",
     "house-plan": "parity checks against other programs (jsonl of a script), no suite rows",
     "learning-engine": "training throughput measurements, no rows",
-    "learning-targets": "per-target CSVs of a script (run.sh), no suite rows",
+    "learning-targets": "per-target CSVs of a script (experiments/learning_targets/run.sh), no suite rows",
     "lightsout7-curve": "training curves and probe CSVs, no suite rows",
-    "multigoal": "per-puzzle CSVs of a script (run.sh), no suite rows",
+    "multigoal": "per-puzzle CSVs of a script (experiments/multigoal/run.sh), no suite rows",
     "onnx-export": "path comparison and speed measurements, no suite rows",
     "quality-cube2": "heuristic quality table (`bench quality`), no search rows",
     "quality-puzzle8": "heuristic quality table (`bench quality`), no search rows",
@@ -163,3 +163,14 @@ def test_committed_records_name_no_machine_paths():
             for m in MACHINE_PATH.finditer(line):
                 found.append(f"{path.relative_to(RESULTS.parent)}:{i}: {m.group(0)}")
     assert not found, "machine paths in committed records:\n" + "\n".join(found[:20])
+
+
+#: suffixes of code: the scripts that made a results folder live in ``experiments/``
+CODE_SUFFIXES = (".py", ".sh", ".ipynb")
+
+
+def test_results_folders_keep_no_code():
+    code = sorted(str(p.relative_to(RESULTS.parent)) for p in RESULTS.rglob("*")
+                  if p.is_file() and p.suffix in CODE_SUFFIXES
+                  and "runs" not in p.relative_to(RESULTS).parts[:1])
+    assert not code, "code under results/ (it belongs in experiments/):\n" + "\n".join(code)

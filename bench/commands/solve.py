@@ -57,7 +57,9 @@ def result_record(puzzle: Any, state: Any, result: SolveResult) -> dict[str, Any
     return rec
 
 
-def _summary(puzzle: Any, state: Any, r: SolveResult) -> str:
+def summary_text(puzzle: Any, state: Any, r: SolveResult) -> str:
+    """The human-readable summary `bench solve` prints: the state, the status and length, the
+    moves, the counts and the times."""
     lines = [f"{puzzle.name}: {puzzle.format(state)}",
              f"{r.solver} with {r.heuristic}: {r.status}"
              + (f", length {r.length}" if r.length is not None else "")]
@@ -133,7 +135,7 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
     if as_json:
         click.echo(json_line(result_record(s.puzzle, s.state, s.result)))
     else:
-        click.echo(_summary(s.puzzle, s.state, s.result))
+        click.echo(summary_text(s.puzzle, s.state, s.result))
 
 
 def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | None,

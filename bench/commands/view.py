@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from bench.commands.solve import _summary, solve_options, solve_state
+from bench.commands.solve import solve_options, solve_state, summary_text
 from core.errors import InputError
 
 
@@ -69,7 +69,7 @@ def view_cmd(target: str, state: str | None, moves: str | None, goal: str | None
             registry.heuristic_entry(name)
         solved = solve_state(target, state, moves, goal, heuristic_name, solver_name,
                              time_limit, node_limit, memory_limit, options)
-        text = _summary(solved.puzzle, solved.state, solved.result)
+        text = summary_text(solved.puzzle, solved.state, solved.result)
         click.echo(text)
         source = SolveSource(solved, text, compare)
         figures = None

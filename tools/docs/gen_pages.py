@@ -334,7 +334,7 @@ def _provenance(folder: Path, texts: dict[str, str]) -> tuple[str, str, str]:
     return command, date, machine
 
 
-_COMMAND = re.compile(r"^(nice -n \d+ )?(bench |python |OUT=|results/|tools/|torchrun )")
+_COMMAND = re.compile(r"^(nice -n \d+ )?(bench |python |OUT=|experiments/|tools/|torchrun )")
 
 
 def _readme_command(readme: str) -> str:

@@ -1,6 +1,6 @@
 """Single-goal network against a multi-goal tree trained on as many states, by the same search on
 the same states (every path replayed by the solver). Usage:
-    python results/multigoal/compare.py PUZZLE SINGLE_RUN TREE_FOLDER COUNT WEIGHT BATCH OUT.csv
+    python -m experiments.multigoal.compare PUZZLE SINGLE_RUN TREE_FOLDER COUNT WEIGHT BATCH OUT.csv
         [--solver bwas|beam] [--width W] [--max-depth D] [--states uniform|deepcubea]
         [--optimal CSV] [--time-limit S]
 WEIGHT and BATCH are BWAS's lambda and N (ignored by beam). Prints one JSON line per model:

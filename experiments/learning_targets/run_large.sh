@@ -7,13 +7,14 @@
 # then on DAVI. Evaluation: beam search (width 1,024, bfloat16, at most 40 layers on cube3 and 150
 # on puzzle15) on DeepCubeA's first COUNT test states of the puzzle (solved % and mean length;
 # `bench train evaluate`).
-# Usage: results/learning-targets/run_large.sh PUZZLE [BUDGET_MINUTES] [COUNT] [RUNS_DIR]
+# Writes to results/learning-targets/. Usage, from the repository root:
+#   experiments/learning_targets/run_large.sh PUZZLE [BUDGET_MINUTES] [COUNT] [RUNS_DIR]
 set -euo pipefail
 puzzle=$1
 budget=${2:-20}
 count=${3:-100}
 runs=${4:-runs/learning-targets}
-out=$(dirname "$0")
+out="$(cd "$(dirname "$0")/../.." && pwd)/results/learning-targets"
 mkdir -p "$runs"
 common=(--preset mlp --batch 10000 --amp --threads 2 --quiet --iterations 10000000
         --cpu-limit "$budget" --check-every 1000 --eval-per-depth 20)

@@ -1,15 +1,15 @@
 """cayleypy 0.2.0 on the 3x3x3 cube (quarter-turn metric), run beside heuristic-bench.
 
 Runs with the interpreter of a separate virtual environment that has cayleypy and a CPU build of
-torch (see README.md); it imports nothing from heuristic-bench. The two sides exchange files:
+torch (see results/cayleypy-cube3/README.md); it imports nothing from heuristic-bench. The two sides exchange files:
 
-* ``export_and_check.py export`` (project side) writes ``states.json``: the project's cube3 move
+* ``export_and_check export`` (project side) writes ``states.json``: the project's cube3 move
   tables (sticker permutations and move names), its goal, the DeepCubeA test cubes in the
   project's sticker layout, and a few random scrambles used to check the layout mapping;
 * this script trains cayleypy's MLP (``train``), checks the mapping (``verify``) and solves the
   exported cubes with cayleypy's beam search (``solve``), writing one CSV row per cube with the
   path in the project's move names;
-* ``export_and_check.py check`` replays every path with the project's cube3 puzzle.
+* ``export_and_check check`` replays every path with the project's cube3 puzzle.
 
 The layout mapping is derived, not typed in: every sticker of either cube is named by its colour
 in the solved state and the set of faces whose turns move it (its piece), which fixes a bijection
@@ -17,10 +17,18 @@ between the two layouts once the colours of the two sides are matched; the colou
 makes every cayleypy generator a project move (conjugated by that bijection) is kept, and the
 script stops if none does.
 
-    python run_cayleypy.py train --out model.pt --train-minutes 60 --threads 2
-    python run_cayleypy.py verify --states states.json
-    python run_cayleypy.py solve --model model.pt --states states.json --out results.csv \
-        --width 4096 --time-limit 60 --threads 2
+From the repository root, with the cayleypy environment's interpreter:
+
+    python -m experiments.cayleypy_cube3.run_cayleypy train --out model.pt --train-minutes 60 \
+        --threads 2
+    python -m experiments.cayleypy_cube3.run_cayleypy verify --states states.json
+    python -m experiments.cayleypy_cube3.run_cayleypy solve --model model.pt \
+        --states states.json --out results.csv --width 4096 --time-limit 60 --threads 2
+
+It is also the peer benchmark against cayleypy: ``train`` reports its training rate (walk states
+per wall and per CPU second, the seconds of walks and of updates per iteration) and ``solve`` the
+seconds and scored layers per cube; ``--model-type RESMLP --layers 1024,256,256`` trains the
+CayleyPy paper's 3x3x3 network, ``--bit-encoding none`` keeps one int64 per sticker.
 """
 
 from __future__ import annotations
@@ -30,7 +38,6 @@ import csv
 import itertools
 import json
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -48,13 +55,18 @@ CSV_FIELDS = ["index", "id", "solved", "length", "seconds", "status", "scored_la
 
 
 # ----------------------------------------------------------------------------- graph
-def cube_graph(seed: int = 0) -> CayleyGraph:
-    """cayleypy's 3x3x3 cube in the quarter-turn metric: 12 generators (6 faces x 2 directions)."""
+def cube_graph(seed: int = 0, bit_encoding: str = "auto") -> CayleyGraph:
+    """cayleypy's 3x3x3 cube in the quarter-turn metric: 12 generators (6 faces x 2 directions).
+
+    ``bit_encoding`` "auto" (cayleypy's default) packs stickers into 3-bit fields; "none" keeps
+    one int64 per sticker, which spares the unpacking before every network call (on the 2-core
+    machine about 3 s per beam step of 49k states, twice the network's own time)."""
     definition = Puzzles.rubik_cube(3, "QTM")
     if definition.n_generators != 12 or definition.state_size != 54:
         raise SystemExit(f"unexpected cayleypy cube: {definition.n_generators} generators, "
                          f"{definition.state_size} stickers")
-    return CayleyGraph(definition, device="cpu", random_seed=seed)
+    return CayleyGraph(definition, device="cpu", random_seed=seed,
+                       bit_encoding_width=None if bit_encoding == "none" else "auto")
 
 
 # ----------------------------------------------------------------------------- layout mapping
@@ -213,8 +225,12 @@ def load_states_file(path: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- model
-def make_config(layers: list[int]) -> ModelConfig:
-    return ModelConfig(model_type="MLP", input_size=54, num_classes_for_one_hot=6, layers_sizes=layers)
+def make_config(layers: list[int], model_type: str = "MLP") -> ModelConfig:
+    """cayleypy's network on one-hot stickers: ``MLP`` (Linear+LayerNorm+ReLU layers) or
+    ``RESMLP`` (the same with residual blocks; the CayleyPy paper's 3x3x3 shape is
+    ``--model-type RESMLP --layers 1024,256,256``)."""
+    return ModelConfig(model_type=model_type, input_size=54, num_classes_for_one_hot=6,
+                       layers_sizes=layers)
 
 
 def _parse_layers(text: str) -> list[int]:
@@ -230,8 +246,8 @@ def _parse_layers(text: str) -> list[int]:
 def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    graph = cube_graph(args.seed)
-    config = make_config(_parse_layers(args.layers))
+    graph = cube_graph(args.seed, args.bit_encoding)
+    config = make_config(_parse_layers(args.layers), args.model_type)
     model = config.build_model()
     model.train()
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
@@ -285,11 +301,15 @@ def train(args: argparse.Namespace) -> None:
     wall = time.perf_counter() - wall0
     summary = {
         "cayleypy": _version("cayleypy"), "torch": torch.__version__, "threads": args.threads,
+        "model_type": args.model_type, "bit_encoding": args.bit_encoding,
         "layers": config.layers_sizes, "walk_mode": args.walk_mode, "walks": args.walks,
         "walk_length": args.walk_length, "nbt_depth": args.nbt_depth, "batch": args.batch, "lr": args.lr,
         "seed": args.seed, "iterations": iteration, "states": states_seen, "cpu_s": round(cpu, 1),
         "wall_s": round(wall, 1),
         "s_per_iteration": round(wall / max(iteration, 1), 3),
+        "states_per_wall_s": round(states_seen / wall, 1) if wall > 0 else None,
+        "states_per_cpu_s": round(states_seen / cpu, 1) if cpu > 0 else None,
+        "update_states_per_wall_s": round(states_seen / step_s, 1) if step_s > 0 else None,
         "walk_s_per_iteration": round(walk_s / max(iteration, 1), 3),
         "update_s_per_iteration": round(step_s / max(iteration, 1), 3),
         "mean_prediction_by_walk_step": _calibration(graph, model, args),
@@ -344,7 +364,7 @@ class _TimedModel:
 def solve(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     data = load_states_file(args.states)
-    graph = cube_graph(args.seed)
+    graph = cube_graph(args.seed, args.bit_encoding)
     mapping = build_mapping(graph, data["project"])
     checked = check_mapping(graph, mapping, data)
     print(f"mapping checked: {checked}", flush=True)
@@ -418,6 +438,12 @@ def verify(args: argparse.Namespace) -> None:
 
 
 # ----------------------------------------------------------------------------- CLI
+def _bit_encoding_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bit-encoding", choices=["auto", "none"], default="auto",
+                        help="cayleypy's bit_encoding_width: auto (its default) packs stickers "
+                             "into 3 bits, none keeps one int64 per sticker (faster beam steps)")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -427,6 +453,8 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--train-minutes", type=float, required=True, help="budget in CPU minutes of this process")
     t.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     t.add_argument("--layers", default="512,512,512", help="hidden layer sizes (default 512,512,512)")
+    t.add_argument("--model-type", default="MLP", choices=["MLP", "RESMLP"],
+                   help="cayleypy's network type (default MLP)")
     t.add_argument("--walk-mode", default="nbt", choices=["classic", "nbt", "bfs"],
                    help="cayleypy's random-walk mode (default nbt: non-backtracking)")
     t.add_argument("--walks", type=int, default=1000, help="random walks per iteration (default 1000)")
@@ -438,6 +466,7 @@ def main(argv: list[str] | None = None) -> None:
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--save-every", type=float, default=300, help="seconds between checkpoints (default 300)")
     t.add_argument("--print-every", type=int, default=20, help="iterations between progress lines")
+    _bit_encoding_option(t)
     t.set_defaults(func=train)
 
     s = sub.add_parser("solve", help="beam search on the exported cubes, one CSV row per cube")
@@ -454,6 +483,7 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--limit", type=int, default=0, help="only the first N cubes of the file")
     s.add_argument("--resume", action="store_true", help="keep rows already in --out, solve the rest")
     s.add_argument("--seed", type=int, default=0, help="seed of cayleypy's state hashing")
+    _bit_encoding_option(s)
     s.set_defaults(func=solve)
 
     v = sub.add_parser("verify", help="check the layout mapping on the states file and print it")
@@ -466,4 +496,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -1,7 +1,7 @@
-"""The viewer's screenshots in this folder, taken with headless Chromium (Debian's ``chromium`` and
-``chromium-driver``) through Selenium, from the committed runs and from single searches.
+"""The viewer's screenshots in ``results/viewer/``, taken with headless Chromium (Debian's
+``chromium`` and ``chromium-driver``) through Selenium, from the committed runs and from single searches.
 
-    python results/viewer/screenshots.py [OUT]      # default: results/viewer
+    python -m experiments.viewer.screenshots [OUT]      # default: results/viewer
 
 Needs the cube3 Korf tables (``bench pdb build cube3 pdb-korf``) and the 15-puzzle's 6-6-3
 tables (``bench pdb build puzzle15 pdb-663``) in the cache, and the shipped models.
@@ -13,24 +13,22 @@ import sys
 import time
 from pathlib import Path
 
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from bench.commands.solve import solve_state, summary_text
+from bench.view import server
+from bench.view.sources import RunSource, SolveSource
+
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-
-from bench.commands.solve import _summary, solve_state  # noqa: E402
-from bench.view import server  # noqa: E402
-from bench.view.sources import RunSource, SolveSource  # noqa: E402
 
 RESULTS = Path("results")  # relative to the checkout (the page shows the path)
 
 
 def solved(puzzle, state, moves, heuristic, solver, compare=(), **options):
     s = solve_state(puzzle, state, moves, None, heuristic, solver, None, None, None, options)
-    return SolveSource(s, _summary(s.puzzle, s.state, s.result), compare)
+    return SolveSource(s, summary_text(s.puzzle, s.state, s.result), compare)
 
 
 #: (file, source, replay key or None, steps to advance, element to capture)
@@ -88,4 +86,4 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent)
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / RESULTS / "viewer")

@@ -6,11 +6,12 @@
 # shipped small-puzzle models (epsilon 0.1, a check every 50 iterations).
 # Then: `bench quality` against the exact distances (a sample of 200,000 states) and BWAS
 # (lambda 0.6, N 10) on 500 uniform random states with `bench train evaluate`.
-# Usage: results/learning-targets/run.sh [BUDGET_MINUTES] [RUNS_DIR]
+# Writes to results/learning-targets/. Usage, from the repository root:
+#   experiments/learning_targets/run.sh [BUDGET_MINUTES] [RUNS_DIR]
 set -euo pipefail
 budget=${1:-2}
 runs=${2:-runs/learning-targets}
-out=$(dirname "$0")
+out="$(cd "$(dirname "$0")/../.." && pwd)/results/learning-targets"
 mkdir -p "$runs"
 common=(--preset mlp --batch 1000 --threads 1 --quiet --iterations 10000000 --cpu-limit "$budget")
 declare -A kmax=([cube2]=20 [puzzle8]=40)

@@ -4,7 +4,7 @@
 # `git worktree add /tmp/old <rev>`); both run tests/benchmarks/ida_kernels.py of this checkout,
 # one kernel at a time, alternating old/new for ROUNDS rounds, one Numba thread each (each run
 # solves its instances once untimed, which compiles and loads, then times a second pass).
-# Usage: results/house-plan/ida_parity.sh OLD [ROUNDS] > results/house-plan/ida_parity.jsonl
+# Usage: experiments/house_plan/ida_parity.sh OLD [ROUNDS] > results/house-plan/ida_parity.jsonl
 set -euo pipefail
 old=$1
 rounds=${2:-3}

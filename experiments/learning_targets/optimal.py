@@ -1,6 +1,6 @@
 """Optimal lengths of the states an evaluation CSV holds, by IDA* with the 6-6-3 PDB with
 reflection, and each evaluation's % optimal and mean excess over them.
-Usage: python results/learning-targets/optimal.py OUT.csv EVAL.csv [EVAL.csv ...]"""
+Usage: python -m experiments.learning_targets.optimal OUT.csv EVAL.csv [EVAL.csv ...]"""
 
 from __future__ import annotations
 

@@ -8,14 +8,16 @@
 # Evaluation: beam search (width 1,024, at most 150 layers) on DeepCubeA's first COUNT test states,
 # 60 s each, every path replayed; optimal lengths from results/learning-targets/optimal-puzzle15.csv
 # (IDA* with the 6-6-3 PDB, first 50 states).
-# Usage: results/multigoal/run_large.sh [ITERATIONS] [STEP] [KTREE] [COUNT] [RUNS_DIR]
+# Writes to results/multigoal/. Usage, from the repository root:
+#   experiments/multigoal/run_large.sh [ITERATIONS] [STEP] [KTREE] [COUNT] [RUNS_DIR]
 set -euo pipefail
 iters=${1:-2000}
 step=${2:-30}
 ktree=${3:-200}
 count=${4:-50}
 runs=${5:-runs/multigoal}
-out=$(dirname "$0")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out="$root/results/multigoal"
 mkdir -p "$runs"
 common=(--preset mlp --batch 10000 --amp --threads 2 --quiet)
 if [ ! -f "$runs/puzzle15-single/model.pt" ]; then
@@ -25,6 +27,6 @@ if [ ! -f "$runs/puzzle15-single/model.pt" ]; then
 fi
 python -m bench train multigoal puzzle15 --target diffusion --children 2 --height 2 \
   --step "$step" --k-max "$ktree" --iterations "$iters" "${common[@]}" --out "$runs/puzzle15-tree"
-python "$out/compare.py" puzzle15 "$runs/puzzle15-single" "$runs/puzzle15-tree" "$count" 0 0 \
+python -m experiments.multigoal.compare puzzle15 "$runs/puzzle15-single" "$runs/puzzle15-tree" "$count" 0 0 \
   "$out/beam-puzzle15.csv" --solver beam --width 1024 --max-depth 150 --states deepcubea \
-  --optimal results/learning-targets/optimal-puzzle15.csv > "$out/beam-puzzle15.jsonl"
+  --optimal "$root/results/learning-targets/optimal-puzzle15.csv" > "$out/beam-puzzle15.jsonl"

@@ -3,12 +3,13 @@
 # CPU time: each network trained by diffusion distance (K = 300, batch 10,000, bfloat16, two
 # threads) for BUDGET minutes of process CPU time, then searched by beam (width 1,024, at most
 # 150 layers, bfloat16) on DeepCubeA's first COUNT test states; every path replayed.
-# Usage: results/cnn-vs-resnet/run.sh [BUDGET_MINUTES] [COUNT] [RUNS_DIR]
+# Writes to results/cnn-vs-resnet/. Usage, from the repository root:
+#   experiments/cnn_vs_resnet/run.sh [BUDGET_MINUTES] [COUNT] [RUNS_DIR]
 set -euo pipefail
 budget=${1:-10}
 count=${2:-50}
 runs=${3:-runs/cnn-vs-resnet}
-out=$(dirname "$0")
+out="$(cd "$(dirname "$0")/../.." && pwd)/results/cnn-vs-resnet"
 mkdir -p "$runs"
 train() {  # a run trains into NAME.partial and becomes NAME when it ends
   local d=$1; shift

@@ -2,7 +2,7 @@
 sample of generated levels (every path replayed), and their optimal solution lengths beside
 DeepCubeA's lengths on its 1,000 test levels (its per-level results file).
 
-Usage: python results/sokoban/generator_check.py COUNT OUT.csv [--steps N] [--tries N]
+Usage: python -m experiments.sokoban.generator_check COUNT OUT.csv [--steps N] [--tries N]
 [--room-steps N] [--turn P] [--pull P] [--seed N] [--time-s S] [--nodes N]
 (generator options default to ``puzzles.sokoban_levels.LevelOptions``). Prints JSON lines: the
 options and limits the levels were made and solved with, the generated levels' lengths, and

@@ -13,8 +13,9 @@ cayleypy. Two steps:
             goal counts as unsolved), and writes a per-cube table beside DeepCubeA's own lengths
             (``deepcubea_results_output.txt``) with a summary.
 
-    python export_and_check.py export --n 200 --out states.json
-    python export_and_check.py check --states states.json --csv results.csv --out check
+    python -m experiments.cayleypy_cube3.export_and_check export --n 200 --out states.json
+    python -m experiments.cayleypy_cube3.export_and_check check --states states.json \
+        --csv results.csv --out check
 """
 
 from __future__ import annotations
@@ -124,10 +125,10 @@ def check(args: argparse.Namespace) -> None:
         "solved": len(solved),
         "solved_percent": round(100.0 * len(solved) / n, 1) if n else 0.0,
         "failed_replays": failed_replays,
-        "mean_length": round(statistics.mean(t["length"] for t in solved), 2) if solved else None,
+        "mean_length": round(statistics.mean(int(t["length"]) for t in solved), 2) if solved else None,
         "mean_deepcubea_length_same_cubes":
             round(statistics.mean(int(t["deepcubea_length"]) for t in with_dca), 2) if with_dca else None,
-        "mean_difference": round(statistics.mean(t["difference"] for t in with_dca), 2) if with_dca else None,
+        "mean_difference": round(statistics.mean(int(t["difference"]) for t in with_dca), 2) if with_dca else None,
         "mean_seconds": round(statistics.mean(secs), 2) if secs else None,
         "status_counts": {s: sum(1 for t in table if t["status"] == s)
                           for s in sorted({t["status"] for t in table})},

@@ -5,7 +5,7 @@
 # 90 iterations with a check every 30: the first window's loss (below cube3's epsilon
 # 0.06) sets the target network at iteration 60, so the third window (iterations 61-90,
 # monitoring excluded) is the steady state of DAVI, read from the run's log.csv.
-# Usage: results/learning-engine/side_by_side.sh OLD_CHECKOUT [ROUNDS]
+# Usage: experiments/learning_engine/side_by_side.sh OLD_CHECKOUT [ROUNDS]
 set -euo pipefail
 old=$1; rounds=${2:-2}
 new=$(cd "$(dirname "$0")/../.." && pwd)
