@@ -216,7 +216,7 @@ def _load(puzzle: str, heuristic: str, build: bool) -> tuple[Any, Any, float] | 
     try:
         p = registry.get_puzzle(puzzle, goal="blank-last" if puzzle.startswith("puzzle") else None)
         entry = registry.heuristic_entry(heuristic)
-        if entry.props.get("needs_pdb") and not build and not _pdb_cached(heuristic, p):
+        if entry.props.needs_pdb and not build and not _pdb_cached(heuristic, p):
             return "not built (run with --build)"
         t0 = time.perf_counter()
         h = registry.get_heuristic(heuristic, p)
@@ -916,6 +916,7 @@ def _optimal_solver_rows(runs: list[Path]) -> dict[str, dict[str, Any]]:
     """Per puzzle, our IDA* rows on DeepCubeA's test states in ``runs`` (the first IDA*
     configuration of each run): states, finished, mean seconds and nodes of the finished."""
     from bench.runner import load_table
+    from core import registry
 
     ours: dict[str, dict[str, Any]] = {}
     for run in runs:
@@ -925,7 +926,8 @@ def _optimal_solver_rows(runs: list[Path]) -> dict[str, dict[str, Any]]:
             df = load_table(run)
         except InputError as exc:
             raise InputError(f"--run: {str(exc).removeprefix('RUN_DIR: ')}") from None
-        df = df[(df["solver"] == "ida") & (df["instance_set"] == "deepcubea")] \
+        ida = registry.solver_names(optimal=True, needs_kernel=True)
+        df = df[df["solver"].isin(ida) & (df["instance_set"] == "deepcubea")] \
             if {"solver", "instance_set"} <= set(df.columns) else df.iloc[:0]
         if df.empty:
             raise InputError(f"--run: {run} has no IDA* rows on DeepCubeA's test states")
@@ -959,7 +961,7 @@ def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
     rows = []
     for cfg in PHIPAT2020:
         name = cfg["puzzle"]
-        goal = "blank-last" if registry.puzzle_entry(name).props.get("goal_layouts") else None
+        goal = "blank-last" if registry.puzzle_entry(name).props.goal_layouts else None
         puzzle = registry.get_puzzle(name, goal=goal)
         base = {"puzzle": name, "settings": f"{cfg['max_iterations']} iterations, lambda "
                 f"{cfg['weight']}, N {cfg['batch']}",

@@ -110,7 +110,7 @@ def evaluate(puzzle_name: str, heuristics: list[str], sample: int | None = None,
         if registry.ranks_moves(name):
             raise InputError(f"HEURISTIC: {name} ranks moves and gives no distance estimate; "
                              "heuristic quality (h against the distance) does not apply to it")
-        if models and registry.heuristic_entry(name).props.get("needs_model"):
+        if models and registry.heuristic_entry(name).props.needs_model:
             runs += [(f"{name}[{Path(m).name or m}]", name, {"model": m}) for m in models]
         else:
             runs.append((name, name, {}))

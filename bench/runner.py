@@ -217,7 +217,7 @@ def model_digest(puzzle: str, heuristic: str, hargs: dict[str, Any]) -> str | No
     from core import registry
 
     try:
-        if not registry.heuristic_entry(heuristic).props.get("needs_model"):
+        if not registry.heuristic_entry(heuristic).props.needs_model:
             return None
         model = hargs.get("model")
         if heuristic == "davi-multigoal":
@@ -291,8 +291,12 @@ def task_fingerprint(payload: dict[str, Any]) -> str:
     """A digest of everything that decides a task's result (state, configuration, limits, seed);
     where a network evaluates (``heuristic_args.device``, ``bench run suite --device``) is left
     out, so a run may be resumed on another device."""
+    from core import registry
+
     hargs = {k: v for k, v in (payload.get("heuristic_args") or {}).items() if k != "device"}
-    text = json.dumps({**payload, "heuristic_args": hargs}, sort_keys=True, default=str)
+    h = payload.get("heuristic")  # a renamed heuristic hashes under its first name
+    named = {"heuristic": registry.first_name(h)} if isinstance(h, str) else {}
+    text = json.dumps({**payload, "heuristic_args": hargs, **named}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -696,6 +700,11 @@ def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:
     df = pd.DataFrame(list(rows))
     # the last record of a key wins (a resumed run never writes a key twice, but be safe)
     df = df.drop_duplicates("key", keep="last").reset_index(drop=True)
+    if "heuristic" in df:  # rows naming a heuristic by a former name group with the others
+        from core.registry import canonical_heuristic
+
+        df["heuristic"] = df["heuristic"].map(
+            lambda h: canonical_heuristic(h) if isinstance(h, str) else h)
     for col in ("length", "optimal", "lower_bound", "nodes_generated", "nodes_expanded",
                 "network_evaluations", "iterations",
                 "peak_rss_bytes", "heuristic_nbytes", "published_length", "published_nodes",

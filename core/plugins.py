@@ -10,7 +10,8 @@ them. The group ``heuristic_bench.encodings`` names network input encodings: fun
 
 :func:`load` reads the installed entry points (``importlib.metadata``) and adds what they declare
 to the registry's tables, each entry marked with the package that provides it
-(``props["plugin"]``). Nothing else is imported: an entry's ``target`` loads only when it is
+(``Entry.plugin``). An entry's properties are its kind's class of :mod:`core.props`, or a plain
+dict of the same keys (converted; an unknown key leaves the entry out). Nothing else is imported: an entry's ``target`` loads only when it is
 made, as for the built-ins, so a plugin's declaration module should import no more than
 ``core.registry``. A plugin whose declarations cannot be imported, that declares something other
 than a valid ``Entry``, or whose names clash with the built-ins' (or another plugin's) is left
@@ -20,7 +21,7 @@ Code never comes from anywhere but installed entry points: a suite file names en
 never imports modules. ``HEURISTIC_BENCH_NO_PLUGINS=1`` in the environment loads none.
 
 This module imports nothing from ``core.registry`` (which calls it): the registry hands its
-tables and types in.
+tables and types in (the property classes come from :mod:`core.props`).
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ import importlib.metadata
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
+
+from core import props
 
 #: registry kind -> entry-point group
 GROUPS: dict[str, str] = {
@@ -152,7 +155,8 @@ def _check_option(o: Any, option_cls: Any, kind: str, tables: Mapping[str, Mappi
 def _check_entry(e: Any, kind: str, entry_cls: Any, option_cls: Any,
                  tables: Mapping[str, Mapping[str, Any]], builtin: Mapping[str, set[str]],
                  package: str) -> Any:
-    """``e`` checked and completed (defaults, ``props["plugin"]``); ``BadEntry`` otherwise."""
+    """``e`` checked and completed (its props as its kind's class, ``plugin``); ``BadEntry``
+    otherwise."""
     if not isinstance(e, entry_cls):
         raise BadEntry(f"declares a {type(e).__name__}, not a core.registry.Entry")
     if not isinstance(e.name, str) or not NAME_RE.match(e.name):
@@ -160,15 +164,17 @@ def _check_entry(e: Any, kind: str, entry_cls: Any, option_cls: Any,
     if e.name in builtin[kind] or (kind == "puzzle" and any(p.match(e.name)
                                                           for p in RESERVED_PUZZLE_PATTERNS)):
         raise BadEntry(f"{e.name!r} clashes with the built-in {kind} of that name")
+    if kind == "heuristic" and any(e.name in t.props.aliases for t in tables[kind].values()):
+        raise BadEntry(f"{e.name!r} is another name of a declared heuristic")
     if e.name in tables[kind]:
-        owner = tables[kind][e.name].props.get("plugin", "?")
+        owner = tables[kind][e.name].plugin or "?"
         raise BadEntry(f"{e.name!r} is already declared by plugin {owner}")
     if not isinstance(e.target, str) or not TARGET_RE.match(e.target):
         raise BadEntry(f"{e.name}: target {e.target!r} is not 'module:attribute'")
     if not isinstance(e.summary, str) or not e.summary.strip():
         raise BadEntry(f"{e.name}: no summary")
-    if not isinstance(e.kwargs, dict) or not isinstance(e.props, dict):
-        raise BadEntry(f"{e.name}: kwargs and props must be dicts")
+    if not isinstance(e.kwargs, dict):
+        raise BadEntry(f"{e.name}: kwargs must be a dict")
     if not isinstance(e.options, tuple):
         raise BadEntry(f"{e.name}: options must be a tuple of core.registry.Option")
     names = [o.name for o in e.options if isinstance(o, option_cls)]
@@ -176,41 +182,48 @@ def _check_entry(e: Any, kind: str, entry_cls: Any, option_cls: Any,
         raise BadEntry(f"{e.name}: an option is declared twice")
     for o in e.options:
         _check_option(o, option_cls, kind, tables)
-    props = dict(e.props)
+    cls = props.PROPS[kind]
+    given: Any = {} if e.props is None else e.props
+    if isinstance(given, dict):
+        try:
+            given = props.from_dict(kind, given)
+        except (TypeError, ValueError) as exc:
+            raise BadEntry(f"{e.name}: {exc}") from None
+    if not isinstance(given, cls):
+        raise BadEntry(f"{e.name}: props must be a core.props.{cls.__name__} or a dict, "
+                       f"not a {type(given).__name__}")
     if kind == "puzzle":
         if e.options:
             raise BadEntry(f"{e.name}: puzzles take no options; declare one entry per variant "
                            "(fixed arguments go in kwargs)")
-        props.setdefault("family", e.name)
-        props.setdefault("goal_layouts", False)
-        props.setdefault("bounds", ())
-        if not isinstance(props["family"], str):
-            raise BadEntry(f"{e.name}: props['family'] must be a string")
-        bounds = props["bounds"]
+        if not isinstance(given.family, str):
+            raise BadEntry(f"{e.name}: props family must be a string")
+        bounds = given.bounds
         if isinstance(bounds, str) or not all(isinstance(b, str) for b in bounds):
-            raise BadEntry(f"{e.name}: props['bounds'] must be a tuple of heuristic names")
-        props["bounds"] = tuple(bounds)
-        props["goal_layouts"] = False  # --goal is the sliding tiles' option
-    elif kind == "heuristic":
-        spec = props.setdefault("puzzles", "*")
+            raise BadEntry(f"{e.name}: props bounds must be a tuple of heuristic names")
+        # --goal is the sliding tiles' option
+        given = replace(given, family=given.family or e.name, bounds=tuple(bounds),
+                        goal_layouts=False)
+    else:
+        spec = given.puzzles
         if not (isinstance(spec, str) or (isinstance(spec, tuple | list) and spec
                                           and all(isinstance(p, str) for p in spec))):
-            raise BadEntry(f"{e.name}: props['puzzles'] must be a name, 'prefix*' or a tuple "
+            raise BadEntry(f"{e.name}: props puzzles must be a name, 'prefix*' or a tuple "
                            "of them")
-        if isinstance(spec, list):
-            props["puzzles"] = tuple(spec)
-        for key in ("admissible", "consistent"):
-            props[key] = bool(props.get(key, False))
-        props.setdefault("kernel", False)
-        props.setdefault("needs_pdb", False)
-    else:
-        props["optimal"] = bool(props.get("optimal", False))
-        spec = props.get("puzzles", "*")
-        if not (isinstance(spec, str) or (isinstance(spec, tuple | list)
-                                          and all(isinstance(p, str) for p in spec))):
-            raise BadEntry(f"{e.name}: props['puzzles'] must be a name, 'prefix*' or a tuple")
-    props["plugin"] = package
-    return replace(e, props=props)
+        given = replace(given, puzzles=spec if isinstance(spec, str) else tuple(spec))
+        flags = [f.name for f in fields(given) if isinstance(f.default, bool)]
+        given = replace(given, **{k: bool(getattr(given, k)) for k in flags})
+    if kind == "heuristic":
+        aliases = given.aliases
+        if isinstance(aliases, str) or not all(isinstance(a, str) and NAME_RE.match(a)
+                                               for a in aliases):
+            raise BadEntry(f"{e.name}: props aliases must be a tuple of lower-case names")
+        taken = [a for a in aliases if a in tables[kind] or any(
+            a in t.props.aliases for t in tables[kind].values())]
+        if taken:
+            raise BadEntry(f"{e.name}: alias {taken[0]!r} already names a heuristic")
+        given = replace(given, aliases=tuple(aliases))
+    return replace(e, props=given, plugin=package)
 
 
 def load(tables: Mapping[str, dict[str, Any]], entry_cls: Any, option_cls: Any,

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.errors import InputError
-from core.registry import CUBE_NAMES, CUBE_PDBS
+from core.pdb_decls import CUBE_PDBS
+from core.registry import CUBE_NAMES
 from heuristics.base import Heuristic, IdaSpec
 from puzzles.base import Puzzle
 

@@ -89,7 +89,7 @@ def transpose_map(w: int) -> np.ndarray:
 
 def _partitions() -> dict[tuple[str, str], list[tuple[int, ...]]]:
     """The patterns of every additive partition the registry declares, by (puzzle, name)."""
-    from core.registry import TILE_PDBS
+    from core.pdb_decls import TILE_PDBS
 
     return {(puzzle, d.partition): list(d.patterns)
             for d in TILE_PDBS.values() if d.patterns for puzzle in d.puzzles}

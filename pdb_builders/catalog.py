@@ -8,8 +8,8 @@ a heuristic name (as in ``core.registry.HEURISTICS``) and the puzzles it serves 
 ``"module:function"`` that returns the list of table specs for one puzzle name. Entries are data
 only; nothing heavy is imported until tables are listed or built.
 
-A database is added by declaring its heuristic in ``core.registry`` (``TILE_PDBS``,
-``CUBE_PDBS``); ``DATABASES`` is derived from those declarations.
+A database is added by declaring it in ``core.pdb_decls`` (``TILE_PDBS``, ``CUBE_PDBS``), from
+which ``core.registry`` makes its heuristics; ``DATABASES`` is derived from those declarations.
 """
 
 from __future__ import annotations
@@ -102,12 +102,12 @@ class DatabaseEntry:
 
 
 def _databases() -> list[DatabaseEntry]:
-    """One entry per PDB heuristic the registry declares (``props["pdb"]``)."""
+    """One entry per PDB heuristic the registry declares (``props.pdb``)."""
     from core.registry import HEURISTICS
 
     out = []
     for name, e in HEURISTICS.items():
-        decl = e.props.get("pdb")
+        decl = e.props.pdb
         if decl is not None:
             summary = decl.summary + (" (+ reflection: same tables)" if name.endswith("-reflect") else "")
             out.append(DatabaseEntry(name, decl.puzzles, decl.tables_fn, summary))

@@ -56,7 +56,7 @@ class MacroSolver(Solver):
         limits = limits or Limits()
         entry = registry.solver_entry(self.name)
         if not registry.solver_supports(entry, puzzle.name):
-            raise InputError(f"solver macro: applies to {', '.join(entry.props['puzzles'])}, "
+            raise InputError(f"solver macro: applies to {', '.join(entry.props.puzzles)}, "
                              f"not {puzzle.name}")
         check_no_heuristic(self.name, heuristic)
         start = check_start(puzzle, start)

@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import sys
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -61,28 +62,44 @@ def auto_rule(puzzle: Puzzle, heuristic: str | None = None) -> str:
     return "none"
 
 
+@dataclass(frozen=True)
+class _HeuristicRule:
+    """A ``KIND:HEURISTIC`` rule: what the heuristic must be (``needs`` its declaration), who
+    else is (``others``: ``None`` lists them for the puzzle), and the optimal search it runs
+    (``solver``; ``None``: its value at a state is the length)."""
+
+    what: str
+    needs: Callable[[registry.HeuristicProps], bool]
+    others: str | None
+    solver: str | None
+
+
+#: the ``KIND:HEURISTIC`` rules by kind
+HEURISTIC_RULES = {
+    "exact": _HeuristicRule("an exact distance (an admissible estimate is a lower bound, not the "
+                            "optimum)", lambda p: p.exact, "exact", None),
+    "ida": _HeuristicRule("an admissible heuristic with an IDA* kernel",
+                          lambda p: p.admissible and p.kernel, None, "ida"),
+}
+
+
 def check_rule(rule: str, puzzle_name: str) -> str | None:
     """Why ``rule`` cannot give optimal lengths on ``puzzle_name`` (``None`` if it can)."""
     if rule in RULES:
         return None
     kind, _, name = rule.partition(":")
-    if kind not in ("exact", "ida") or not name:
+    if kind not in HEURISTIC_RULES or not name:
         return (f"expected one of {', '.join(RULES)}, exact:HEURISTIC or ida:HEURISTIC, "
                 f"got {rule!r}")
     try:
         entry = registry.heuristic_entry(name)
     except InputError as exc:
         return str(exc)
-    if kind == "exact" and not entry.props.get("exact"):
-        exact = [n for n, e in registry.HEURISTICS.items() if e.props.get("exact")]
-        return (f"{name} is not an exact distance (an admissible estimate is a lower bound, not "
-                "the optimum); exact: " + ", ".join(exact))
-    if kind == "ida" and not (entry.props.get("admissible") and entry.props.get("kernel")):
-        ok = [n for n, e in registry.HEURISTICS.items()
-              if e.props.get("admissible") and e.props.get("kernel")
-              and registry.heuristic_supports(e, puzzle_name)]
-        return (f"{name} is not an admissible heuristic with an IDA* kernel; for {puzzle_name}: "
-                + ", ".join(ok))
+    hr = HEURISTIC_RULES[kind]
+    if not hr.needs(entry.props):
+        ok = [n for n, e in registry.HEURISTICS.items() if hr.needs(e.props)
+              and (hr.others is not None or registry.heuristic_supports(e, puzzle_name))]
+        return f"{name} is not {hr.what}; {hr.others or 'for ' + puzzle_name}: " + ", ".join(ok)
     if not registry.heuristic_supports(entry, puzzle_name):
         return f"{name} does not apply to {puzzle_name}"
     return None
@@ -113,12 +130,13 @@ def optimal_lengths(puzzle: Puzzle, states: np.ndarray, rule: str,
     if fault is not None:
         raise InputError(f"optimal: {fault}")
     h = registry.get_heuristic(name, puzzle)
-    if kind == "exact":
+    solver_name = HEURISTIC_RULES[kind].solver
+    if solver_name is None:
         return np.asarray(h(states)).astype(np.int64)
-    ida = registry.get_solver("ida")
+    solver = registry.get_solver(solver_name)
     out = []
     for s in states:
-        r = ida.solve(puzzle, h, s, Limits(time_s=time_limit))
+        r = solver.solve(puzzle, h, s, Limits(time_s=time_limit))
         out.append(r.length if r.status == Status.SOLVED else -1)
     return np.array(out, dtype=np.int64)
 
@@ -169,7 +187,7 @@ _PUZZLES: dict[tuple[str, str | None], Puzzle] = {}
 def bound_available(puzzle_name: str, heuristic: str) -> bool:
     """Whether ``heuristic`` can give bounds on ``puzzle_name`` without building a large table:
     it has no tables, its tables are small (a ``ci`` declaration) or already in the cache."""
-    decl = registry.heuristic_entry(heuristic).props.get("pdb")
+    decl = registry.heuristic_entry(heuristic).props.pdb
     if decl is None or decl.ci:
         return True
     from pdb_builders.catalog import tables_stored

@@ -262,7 +262,7 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
             raise r.fail("source", f"expected one of {', '.join(SOURCES)}, got {source!r}")
         goal = r.get("goal", str)
         if goal is not None:
-            if not pentry.props.get("goal_layouts"):
+            if not pentry.props.goal_layouts:
                 raise r.fail("goal", f"{puzzle} has a single goal layout")
             try:
                 registry.GOAL.check(goal)
@@ -346,6 +346,7 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
             else:
                 h = h_given
             hentry = registry.heuristic_entry(h)
+            h = hentry.name  # an alias (davi): the heuristic it names, as rows record it
         except InputError as exc:
             raise r.fail("heuristic", str(exc).removeprefix("--heuristic: ")) from None
         if not registry.heuristic_supports(hentry, puzzle):
@@ -357,27 +358,15 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         except InputError as exc:
             raise r.fail("heuristic_args", f"{str(exc).removeprefix('--')}") from None
         sargs = dict(r.get("solver_args", dict, default={}))
-        if solver_name is None:  # ida for heuristics with a kernel; a learned model's recommended search
-            if hentry.props.get("ranks_moves"):  # a policy: beam search, the one that takes it
-                solver_name = "beam"
-            elif hentry.props.get("needs_model") and h != "davi" \
-                    and "recommend" not in hentry.props:
-                solver_name = "bwas"
-            elif hentry.props.get("needs_model"):
-                try:
-                    rec = registry.recommended_search(hentry, puzzle, hargs.get("model"))
-                    if rec is None:
-                        from heuristics.davi.heuristic import recommended_search
-
-                        rec = recommended_search(puzzle, hargs.get("model"))
-                except InputError as exc:
-                    raise r.fail("heuristic_args", str(exc)) from None
-                solver_name = str(rec["solver"])
-                sargs = {**rec["solver_args"], **sargs}
-                if rec.get("precision") is not None and hentry.option("precision") is not None:
-                    hargs.setdefault("precision", rec["precision"])
-            else:
-                solver_name = "ida"
+        if solver_name is None:  # the heuristic's declared default, or a model's recommendation
+            try:
+                d = registry.default_search(hentry, puzzle, hargs.get("model"))
+            except InputError as exc:
+                raise r.fail("heuristic_args", str(exc)) from None
+            solver_name = d.solver
+            sargs = {**d.solver_args, **sargs}
+            if d.precision is not None and hentry.option("precision") is not None:
+                hargs.setdefault("precision", d.precision)
         try:
             sentry = registry.solver_entry(solver_name)
         except InputError as exc:

@@ -287,7 +287,7 @@ def import_deepcubea(src: Path, puzzle_name: str, dest: Path | None = None) -> P
     if src.is_dir():
         src = src / "test_data_0.pkl"
     ts = load_test_set(src)
-    goal = "blank-last" if registry.puzzle_entry(puzzle_name).props.get("goal_layouts") else None
+    goal = "blank-last" if registry.puzzle_entry(puzzle_name).props.goal_layouts else None
     puzzle = registry.get_puzzle(puzzle_name, goal=goal)
     states = deepcubea_states(puzzle, ts.kind, ts.states)
     if states.shape[1] != puzzle.state_dim:

@@ -49,11 +49,11 @@ def test_every_declared_bound_is_an_admissible_heuristic_of_its_puzzle(name):
     assert len(set(bounds)) == len(bounds)
     for h in bounds:
         entry = registry.heuristic_entry(h)
-        assert entry.props.get("admissible") is True, h
+        assert entry.props.admissible is True, h
         assert registry.heuristic_supports(entry, name), f"{h} does not apply to {name}"
-        assert not entry.props.get("needs_model") and not entry.props.get("ranks_moves"), h
+        assert not entry.props.needs_model and not entry.props.ranks_moves, h
         assert h != registry.NO_HEURISTIC  # zero bounds nothing
-    if registry.puzzle_entry(name).props["family"] == "tiles":
+    if registry.puzzle_entry(name).props.family == "tiles":
         assert bounds[-1] == "linear-conflict"  # needs no table: every tile puzzle has a bound
 
 
@@ -61,7 +61,7 @@ def test_the_declaration_follows_the_documented_order():
     assert registry.bound_heuristics("cube3") == registry.bound_heuristics("cube3-htm") == \
         ("pdb-korf",)
     assert registry.bound_heuristics("cube2") == ("pdb-cube2",)
-    assert registry.heuristic_entry("pdb-cube2").props["exact"]
+    assert registry.heuristic_entry("pdb-cube2").props.exact
     assert registry.bound_heuristics("puzzle15")[:2] == ("pdb-78-reflect", "pdb-663-reflect")
     assert registry.bound_heuristics("puzzle24")[:2] == ("pdb-6666kf-reflect", "pdb-6666-reflect")
     assert registry.bound_heuristics("puzzle35")[0] == "pdb-5x7-reflect"
@@ -119,7 +119,7 @@ def test_lower_bounds_name_the_strongest_available_heuristic(monkeypatch):
 
     def fake_get_heuristic(name, puzzle, **kw):
         loaded.append(name)
-        return _FakePDB(name) if registry.heuristic_entry(name).props.get("pdb") \
+        return _FakePDB(name) if registry.heuristic_entry(name).props.pdb \
             else real(name, puzzle, **kw)
 
     monkeypatch.setattr(registry, "get_heuristic", fake_get_heuristic)

@@ -26,7 +26,7 @@ from core.registry import Entry, Option
 ROOT = Path(__file__).resolve().parents[1]
 
 GOOD = '''
-from core.registry import Entry, Option
+from core.registry import Entry, HeuristicProps, Option
 from heuristics.manhattan import Manhattan
 
 class Scaled(Manhattan):
@@ -43,7 +43,7 @@ SCALED = Entry("scaled-manhattan", "plugmod_good:Scaled", "Manhattan distance ti
                (Option("scale", float, "factor on the Manhattan distance", default=1.0, low=0.0,
                        metavar="F"),))
 TWO = [Entry("plug-a", "plugmod_good:Scaled", "a", {}, {"puzzles": "puzzle8"}),
-       Entry("plug-b", "plugmod_good:Scaled", "b", {}, {"puzzles": "puzzle8"})]
+       Entry("plug-b", "plugmod_good:Scaled", "b", {}, HeuristicProps("puzzle8"))]
 NOT_AN_ENTRY = {"name": "dict-entry"}
 CLASH = Entry("manhattan", "plugmod_good:Scaled", "shadows the built-in", {}, {})
 BAD_TARGET = Entry("bad-target", "no colon here", "bad", {}, {})
@@ -55,6 +55,8 @@ OTHER_KIND = Entry("width-heuristic", "plugmod_good:Scaled", "bad", {}, {},
                    (Option("width", int, "the beam's option"),))
 SOLVER = Entry("plug-greedy", "solvers.best_first:BatchBestFirst", "greedy again",
                {"weight": 0.0, "batch": 1}, {"optimal": False})
+BAD_PROPS = Entry("bad-props", "plugmod_good:Scaled", "bad", {}, {"admisible": True})
+ALIAS_CLASH = Entry("davi", "plugmod_good:Scaled", "a former name of value-net", {}, {})
 PUZZLE_CLASH = Entry("lightsout9", "puzzles.lightsout:LightsOut", "a pattern name", {"size": 9}, {})
 
 
@@ -120,10 +122,12 @@ def test_a_good_plugin_is_added_with_its_package(fake_eps):
     found = plugins.load(tables, Entry, Option)
     assert found.problems == []
     e = tables["heuristic"]["scaled-manhattan"]
-    assert e.props["plugin"] == "bench-scaled"
-    assert e.props["kernel"] is False and e.props["admissible"] is False
+    assert e.plugin == "bench-scaled"
+    assert e.props.kernel is False and e.props.admissible is False
+    assert e.props.puzzles == ("puzzle8", "puzzle15")
     assert {"plug-a", "plug-b"} <= set(tables["heuristic"])
-    assert tables["solver"]["plug-greedy"].props["optimal"] is False
+    assert tables["solver"]["plug-greedy"].props.optimal is False
+    assert tables["heuristic"]["plug-b"].props == registry.HeuristicProps("puzzle8")
     assert found.providers[("heuristic", "scaled-manhattan")] == "bench-scaled"
     assert found.encodings["my-codes"].load()(None, "x") == "x"
     # the entry is made like a built-in: its option checked, its target loaded
@@ -143,6 +147,8 @@ def test_a_good_plugin_is_added_with_its_package(fake_eps):
     ("plugmod_good:BAD_OPTION", "option 'scale' has kind <class 'list'>"),
     ("plugmod_good:RESERVED", "would shadow the command line's own --time-limit"),
     ("plugmod_good:OTHER_KIND", "option 'width' is already a solver option"),
+    ("plugmod_good:BAD_PROPS", "bad-props: unknown heuristic property 'admisible' (known: "),
+    ("plugmod_good:ALIAS_CLASH", "'davi' is another name of a declared heuristic"),
     ("plugmod_good:SCALED", "the entry point is named 'renamed', its Entry 'scaled-manhattan'"),
 ])
 def test_a_faulty_plugin_is_one_problem_naming_its_package(fake_eps, value, reason):
@@ -175,7 +181,7 @@ def test_clashes_between_plugins_and_with_puzzle_patterns(fake_eps):
     assert any("plugin second" in s and "'plug-a' is already declared by plugin first" in s
                for s in lines)
     assert any("plugin tiles-too" in s and "clashes with the built-in puzzle" in s for s in lines)
-    assert tables["heuristic"]["plug-a"].props["plugin"] == "first"
+    assert tables["heuristic"]["plug-a"].plugin == "first"
 
 
 def test_no_plugins_when_disabled(fake_eps, monkeypatch):

@@ -16,6 +16,7 @@ import pytest
 from core import registry
 from core.errors import InputError
 from core.limits import Limits
+from core.pdb_decls import TILE_PDBS
 from core.status import Status
 
 torch = pytest.importorskip("torch")
@@ -30,13 +31,13 @@ SOLVER_ARGS = {"bwas": {"batch": 100}, "beam": {"width": 4096}, "macro": {"max_s
 def _valid(puzzle: str, heuristic: str, solver: str) -> bool:
     h, s = registry.HEURISTICS[heuristic], registry.SOLVERS[solver]
     return (registry.heuristic_supports(h, puzzle) and registry.solver_supports(s, puzzle)
-            and (not s.props.get("needs_kernel") or bool(h.props.get("kernel")))
-            and (s.props.get("heuristic", True) or heuristic == registry.NO_HEURISTIC)
-            and (not h.props.get("ranks_moves") or bool(s.props.get("policy"))))
+            and (not s.props.needs_kernel or h.props.kernel)
+            and (s.props.heuristic or heuristic == registry.NO_HEURISTIC)
+            and (not h.props.ranks_moves or s.props.policy))
 
 
 def _stand_in(puzzle: str, heuristic: str) -> tuple[str, dict]:
-    decl = registry.HEURISTICS[heuristic].props.get("pdb")
+    decl = registry.HEURISTICS[heuristic].props.pdb
     if decl is None or decl.ci:
         return heuristic, {}
     name = decl.stand_in + ("-reflect" if heuristic.endswith("-reflect") and decl.stand_in else "")
@@ -84,8 +85,8 @@ def _heuristic(puzzle, heuristic: str, tmp_path_factory):
         args = {"model": _tiny_tree(puzzle, tmp_path_factory)}
     elif name == "onnx":
         args = {"model": _tiny_onnx(puzzle.name, tmp_path_factory)}
-    elif registry.HEURISTICS[name].props.get("needs_model"):
-        target = "policy" if registry.HEURISTICS[name].props.get("ranks_moves") else "davi"
+    elif registry.HEURISTICS[name].props.needs_model:
+        target = "policy" if registry.HEURISTICS[name].props.ranks_moves else "davi"
         args = {"model": _tiny_model(puzzle.name, tmp_path_factory, target)}
     return registry.get_heuristic(name, puzzle, **args)
 
@@ -128,14 +129,13 @@ def test_every_valid_combination_solves_a_shallow_scramble(puzzle_name, tmp_path
     for _, hname, sname in (c for c in VALID if c[0] == puzzle_name and c[1:] not in BLIND):
         h = _heuristic(puzzle, hname, tmp_path_factory)
         solver = registry.get_solver(sname, **SOLVER_ARGS.get(sname, {}))
-        learned = bool(registry.HEURISTICS[hname].props.get("needs_model"))
+        learned = registry.HEURISTICS[hname].props.needs_model
         for s in (near if learned else states):
             r = solver.solve(puzzle, h, s, LIMITS)
             assert r.status == Status.SOLVED, (hname, sname, r.status)
             # the solver replays its path; replay it here too, independently
             assert puzzle.check_solution(s, r.actions), (hname, sname)
-            if registry.SOLVERS[sname].props.get("optimal") and \
-                    registry.HEURISTICS[hname].props.get("admissible"):
+            if registry.optimal_by_construction(sname, hname, sname in SOLVER_ARGS):
                 assert r.length <= DEPTH, (hname, sname, r.length)
             solved += 1
     assert solved > 0
@@ -168,7 +168,7 @@ def test_solvers_refuse_what_they_cannot_search_in_one_line(tmp_path_factory):
             for sname in registry.SOLVERS:
                 if _valid(p, hname, sname):
                     continue
-                heur = _heuristic(puzzle, hname, tmp_path_factory) if h.props.get("needs_model") \
+                heur = _heuristic(puzzle, hname, tmp_path_factory) if h.props.needs_model \
                     else None
                 if heur is None:  # a PDB heuristic is refused before its tables are read
                     name, args = _stand_in(p, hname)
@@ -201,15 +201,15 @@ def test_every_pdb_is_declared_once_and_the_catalog_follows():
     from pdb_builders import catalog
     from pdb_builders.additive_tiles import PARTITIONS
 
-    declared = {n for n, e in registry.HEURISTICS.items() if e.props.get("pdb")}
+    declared = {n for n, e in registry.HEURISTICS.items() if e.props.pdb}
     assert {e.heuristic for e in catalog.DATABASES} == declared
-    for d in registry.TILE_PDBS.values():
+    for d in TILE_PDBS.values():
         if d.patterns:
             for p in d.puzzles:
                 assert PARTITIONS[(p, d.partition)] == list(d.patterns)
             tiles = [t for pat in d.patterns for t in pat]
             assert len(tiles) == len(set(tiles)), d.partition  # disjoint
     for name, e in registry.HEURISTICS.items():
-        decl = e.props.get("pdb")
+        decl = e.props.pdb
         if decl is not None and not decl.ci:
             assert decl.stand_in or decl.stand_in_args, name

@@ -67,7 +67,8 @@ def registry_options(kind: str) -> Callable[[Any], Any]:
     that names the flag). The help names the entries that take each option."""
     from core import registry
 
-    entries = {"solver": registry.SOLVERS, "heuristic": registry.HEURISTICS}[kind]
+    entries: dict[str, registry.Entry[Any]] = \
+        dict(registry.SOLVERS) if kind == "solver" else dict(registry.HEURISTICS)
     opts = registry.all_options(kind)
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:

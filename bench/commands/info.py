@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
+from typing import Any
 
 import click
 import numpy as np
@@ -34,24 +35,26 @@ def list_cmd(kind: str) -> None:
             click.echo(f"{name:<12} {p.num_actions:>3} actions  {states:>32} states  "
                        f"{e.summary}{_provider(e)}")
     elif kind == "heuristics":
-        for name, e in registry.HEURISTICS.items():
-            puzzles = e.props.get("puzzles", "*")
+        for name, h in registry.HEURISTICS.items():
+            puzzles = h.props.puzzles
             where = puzzles if isinstance(puzzles, str) else ",".join(puzzles)
-            adm = "admissible" if e.props.get("admissible") else "inadmissible"
-            line = f"{name:<20} {adm:<13} {where:<40} {e.summary}"
-            decl = e.props.get("pdb")
+            adm = "admissible" if h.props.admissible else "inadmissible"
+            line = f"{name:<20} {adm:<13} {where:<40} {h.summary}"
+            if h.props.aliases:  # former names, still accepted
+                line += f" [also: {', '.join(h.props.aliases)}]"
+            decl = h.props.pdb
             if decl is not None and decl.build:  # sizes: bench pdb list (imports the builders)
                 line += f" [built in {decl.build}]"
-            opts = ", ".join(o.flag for o in e.options)
-            click.echo(line + (f" (options: {opts})" if opts else "") + _provider(e))
+            opts = ", ".join(o.flag for o in h.options)
+            click.echo(line + (f" (options: {opts})" if opts else "") + _provider(h))
     else:
-        for name, e in registry.SOLVERS.items():
-            opts = ", ".join(o.flag for o in e.options)
-            click.echo(f"{name:<8} {e.summary}" + (f" (options: {opts})" if opts else "")
-                       + _provider(e))
+        for name, s in registry.SOLVERS.items():
+            opts = ", ".join(o.flag for o in s.options)
+            click.echo(f"{name:<8} {s.summary}" + (f" (options: {opts})" if opts else "")
+                       + _provider(s))
 
 
-def _provider(entry: registry.Entry) -> str:
+def _provider(entry: registry.Entry[Any]) -> str:
     """`` [plugin: PACKAGE]`` for an entry an installed plugin declares, else nothing."""
     package = registry.plugin_of(entry)
     return f" [plugin: {package}]" if package else ""

@@ -17,7 +17,7 @@ def _table(puzzle_name: str, goal: str | None, max_states: int | None, rebuild: 
 
     entry = registry.solver_entry("macro")
     if not registry.solver_supports(entry, puzzle_name):
-        raise InputError(f"PUZZLE: macro tables exist for {', '.join(entry.props['puzzles'])}, "
+        raise InputError(f"PUZZLE: macro tables exist for {', '.join(entry.props.puzzles)}, "
                          f"not {puzzle_name}")
     if max_states is not None:
         registry.SOLVER_OPTIONS["macro"][0].check(max_states)

@@ -180,7 +180,7 @@ def h_cmd(puzzle: str, heuristic: str, states: tuple[str, ...], moves: str | Non
     A policy (a heuristic that ranks moves) prints each state's move distribution instead: its
     legal moves with their probabilities, most probable first, one state a line."""
     p = registry.get_puzzle(puzzle, goal=goal)
-    learned = bool(registry.heuristic_entry(heuristic).props.get("needs_model"))
+    learned = bool(registry.heuristic_entry(heuristic).props.needs_model)
     kwargs: dict[str, Any] = {"model": model} if model is not None else {}
     for opt, key, val in (("--device", "device", device), ("--precision", "precision", precision)):
         if val is not None:

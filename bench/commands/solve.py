@@ -153,7 +153,8 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
     n = _number("--node-limit", node_limit, int, 0, False, cap=2**62)
     mb = _number("--memory-limit", memory_limit, float, 0.0, False, cap=2**40)
     entry = registry.heuristic_entry(heuristic_name)
-    learned = bool(entry.props.get("needs_model"))
+    heuristic_name = entry.name  # an alias (davi) runs as the heuristic it names
+    learned = entry.props.needs_model
     hnames = registry.all_options("heuristic")
     hargs = registry.check_heuristic_options(
         entry, {k: v for k, v in options.items() if k in hnames})
@@ -162,28 +163,16 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
     s = read_state(p, state, moves)
     sopts = registry.all_options("solver")
     given = {k: sopts[k].check(v) for k, v in options.items() if k in sopts}
-    if solver_name is None:
-        if registry.ranks_moves(heuristic_name):
-            solver_name = "beam"
-            click.echo("solver: beam (the search that takes a policy)", err=True)
-        elif learned and heuristic_name != "davi" and "recommend" not in entry.props:
-            solver_name = "bwas"  # a tree of goal networks: the default BWAS
-            click.echo("solver: bwas (the default search for a multi-goal model)", err=True)
-        elif learned:
-            rec = registry.recommended_search(entry, p.name, model)
-            if rec is None:
-                from heuristics.davi.heuristic import recommended_search
-
-                rec = recommended_search(p.name, model)
-            solver_name = rec["solver"]
-            given = {**rec["solver_args"], **{k: v for k, v in given.items() if v is not None}}
-            precision = precision or rec["precision"]
+    if solver_name is None:  # the heuristic's declared default, or a model's recommendation
+        d = registry.default_search(entry, p.name, model)
+        solver_name = d.solver
+        if d.recommended:
+            given = {**d.solver_args, **{k: v for k, v in given.items() if v is not None}}
+            precision = precision or d.precision
             args = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in given.items() if v is not None)
-            origin = "the model's recommended search" if rec["source"] == "model" else \
-                "the default search for a learned heuristic"
-            click.echo(f"solver: {solver_name} {args} ({origin})".rstrip(), err=True)
-        else:
-            solver_name = "ida"
+            click.echo(f"solver: {solver_name} {args} ({d.note})".rstrip(), err=True)
+        elif d.note:
+            click.echo(f"solver: {solver_name} ({d.note})", err=True)
     if not registry.solver_supports(registry.solver_entry(solver_name), p.name):
         raise InputError(f"--solver: {solver_name} does not apply to {p.name}")
     solver = registry.get_solver(solver_name, **given)

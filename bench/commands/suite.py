@@ -97,7 +97,7 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
 
         for task in plan.tasks:
             p = task.payload
-            if registry.heuristic_entry(p["heuristic"]).props.get("needs_model"):
+            if registry.heuristic_entry(p["heuristic"]).props.needs_model:
                 p["heuristic_args"] = {**p["heuristic_args"], "device": device}
     click.echo(f"{suite.name} ({prof}): {len(plan.tasks)} runs = "
                f"{sum(len(s.instances) for s in plan.sets.values())} instances x "
@@ -348,12 +348,14 @@ def import_cmd(path: Path, puzzle: str | None, out: Path | None) -> None:
 
 # --------------------------------------------------------------------------- bench report
 def _check_models(puzzle: str, configs: Iterable[ConfigSpec]) -> None:
-    """Stop before running when a ``davi`` configuration's model is missing (one line, naming
-    the configuration and the training command) rather than failing every one of its rows."""
+    """Stop before running when a value-network configuration's model is missing (one line,
+    naming the configuration and the training command) rather than failing every one of its
+    rows."""
+    from core import registry
     from heuristics.davi.heuristic import resolve_model
 
     for c in configs:
-        if c.heuristic == "davi":
+        if registry.canonical_heuristic(c.heuristic) == registry.VALUE_NET:
             try:
                 resolve_model(puzzle, c.heuristic_args.get("model"))
             except InputError as exc:

@@ -48,7 +48,7 @@ class Curve:
 
 def board(puzzle: Puzzle) -> dict[str, Any]:
     """How the page draws a state of ``puzzle`` (see the module docstring)."""
-    family = registry.puzzle_entry(puzzle.name).props.get("family")
+    family = registry.puzzle_entry(puzzle.name).props.family
     if family == "cube":
         return {"kind": "cube", "size": int(puzzle.size)}  # type: ignore[attr-defined]
     if family == "tiles":

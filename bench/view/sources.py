@@ -85,9 +85,9 @@ class HeuristicCache:
             entry = registry.heuristic_entry(name)
         except InputError as exc:
             return None, str(exc)
-        if entry.props.get("ranks_moves"):
+        if entry.props.ranks_moves:
             return None, "a policy: it ranks moves and gives no distance estimate"
-        if entry.props.get("needs_pdb") and not args:
+        if entry.props.needs_pdb and not args:
             from pdb_builders import catalog
 
             found = catalog.find(puzzle.name, name)

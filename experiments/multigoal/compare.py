@@ -57,7 +57,7 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=60.0)
     a = ap.parse_args()
     torch.set_num_threads(2)
-    goal = "blank-last" if registry.puzzle_entry(a.puzzle).props.get("goal_layouts") else None
+    goal = "blank-last" if registry.puzzle_entry(a.puzzle).props.goal_layouts else None
     p = registry.get_puzzle(a.puzzle, goal=goal)
     states = start_states(p, a.states, a.count)
     if has_table(p):

@@ -53,6 +53,7 @@ def _puzzles_of(spec) -> str:
 
 
 def registry_page() -> str:
+    from core import pdb_decls
     from core import registry as r
 
     out = [
@@ -70,9 +71,9 @@ def registry_page() -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for e in r.PUZZLES.values():
-        bounds = ", ".join(f"`{b}`" for b in e.props.get("bounds", ())) or "-"
-        out.append(f"| `{e.name}` | {_cell(e.summary)} | {e.props['family']} | "
-                   f"{'yes' if e.props.get('goal_layouts') else '-'} | {bounds} | "
+        bounds = ", ".join(f"`{b}`" for b in e.props.bounds) or "-"
+        out.append(f"| `{e.name}` | {_cell(e.summary)} | {e.props.family} | "
+                   f"{'yes' if e.props.goal_layouts else '-'} | {bounds} | "
                    f"`{e.target}` |")
     out += [
         "",
@@ -88,12 +89,12 @@ def registry_page() -> str:
     ]
     for e in r.HEURISTICS.values():
         p = e.props
-        needs = "pattern database" if p.get("needs_pdb") else \
-            "model" if p.get("needs_model") else "-"
-        kind = "ranks moves" if p.get("ranks_moves") else \
-            "exact" if p.get("exact") else "yes" if p.get("admissible") else "no"
-        out.append(f"| `{e.name}` | {_cell(e.summary)} | {_puzzles_of(p.get('puzzles', '*'))} | "
-                   f"{kind} | {'yes' if p.get('kernel') else '-'} | {needs} | `{e.target}` |")
+        needs = "pattern database" if p.needs_pdb else \
+            "model" if p.needs_model else "-"
+        kind = "ranks moves" if p.ranks_moves else \
+            "exact" if p.exact else "yes" if p.admissible else "no"
+        out.append(f"| `{e.name}` | {_cell(e.summary)} | {_puzzles_of(p.puzzles)} | "
+                   f"{kind} | {'yes' if p.kernel else '-'} | {needs} | `{e.target}` |")
     out += ["", "### Heuristic options", ""]
     for e in r.HEURISTICS.values():
         if e.options:
@@ -110,7 +111,7 @@ def registry_page() -> str:
         "| heuristic | puzzles | patterns | in tests | build |",
         "| --- | --- | --- | --- | --- |",
     ]
-    for name, d in {**r.CUBE_PDBS, **r.TILE_PDBS}.items():
+    for name, d in {**pdb_decls.CUBE_PDBS, **pdb_decls.TILE_PDBS}.items():
         patterns = " / ".join("-".join(str(t) for t in p) for p in d.patterns) or "-"
         stand = "yes" if d.ci else f"stand-in {d.stand_in or 'small patterns'}"
         out.append(f"| `{name}` | {_puzzles_of(d.puzzles)} | {patterns} | {_cell(stand)} | "
@@ -124,17 +125,17 @@ def registry_page() -> str:
     ]
     for e in r.SOLVERS.values():
         p = e.props
-        if not p.get("heuristic", True):
+        if not p.heuristic:
             heur = f"none (runs with `{r.NO_HEURISTIC}`)"
-        elif p.get("needs_kernel"):
+        elif p.needs_kernel:
             heur = "one with an IDA* kernel"
-        elif p.get("policy"):
+        elif p.policy:
             heur = "any, or a policy"
         else:
             heur = "any distance estimate"
         out.append(f"| `{e.name}` | {_cell(e.summary)} | "
-                   f"{'with an admissible heuristic' if p.get('optimal') else 'no'} | "
-                   f"{_puzzles_of(p.get('puzzles', '*'))} | {heur} | `{e.target}` |")
+                   f"{'with an admissible heuristic' if p.optimal else 'no'} | "
+                   f"{_puzzles_of(p.puzzles)} | {heur} | `{e.target}` |")
     out += ["", "### Solver options", ""]
     for e in r.SOLVERS.values():
         if e.options:
@@ -233,7 +234,8 @@ def cli_page() -> str:
 # --------------------------------------------------------------------------- API
 #: modules with an API page (mkdocstrings reads their docstrings)
 API_MODULES = [
-    "core.registry", "core.errors", "core.status", "core.limits", "core.rows", "core.paths",
+    "core.registry", "core.props", "core.options", "core.pdb_decls", "core.errors",
+    "core.status", "core.limits", "core.rows", "core.paths",
     "puzzles.base", "heuristics.base", "solvers.base", "suites.schema", "suites.reference",
     "bench.runner", "bench.report",
 ]

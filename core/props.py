@@ -1,0 +1,92 @@
+"""The typed properties of registry entries, one frozen dataclass per kind.
+
+``core.registry`` declares every entry with one of them; plugins may give a plain dict, which
+:func:`from_dict` converts (an unknown key is a one-line error).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
+
+from core.pdb_decls import PdbDecl
+
+#: which puzzles an entry serves: ``"*"``, a name, a ``"prefix*"``, or a tuple of them
+PuzzleSpec = str | tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PuzzleProps:
+    """A puzzle's properties. ``family``: what kernels and tables it shares (``cube``,
+    ``tiles``, ...; a plugin's defaults to its name); ``goal_layouts``: takes ``--goal``;
+    ``bounds``: the admissible heuristics of a row's certified lower bound, strongest first
+    (``core.pdb_decls`` lists them)."""
+
+    family: str = ""
+    goal_layouts: bool = False
+    bounds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HeuristicProps:
+    """A heuristic's properties (every heuristic evaluates batches of states).
+
+    ``puzzles``: which it serves; ``admissible``: never above the true distance;
+    ``consistent``: changes by at most one per unit-cost move (declared only where proven;
+    ``tests/test_heuristic_props.py`` checks both); ``exact``: the true distance; ``kernel``: a
+    per-state Numba kernel for IDA*; ``needs_pdb``: reads a pattern database, ``pdb`` its
+    declaration; ``needs_model``: reads a trained model; ``ranks_moves``: a policy (gives
+    log-probabilities of a state's moves, no distance estimate); ``recommend``:
+    ``"module:function"`` giving a model's recommended search (:func:`default_search`);
+    ``default_solver``: the solver when none is given and nothing is recommended (empty: ``ida``,
+    or ``bwas`` for a model-backed heuristic), ``default_note`` what ``bench solve`` prints
+    when it picks it; ``aliases``: former names still accepted (the first: the name task
+    fingerprints hash, ``core.registry.first_name``)."""
+
+    puzzles: PuzzleSpec = "*"
+    admissible: bool = False
+    consistent: bool = False
+    exact: bool = False
+    kernel: bool = False
+    needs_pdb: bool = False
+    pdb: PdbDecl | None = None
+    needs_model: bool = False
+    ranks_moves: bool = False
+    recommend: str = ""
+    default_solver: str = ""
+    default_note: str = ""
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SolverProps:
+    """A solver's properties. ``optimal``: its solutions are optimal with an admissible
+    heuristic (``optimal_any_options``: whatever options it is given; ``False``: only with its
+    defaults, as A* at weight 1 and batch 1); ``needs_kernel``: IDA*-style, needs a heuristic
+    with a per-state kernel; ``puzzles``: which it serves; ``heuristic`` (``False``: a
+    table-driven solver that uses none; it runs with ``zero`` and refuses any other);
+    ``policy``: takes a policy (the others refuse one)."""
+
+    optimal: bool = False
+    optimal_any_options: bool = True
+    needs_kernel: bool = False
+    puzzles: PuzzleSpec = "*"
+    heuristic: bool = True
+    policy: bool = False
+
+
+#: the property class of each kind of entry
+PROPS: dict[str, type[Any]] = {"puzzle": PuzzleProps, "heuristic": HeuristicProps,
+                          "solver": SolverProps}
+P = TypeVar("P", PuzzleProps, HeuristicProps, SolverProps)
+
+
+def from_dict(kind: str, given: dict[str, Any]) -> Any:
+    """``given`` as ``kind``'s property class; ``ValueError`` naming an unknown key."""
+    cls = PROPS[kind]
+    known = [f.name for f in fields(cls)]
+    unknown = sorted(k for k in given if k not in known)
+    if unknown:
+        raise ValueError(f"unknown {kind} propert{'ies' if len(unknown) > 1 else 'y'} "
+                         f"{', '.join(map(repr, unknown))} (known: {', '.join(known)})")
+    return cls(**given)
