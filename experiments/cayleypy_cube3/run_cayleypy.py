@@ -437,6 +437,58 @@ def verify(args: argparse.Namespace) -> None:
                      indent=1))
 
 
+def export_onnx(args: argparse.Namespace) -> None:
+    """The trained network as an ONNX model of the project's cube3 states, with its card.
+
+    The graph takes the project's raw states (``(B, 54)`` int64 sticker colours, the card's
+    encoding ``state``), reorders and recolours them into cayleypy's layout with the mapping that
+    ``verify`` checks, and runs cayleypy's network: ``bench run suite cube3 --profile cayleypy``
+    evaluates it with onnxruntime under the project's own searches. The export is checked here
+    against the network on the states file's scrambles."""
+    data = load_states_file(args.states)
+    graph = cube_graph(0)
+    mapping = build_mapping(graph, data["project"])
+    check_mapping(graph, mapping, data)
+    model, _config = load_checkpoint(args.model, device="cpu", graph_def=graph.definition)
+    model.eval()
+
+    class ProjectInput(torch.nn.Module):
+        pos: torch.Tensor
+        colour_inv: torch.Tensor
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+            self.register_buffer("pos", torch.as_tensor(mapping.pos, dtype=torch.int64))
+            self.register_buffer("colour_inv",
+                                 torch.as_tensor(mapping.colour_inv, dtype=torch.int64))
+
+        def forward(self, states: torch.Tensor) -> torch.Tensor:
+            cay = self.colour_inv[states.index_select(1, self.pos)]
+            return self.model(cay).reshape(-1, 1)
+
+    wrapper = ProjectInput().eval()
+    x = torch.as_tensor(np.array([s["state"] for s in data["scrambles"]]), dtype=torch.int64)
+    with torch.no_grad():
+        direct = model(torch.as_tensor(mapping.to_cayley(x.numpy()))).reshape(-1)
+        wrapped = wrapper(x).reshape(-1)
+    gap = float((direct - wrapped).abs().max())
+    if gap > 1e-5:
+        raise SystemExit(f"the wrapped network differs from cayleypy's by {gap:g}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(wrapper, (x,), str(out), input_names=["states"], output_names=["cost"],
+                      dynamic_axes={"states": {0: "batch"}, "cost": {0: "batch"}}, dynamo=False)
+    card = {"puzzle": "cube3", "encoding": "state", "input": "codes", "output": "value",
+            "search": {"solver": "beam", "width": args.width},
+            "source": f"cayleypy {_version('cayleypy')} {type(model).__name__} ({args.model}) "
+                      "behind the sticker and colour mapping of experiments/cayleypy_cube3, "
+                      f"exported by torch {torch.__version__.split('+')[0]} (TorchScript exporter)"}
+    card_path = out.with_suffix(".card.json")
+    card_path.write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out} and {card_path} (checked on {len(x)} scrambles)")
+
+
 # ----------------------------------------------------------------------------- CLI
 def _bit_encoding_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bit-encoding", choices=["auto", "none"], default="auto",
@@ -490,6 +542,14 @@ def main(argv: list[str] | None = None) -> None:
     v.add_argument("--states", required=True)
     v.add_argument("--out", help="write the mapping (JSON)")
     v.set_defaults(func=verify)
+
+    e = sub.add_parser("export-onnx", help="the trained network as ONNX of the project's states, "
+                                           "with its card")
+    e.add_argument("--model", required=True, help="checkpoint written by train")
+    e.add_argument("--states", required=True, help="states.json written by export_and_check.py export")
+    e.add_argument("--out", required=True, help="ONNX file to write (the card goes beside it)")
+    e.add_argument("--width", type=int, default=4096, help="the card's recommended beam width")
+    e.set_defaults(func=export_onnx)
 
     args = ap.parse_args(argv)
     args.func(args)
