@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "suite": ("bench.commands.suite:suite_group", "list and import suites"),
     "report": ("bench.commands.suite:report_cmd", "tables and figures of a run"),
     "quality": ("bench.commands.suite:quality_cmd", "heuristic quality against true distances"),
-    "paper": ("bench.commands.suite:paper_cmd", "regenerate a published table"),
+    "paper": ("bench.commands.paper:paper_cmd", "regenerate a published table"),
 }
 
 
