@@ -20,14 +20,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "macro": ("bench.commands.macro:macro_group", "show and build macro-operator tables"),
     "solve": ("bench.commands.solve:solve_cmd", "solve one state"),
     "view": ("bench.commands.view:view_cmd", "replay solutions and browse a run in the browser"),
-    "train": ("bench.commands.train:train_group", "train learned heuristics"),
+    "train": ("bench.commands.train_models:train_group", "train learned heuristics"),
     "models": ("bench.commands.models:models_group",
                "list shipped and trained models, export them as ONNX, time them"),
     "run": ("bench.commands.suite:run_group", "run a benchmark suite"),
     "suite": ("bench.commands.suite:suite_group", "list and import suites"),
     "report": ("bench.commands.suite:report_cmd", "tables and figures of a run"),
     "quality": ("bench.commands.suite:quality_cmd", "heuristic quality against true distances"),
-    "paper": ("bench.commands.suite:paper_cmd", "regenerate a published table"),
+    "paper": ("bench.commands.paper:paper_cmd", "regenerate a published table"),
 }
 
 

@@ -162,7 +162,7 @@ class DaskExecutor(Executor):
     """
 
     def __init__(self, jobs: int | None = None, threads: int = 1, scheduler: str | None = None,
-                 memory_bytes: int | None = None, fn: str = "bench.runner:solve_task",
+                 memory_bytes: int | None = None, fn: str = "bench.run_worker:solve_task",
                  grace_s: float = 10.0, load_timeout_s: float = 1800.0, retries: int = 1) -> None:
         self.threads = max(1, int(threads))
         self.jobs = max(1, jobs or (os.cpu_count() or 1) // self.threads)

@@ -290,7 +290,7 @@ class LocalExecutor(Executor):
     take. ``poll_s``: watchdog period.
     """
 
-    def __init__(self, jobs: int | None = None, fn: str = "bench.runner:solve_task",
+    def __init__(self, jobs: int | None = None, fn: str = "bench.run_worker:solve_task",
                  grace_s: float = 10.0, load_timeout_s: float = 1800.0, poll_s: float = 0.2,
                  threads: int = 1) -> None:
         self.threads = max(1, int(threads))
@@ -340,7 +340,7 @@ class WorkerSlot:
     executor's: a hard deadline, the task's memory budget, a crash; each yields a row and the
     process is replaced for the next task."""
 
-    def __init__(self, fn: str = "bench.runner:solve_task", threads: int = 1,
+    def __init__(self, fn: str = "bench.run_worker:solve_task", threads: int = 1,
                  grace_s: float = 10.0, load_timeout_s: float = 1800.0,
                  poll_s: float = 0.2) -> None:
         self.fn = fn
@@ -384,7 +384,7 @@ class WorkerSlot:
 class InlineExecutor(Executor):
     """Runs tasks one after another in this process (debugging; no watchdog)."""
 
-    def __init__(self, fn: str = "bench.runner:solve_task") -> None:
+    def __init__(self, fn: str = "bench.run_worker:solve_task") -> None:
         self.fn = fn
 
     def describe(self) -> dict[str, Any]:

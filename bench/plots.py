@@ -29,9 +29,9 @@ def with_params(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def solved(df: pd.DataFrame) -> pd.DataFrame:
-    from bench.report import _complete
+    from bench.report_optima import with_all_columns
 
-    df = _complete(df)
+    df = with_all_columns(df)
     out = df[df["status"] == "solved"].copy()
     for col in ("length", "nodes_generated", "optimal", "time_s"):
         if col in out:

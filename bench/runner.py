@@ -15,19 +15,35 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
-import os
-import time
-from collections import Counter, OrderedDict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from bench.executor import Executor, LocalExecutor, Task
 from bench.provenance import ROW_FIELDS, provenance
+from bench.run_record import (
+    LOCK,
+    ROWS,
+    RUN_JSON,
+    RowWriter,
+    read_rows,
+    read_run_json,
+    run_lock,
+    write_atomic,
+)
+from bench.run_table import (
+    REPLAY_COLUMNS,
+    derive_tables,
+    invalid_replays,
+    load_table,
+    replay_solved,
+    rows_frame,
+    unreplayable_reason,
+    write_tables,
+)
+from bench.run_worker import payload_key, prepare_task, solve_task
 from core.errors import InputError
 from core.limits import Limits
 from core.paths import display_path
@@ -36,98 +52,21 @@ from core.status import Status
 from suites.schema import ConfigSpec, InstanceSet, Suite
 from suites.sources import load_instances
 
-ROWS = "rows.jsonl"
 #: provenance columns a cluster executor reports per row (the worker's machine); otherwise
 #: this machine's
 WORKER_FIELDS = ("host", "cpu", "cpu_score")
-RUN_JSON = "run.json"
-LOCK = ".lock"
 FAILURE_STATUSES = tuple(str(s) for s in _FAILURES)
-
-
-# --------------------------------------------------------------------------- worker side
-_HEURISTICS: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
-_MAX_HEURISTICS = 2  # heavy objects kept per worker
-
-
-def _hkey(p: dict[str, Any]) -> tuple[Any, ...]:
-    return (p["puzzle"], p.get("goal"), p["heuristic"],
-            json.dumps(p.get("heuristic_args", {}), sort_keys=True))
-
-
-def _objects(p: dict[str, Any]) -> tuple[Any, Any]:
-    """``(puzzle, heuristic)`` for a payload, loaded once per worker (a small LRU cache)."""
-    from core import registry
-
-    key = _hkey(p)
-    if key in _HEURISTICS:
-        _HEURISTICS.move_to_end(key)
-        return _HEURISTICS[key]
-    while len(_HEURISTICS) >= _MAX_HEURISTICS:
-        _HEURISTICS.popitem(last=False)
-    puzzle = registry.get_puzzle(p["puzzle"], goal=p.get("goal"))
-    t0 = time.perf_counter()
-    h = registry.get_heuristic(p["heuristic"], puzzle, **p.get("heuristic_args", {}))
-    if getattr(h, "ranks_moves", False):  # force lazy loads / compilation now
-        h.log_probs(puzzle.example()[None, :])  # type: ignore[attr-defined]
-    else:
-        h(puzzle.example()[None, :])
-    if not getattr(h, "load_seconds", 0.0):
-        h.load_seconds = time.perf_counter() - t0
-    _HEURISTICS[key] = (puzzle, h)
-    return puzzle, h
-
-
-def prepare_task(payload: dict[str, Any]) -> dict[str, Any]:
-    """Build or load what a configuration needs (PDB files, models) and report its size."""
-    _HEURISTICS.clear()
-    puzzle, h = _objects(payload)
-    from core import registry
-
-    registry.get_solver(payload["solver"], **payload.get("solver_args", {}))
-    out = {"status": "ready", "heuristic_nbytes": int(h.nbytes),
-           "load_s": float(getattr(h, "load_seconds", 0.0))}
-    _HEURISTICS.clear()
-    return out
-
-
-def _prepare(payload: dict[str, Any]) -> None:
-    _objects(payload)
-
-
-def solve_task(payload: dict[str, Any]) -> dict[str, Any]:
-    """Solve one instance with one configuration; the returned path is replayed and checked."""
-    from core import registry
-    from solvers.base import SolutionError, verified
-
-    puzzle, h = _objects(payload)
-    solver = registry.get_solver(payload["solver"], **payload.get("solver_args", {}))
-    state = np.asarray(payload["state"], dtype=puzzle.dtype)
-    lim = payload.get("limits", {})
-    limits = Limits.from_dict(lim)
-    seed = int(payload.get("seed", 0))
-    np.random.seed(seed % 2**32)
-    import sys
-
-    if "torch" in sys.modules:
-        sys.modules["torch"].manual_seed(seed)
-    result = solver.run(puzzle, h, state, limits)
-    row = result.to_dict()
-    try:
-        verified(puzzle, state, result)
-    except SolutionError as exc:
-        row["status"] = Status.INVALID.value
-        row["error"] = str(exc)
-    actions = row.pop("actions")
-    row["actions"] = puzzle.format_moves(actions) if actions is not None else None
-    row["extra"] = json.dumps(row.get("extra") or {}, default=str)
-    row["heuristic_nbytes"] = int(h.nbytes)
-    row["solver_nbytes"] = int((result.extra or {}).get("table_nbytes", 0))
-    row["heuristic_load_s"] = float(getattr(h, "load_seconds", 0.0))
-    return row
-
-
-solve_task.prepare = _prepare  # type: ignore[attr-defined]
+#: the names callers use as ``runner.NAME``: this module's own, and those of the run's record
+#: (``bench.run_record``), table (``bench.run_table``) and worker side (``bench.run_worker``)
+__all__ = [
+    "FAILURE_STATUSES", "LOCK", "REPLAY_COLUMNS", "ROWS", "RUN_FILES", "RUN_JSON", "WORKER_FIELDS",
+    "Plan", "RowWriter", "RunSummary", "default_run_dir", "derive_tables", "fill_table_digests",
+    "invalid_replays", "latest_run_dir", "load_table", "model_digest", "plan_fingerprint",
+    "plan_run", "prepare_task", "read_rows", "read_run_json", "reference_disagreement",
+    "refuse_finished_run_dir", "replay_solved", "row_key", "rows_frame", "run_lock", "run_plan",
+    "solve_task", "table_digest", "task_fingerprint", "unreplayable_reason", "write_atomic",
+    "write_tables",
+]
 
 
 # --------------------------------------------------------------------------- planning
@@ -307,112 +246,6 @@ def plan_fingerprint(plan: Plan) -> str:
         h.update(f"{t.key}={task_fingerprint(t.payload)}\n".encode())
     return h.hexdigest()[:16]
 
-
-# --------------------------------------------------------------------------- the record
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """Rows of a ``rows.jsonl``; a torn last line (killed mid-write) and lines that are not
-    row objects (no ``key``) are ignored."""
-    rows: list[dict[str, Any]] = []
-    if not path.is_file():
-        return rows
-    try:
-        with path.open("rb") as f:
-            for line in f:
-                try:
-                    row = json.loads(line)
-                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-                    continue
-                if isinstance(row, dict) and isinstance(row.get("key"), str):
-                    rows.append(row)
-    except OSError as exc:
-        raise InputError(f"RUN_DIR: cannot read {path}: {exc.strerror or exc}") from None
-    return rows
-
-
-def read_run_json(run_dir: Path) -> dict[str, Any] | None:
-    """``run.json`` of a run: ``{}`` when absent, ``None`` when damaged (not a JSON object)."""
-    path = Path(run_dir) / RUN_JSON
-    if not path.is_file():
-        return {}
-    try:
-        meta = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return None
-    return meta if isinstance(meta, dict) else None
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename: never half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
-@contextmanager
-def run_lock(run_dir: Path) -> Iterator[None]:
-    """Hold the run folder's lock: a second run (or resume) of the same folder is refused."""
-    import fcntl
-
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        f = (run_dir / LOCK).open("a+")
-    except OSError as exc:
-        raise InputError(f"--out: cannot write to {run_dir}: {exc.strerror or exc}") from None
-    try:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            f.seek(0)
-            who = f.read().strip()
-            raise InputError(f"--out: {run_dir} is in use by another run"
-                             + (f" (pid {who})" if who.isdigit() else "")
-                             + "; wait for it to finish or use another --out") from None
-        f.seek(0)
-        f.truncate()
-        f.write(str(os.getpid()))
-        f.flush()
-        yield
-    finally:
-        f.close()
-
-
-class RowWriter:
-    """Appends rows to ``rows.jsonl``, one line each, flushed and fsynced."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.f = path.open("ab")
-        if self.f.tell() > 0:  # repair a torn last line left by a kill
-            with path.open("rb") as r:
-                r.seek(-1, os.SEEK_END)
-                if r.read(1) != b"\n":
-                    self.f.write(b"\n")
-
-    def write(self, row: dict[str, Any]) -> None:
-        self.f.write(json.dumps(row, default=_json_default).encode() + b"\n")
-        self.f.flush()
-        os.fsync(self.f.fileno())
-
-    def close(self) -> None:
-        self.f.close()
-
-
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    return str(obj)
 
 
 def _finish_row(task: Task, result: dict[str, Any], prov: dict[str, Any]) -> dict[str, Any]:
@@ -610,9 +443,9 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
 
     try:
         for t in todo:  # configurations that cannot load fail by name, without a search
-            if _hkey(t.payload) in failed:
-                on_result(t, {"status": "error", "error": failed[_hkey(t.payload)]})
-        executor.run([t for t in todo if _hkey(t.payload) not in failed], on_result)
+            if payload_key(t.payload) in failed:
+                on_result(t, {"status": "error", "error": failed[payload_key(t.payload)]})
+        executor.run([t for t in todo if payload_key(t.payload) not in failed], on_result)
     finally:
         writer.close()
         if bar is not None:
@@ -651,7 +484,7 @@ def _prepare_configs(tasks: Sequence[Task], run_dir: Path, progress: bool,
     """
     firsts: dict[tuple[Any, ...], Task] = {}
     for t in tasks:
-        firsts.setdefault(_hkey(t.payload), t)
+        firsts.setdefault(payload_key(t.payload), t)
     prep = [Task(key=f"prepare/{t.meta['config']}", payload=t.payload, meta=t.meta)
             for t in firsts.values()]
     info: dict[str, Any] = {}
@@ -660,182 +493,15 @@ def _prepare_configs(tasks: Sequence[Task], run_dir: Path, progress: bool,
     def on_result(task: Task, row: dict[str, Any]) -> None:
         info[task.meta["config"]] = row
         if row.get("status") != "ready":
-            failed[_hkey(task.payload)] = f"cannot load {task.meta['heuristic']}: " \
+            failed[payload_key(task.payload)] = f"cannot load {task.meta['heuristic']}: " \
                                           f"{row.get('error') or row.get('status')}"
 
     if progress:
         print(f"preparing {len(prep)} heuristic(s): "
               + ", ".join(sorted({t.meta['heuristic'] for t in prep})), flush=True)
-    (executor or LocalExecutor()).preparer("bench.runner:prepare_task").run(prep, on_result)
+    (executor or LocalExecutor()).preparer("bench.run_worker:prepare_task").run(prep, on_result)
     write_atomic(run_dir / "prepare.json", json.dumps(info, indent=2, default=str))
     if progress:
         for msg in failed.values():
             print(f"warning: {msg}", flush=True)
     return failed
-
-
-# --------------------------------------------------------------------------- tables
-def load_table(run_dir: Path) -> Any:
-    """The run's rows as a pandas DataFrame (one row per instance x configuration), every
-    solved row's path replayed (:func:`replay_solved`: one that does not replay is invalid)."""
-    rows = read_rows(Path(run_dir) / ROWS)
-    if not rows and (Path(run_dir) / "results.csv").is_file():
-        # a committed copy of a run (results/NAME/): its exported table
-        import pandas as pd
-
-        table = pd.read_csv(Path(run_dir) / "results.csv", dtype={"instance": str})
-        if "key" not in table:
-            raise InputError(f"RUN_DIR: {run_dir}/results.csv is not a run's table (no key column)")
-        rows = table.to_dict("records")
-    if not rows:
-        raise InputError(f"RUN_DIR: {run_dir} has no result rows ({ROWS})")
-    return replay_solved(rows_frame(rows))
-
-
-def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:
-    """Rows (``rows.jsonl`` objects, or records of a derived table) as a DataFrame with typed
-    columns, the last record of each key kept."""
-    import pandas as pd
-
-    df = pd.DataFrame(list(rows))
-    # the last record of a key wins (a resumed run never writes a key twice, but be safe)
-    df = df.drop_duplicates("key", keep="last").reset_index(drop=True)
-    if "heuristic" in df:  # rows naming a heuristic by a former name group with the others
-        from core.registry import canonical_heuristic
-
-        df["heuristic"] = df["heuristic"].map(
-            lambda h: canonical_heuristic(h) if isinstance(h, str) else h)
-    for col in ("length", "optimal", "lower_bound", "nodes_generated", "nodes_expanded",
-                "network_evaluations", "iterations",
-                "peak_rss_bytes", "heuristic_nbytes", "published_length", "published_nodes",
-                "solver_nodes", "scramble_depth"):
-        if col in df:
-            df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
-    for col in ("time_s", "h_start", "load_s", "heuristic_load_s", "solver_s"):
-        if col in df:
-            df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
-    return df
-
-
-def replay_solved(df: Any) -> Any:
-    """``df`` with every solved row's path replayed on its start state (``state``, ``actions``,
-    the row's puzzle and goal): a row whose path is missing, illegal, does not reach the goal or
-    whose ``length`` is not its number of moves becomes ``invalid`` (its length cleared, the
-    fault in ``error``), so no report counts it solved or optimal. A table without the columns
-    of a path (:func:`unreplayable_reason`) is returned as it is; reports say so."""
-    import pandas as pd
-
-    from core import registry
-
-    if df.empty or "status" not in df or unreplayable_reason(df) is not None:
-        return df
-    solved = df.index[df["status"] == Status.SOLVED.value]
-    if len(solved) == 0:
-        return df
-    df = df.copy()
-    if "error" not in df:
-        df["error"] = None
-    df["error"] = df["error"].astype(object)
-    faults: dict[Any, str] = {}
-    groups: dict[tuple[str, str | None], list[Any]] = {}
-
-    def cell(i: Any, col: str) -> Any:
-        v = df.at[i, col] if col in df else None
-        return None if v is None or (not isinstance(v, str) and pd.isna(v)) else v
-
-    for i in solved:
-        name, goal = cell(i, "puzzle"), cell(i, "goal")
-        groups.setdefault((str(name), None if goal is None else str(goal)), []).append(i)
-    for (name, goal), idx in groups.items():
-        try:
-            puzzle = registry.get_puzzle(name, goal=goal) if goal is not None \
-                else registry.get_puzzle(name)
-        except (InputError, ValueError, TypeError) as exc:
-            faults.update({i: f"replay: {str(exc).splitlines()[0]}" for i in idx})
-            continue
-        paths: dict[Any, tuple[np.ndarray, list[int]]] = {}
-        for i in idx:
-            try:
-                state_text, actions_text, length = cell(i, "state"), cell(i, "actions"), \
-                    cell(i, "length")
-                if state_text is None or actions_text is None:
-                    raise ValueError("no start state or path recorded")
-                state = np.array([int(v) for v in str(state_text).split()], dtype=np.int64)
-                if state.shape != (puzzle.state_dim,):
-                    raise ValueError("the start state is not one of the puzzle")
-                actions = puzzle.parse_moves(str(actions_text)) \
-                    if str(actions_text).strip() else []
-                if length is None or int(length) != len(actions):
-                    raise ValueError(f"its length {length} is not its path's {len(actions)} "
-                                     "moves")
-                paths[i] = (state.astype(puzzle.dtype), actions)
-            except (InputError, ValueError, TypeError, OverflowError, IndexError) as exc:
-                faults[i] = f"replay: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-        for i in _unreplayed(puzzle, paths):
-            faults[i] = "replay: its path does not reach the goal from its start state"
-    for i, why in faults.items():
-        df.at[i, "status"] = Status.INVALID.value
-        df.at[i, "error"] = why
-        df.at[i, "length"] = pd.NA
-    return df
-
-
-#: the columns a row's replay reads
-REPLAY_COLUMNS = ("puzzle", "state", "actions", "length")
-
-
-def unreplayable_reason(df: Any) -> str | None:
-    """Why the rows of ``df`` cannot be replayed at all (a table without the columns of a path:
-    made by hand, or by a tool that dropped them), or ``None``."""
-    missing = [c for c in REPLAY_COLUMNS if c not in df]
-    return f"no {', '.join(missing)} column" if missing else None
-
-
-def _unreplayed(puzzle: Any, paths: dict[Any, tuple[np.ndarray, list[int]]]) -> list[Any]:
-    """The keys of ``paths`` (start state, moves) that do not reach ``puzzle``'s goal: all
-    paths replayed together, one batched move at a time (``Puzzle.check_solution`` per path
-    where a batch meets an illegal move)."""
-    if not paths:
-        return []
-    keys = list(paths)
-    states = np.stack([paths[k][0] for k in keys])
-    lengths = np.array([len(paths[k][1]) for k in keys])
-    moves = np.zeros((len(keys), int(lengths.max(initial=0))), dtype=np.int64)
-    for r, k in enumerate(keys):
-        moves[r, :lengths[r]] = paths[k][1]
-    try:
-        for t in range(moves.shape[1]):
-            live = np.flatnonzero(lengths > t)
-            if np.any((moves[live, t] < 0) | (moves[live, t] >= puzzle.num_actions)):
-                raise ValueError("move out of range")
-            states[live] = puzzle.apply(states[live], moves[live, t])
-        reached = np.asarray(puzzle.is_goal(states), dtype=bool)
-        return [k for k, ok in zip(keys, reached, strict=True) if not ok]
-    except (ValueError, IndexError):
-        return [k for k in keys if not puzzle.check_solution(*paths[k])]
-
-
-def invalid_replays(df: Any) -> list[str]:
-    """Keys of the rows :func:`replay_solved` made invalid (their error starts ``replay:``)."""
-    if "error" not in df:
-        return []
-    err = df["error"].astype(str)
-    return [str(k) for k in df.loc[err.str.startswith("replay:"), "key"]]
-
-
-def derive_tables(run_dir: Path) -> Any:
-    """Write ``results.parquet`` and ``results.csv`` from ``rows.jsonl``; return the DataFrame."""
-    df = load_table(run_dir)
-    write_tables(df, Path(run_dir))
-    return df
-
-
-def write_tables(df: Any, folder: Path) -> None:
-    """Write the run table ``df`` as ``results.parquet`` and ``results.csv`` in ``folder``."""
-    out = df.copy()
-    for col in out.columns:
-        if out[col].dtype == object:
-            out[col] = out[col].map(lambda v: v if v is None or isinstance(v, str)
-                                    else json.dumps(v, default=str))
-    out.to_parquet(folder / "results.parquet", index=False)
-    out.to_csv(folder / "results.csv", index=False)

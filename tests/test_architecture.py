@@ -7,7 +7,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["core", "puzzles", "pdb_builders", "heuristics", "solvers", "suites", "bench", "experiments"]
+LAYERS = ["core", "puzzles", "pdb_builders", "heuristics", "solvers", "suites", "bench",
+          "experiments"]
 
 
 def _imports(path: Path) -> set[str]:

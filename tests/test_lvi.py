@@ -138,10 +138,11 @@ def test_the_solver_refuses_what_it_cannot_do():
 
 
 def test_paper_bischoff2013_table(tmp_path, monkeypatch):
-    from bench import paper
+    from bench import papers
+    from bench.papers import bischoff2013
 
-    monkeypatch.setattr(paper, "BISCHOFF2013_REGIONS", (1, 2))
-    text = paper.make("bischoff2013", out=tmp_path, count=400)
+    monkeypatch.setattr(bischoff2013, "BISCHOFF2013_REGIONS", (1, 2))
+    text = papers.make("bischoff2013", out=tmp_path, count=400)
     assert "local value iteration on the 15-puzzle" in text and "20,160" in text
     import pandas as pd
 

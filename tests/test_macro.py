@@ -249,10 +249,11 @@ def test_bench_solve_with_the_macro_solver(capsys):
 
 
 def test_paper_korf1982_table(tmp_path, monkeypatch):
-    from bench import paper
+    from bench import papers
+    from bench.papers import korf1982
 
-    monkeypatch.setattr(paper, "KORF1982_ROWS", [("puzzle8", "korf1982", True)])
-    text = paper.make("korf1982", out=tmp_path, count=300)
+    monkeypatch.setattr(korf1982, "KORF1982_ROWS", [("puzzle8", "korf1982", True)])
+    text = papers.make("korf1982", out=tmp_path, count=300)
     assert "Korf (1982) Table 2" in text
     table = (tmp_path / "korf1982" / "table.csv").read_text()
     assert "puzzle8 (korf1982)" in table
@@ -263,7 +264,7 @@ def test_paper_korf1982_table(tmp_path, monkeypatch):
     assert row["macro solver (paper)"] == 39 and row["optimal (paper)"] == 22
     assert 30 < row["macro solver (ours)"] < 50 and 18 < row["optimal (ours)"] < 25
     with pytest.raises(InputError, match="--limit: korf1982 solves random states"):
-        paper.make("korf1982", out=tmp_path, limit=3)
+        papers.make("korf1982", out=tmp_path, limit=3)
 
 
 @pytest.mark.nojit

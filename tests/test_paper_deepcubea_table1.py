@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from bench import paper
+from bench import papers
 from bench.cli import main
 from core.errors import InputError
 
@@ -42,7 +42,7 @@ def runs(tmp_path):
 
 def test_table1_from_finished_runs(tmp_path, runs):
     cube, tiles = runs
-    text = paper.make("deepcubea-table1", run_dir=[cube, tiles], out=tmp_path / "out",
+    text = papers.make("deepcubea-table1", run_dir=[cube, tiles], out=tmp_path / "out",
                       command="bench paper deepcubea-table1 --run C --run T")
     assert "Command: `bench paper deepcubea-table1 --run C --run T`" in text
     # puzzle, instances, solver, states, solved, mean length, optimal length, mean excess,
@@ -67,7 +67,7 @@ def test_table1_from_finished_runs(tmp_path, runs):
 
 def test_table1_with_one_run_marks_the_other_puzzle(tmp_path, runs):
     cube, _ = runs
-    text = paper.make("deepcubea-table1", run_dir=cube, out=tmp_path / "out")
+    text = papers.make("deepcubea-table1", run_dir=cube, out=tmp_path / "out")
     assert "| puzzle15 | hardest17 | ours | not run here |" in text
     assert "| puzzle15 | hardest17 | DeepCubeA (paper) | 17 |" in text
 
@@ -76,22 +76,22 @@ def test_table1_refuses_bad_runs(tmp_path, runs):
     cube, tiles = runs
     out = tmp_path / "out"
     with pytest.raises(InputError, match="both runs of suite cube3; give one per suite"):
-        paper.make("deepcubea-table1", run_dir=[cube, cube], out=out)
+        papers.make("deepcubea-table1", run_dir=[cube, cube], out=out)
     other = _run(tmp_path / "p8", "puzzle8", "puzzle8", "scramble", {"c": [("0", "solved", 4, 4, 1, 0.1)]})
     with pytest.raises(InputError, match="is not a run of suite cube3 or puzzle15"):
-        paper.make("deepcubea-table1", run_dir=[other], out=out)
+        papers.make("deepcubea-table1", run_dir=[other], out=out)
     short = _run(tmp_path / "short", "cube3", "cube3", "scramble-short",
                  {"c": [("0", "solved", 8, 8, 1, 0.1)]})
     with pytest.raises(InputError, match="has no rows on instance set qtm26"):
-        paper.make("deepcubea-table1", run_dir=[short], out=out)
+        papers.make("deepcubea-table1", run_dir=[short], out=out)
     with pytest.raises(InputError, match="--profile: deepcubea-table1 reads the runs given"):
-        paper.make("deepcubea-table1", run_dir=[cube], out=out, profile="hardest")
+        papers.make("deepcubea-table1", run_dir=[cube], out=out, profile="hardest")
     with pytest.raises(InputError, match="--limit: deepcubea-table1 reads the runs given"):
-        paper.make("deepcubea-table1", run_dir=[cube], out=out, limit=1)
+        papers.make("deepcubea-table1", run_dir=[cube], out=out, limit=1)
     with pytest.raises(InputError, match="--count: applies to"):
-        paper.make("deepcubea-table1", run_dir=[cube], out=out, count=3)
+        papers.make("deepcubea-table1", run_dir=[cube], out=out, count=3)
     with pytest.raises(InputError, match="--profile: suite cube3 has no profile 'nope'"):
-        paper.make("deepcubea-table1", out=out, profile="nope")
+        papers.make("deepcubea-table1", out=out, profile="nope")
 
 
 def _cli(args, capsys):

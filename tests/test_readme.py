@@ -41,7 +41,7 @@ def test_readme_link_check_finds_broken_links(tmp_path):
 
 
 def test_docs_cover_every_paper_table():
-    from bench.paper import PAPERS
+    from bench.papers import PAPERS
 
     text = (ROOT / "docs" / "paper.md").read_text()
     assert [name for name in PAPERS if f"## `{name}`" not in text] == []

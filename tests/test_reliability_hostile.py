@@ -107,7 +107,8 @@ def test_oversize_integers_in_states_are_one_line_errors(command, first, capsys)
 
 # --------------------------------------------------------------------------- paper tables
 def test_phipat2020_refuses_a_foreign_run_before_searching(tmp_path, monkeypatch):
-    from bench import paper
+    from bench import papers
+    from bench.papers import phipat2020
     from core.errors import InputError
 
     run = tmp_path / "foreign"
@@ -118,11 +119,11 @@ def test_phipat2020_refuses_a_foreign_run_before_searching(tmp_path, monkeypatch
     def searched(*a, **kw):
         raise AssertionError("searched before the run was checked")
 
-    monkeypatch.setattr(paper, "_test_states", searched)
+    monkeypatch.setattr(phipat2020, "_test_states", searched)
     with pytest.raises(InputError, match="--run: .* no IDA\\* rows"):
-        paper.make("phipat2020", run_dir=[run], out=tmp_path / "out", command="bench paper")
+        papers.make("phipat2020", run_dir=[run], out=tmp_path / "out", command="bench paper")
     with pytest.raises(InputError, match="--run: .*not a folder"):
-        paper.make("phipat2020", run_dir=[tmp_path / "none"], out=tmp_path / "out",
+        papers.make("phipat2020", run_dir=[tmp_path / "none"], out=tmp_path / "out",
                    command="bench paper")
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from runner_fakes import make_plan
 
-from bench import paper, runner
+from bench import papers, runner
 from bench.executor import InlineExecutor
 from bench.runner import ROWS, RUN_JSON, read_rows, run_plan
 from core.errors import InputError
@@ -32,10 +32,10 @@ def _rows(run_dir: Path, suite: str) -> None:
 def test_paper_refuses_a_run_of_another_suite(tmp_path):
     _rows(tmp_path / "run", "puzzle8")
     with pytest.raises(InputError, match="--run: .* is not a run of suite felner2004 \\(puzzle8\\)"):
-        paper.make("felner2004", run_dir=tmp_path / "run", out=tmp_path / "results")
+        papers.make("felner2004", run_dir=tmp_path / "run", out=tmp_path / "results")
     assert not (tmp_path / "results").exists()
     with pytest.raises(InputError, match="not a run of suite cube3"):
-        paper.make("deepcubea-fig2", run_dir=tmp_path / "run", out=tmp_path / "results")
+        papers.make("deepcubea-fig2", run_dir=tmp_path / "run", out=tmp_path / "results")
 
 
 def test_paper_refuses_a_run_with_no_suite_on_record(tmp_path):
@@ -43,15 +43,15 @@ def test_paper_refuses_a_run_with_no_suite_on_record(tmp_path):
     run_dir.mkdir()
     (run_dir / ROWS).write_text(json.dumps({"key": "a/1/x", "status": "solved"}) + "\n")
     with pytest.raises(InputError, match="no suite on record"):
-        paper.make("felner2004", run_dir=run_dir, out=tmp_path / "results")
+        papers.make("felner2004", run_dir=run_dir, out=tmp_path / "results")
 
 
 def test_paper_writes_under_runs_unless_out_is_given(tmp_path, monkeypatch):
     from bench.cli import cli
 
-    assert paper.DEFAULT_OUT == Path("runs") / "paper"
+    assert papers.DEFAULT_OUT == Path("runs") / "paper"
     seen = {}
-    monkeypatch.setattr(paper, "make", lambda name, **kw: seen.update(kw) or "table")
+    monkeypatch.setattr(papers, "make", lambda name, **kw: seen.update(kw) or "table")
     from click.testing import CliRunner
 
     res = CliRunner().invoke(cli, ["paper", "deepcubea-table2"])
@@ -63,7 +63,7 @@ def test_paper_writes_under_runs_unless_out_is_given(tmp_path, monkeypatch):
 
 def test_paper_tables_of_no_run_refuse_run(tmp_path):
     with pytest.raises(InputError, match="--run: deepcubea-table3 reads no run"):
-        paper.make("deepcubea-table3", run_dir=tmp_path, out=tmp_path / "out")
+        papers.make("deepcubea-table3", run_dir=tmp_path, out=tmp_path / "out")
 
 
 def test_results_readme_regenerates_committed_tables_with_out_results():

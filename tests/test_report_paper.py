@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from bench import paper
+from bench import papers
 from core.errors import InputError
 
 
@@ -27,7 +27,7 @@ def _fake_run(run_dir, nodes_by_config, instance_set="random1000", optimal=None)
 def test_felner2004_table_from_a_finished_run(tmp_path):
     _fake_run(tmp_path / "run", {"555": [3_000_000, 3_200_000], "663": [600_000, 700_000]})
     _fake_run(tmp_path / "run", {"78-reflect": [30_000, 50_000]}, instance_set="korf100", optimal=50)
-    text = paper.make("felner2004", run_dir=tmp_path / "run", out=tmp_path / "results",
+    text = papers.make("felner2004", run_dir=tmp_path / "run", out=tmp_path / "results",
                       command="bench paper felner2004 --run RUN")
     assert "Command: `bench paper felner2004 --run RUN`" in text
     assert "| random1000 | 5-5-5 | no | 3,090,405 | 3,100,000 [" in text
@@ -45,17 +45,17 @@ def test_felner2004_table_from_a_finished_run(tmp_path):
 
 def test_unknown_table():
     with pytest.raises(InputError, match="unknown table 'felner2005'.*did you mean 'felner2004'"):
-        paper.make("felner2005")
+        papers.make("felner2005")
 
 
 def test_profile_is_refused_where_no_suite_runs(tmp_path):
     with pytest.raises(InputError, match="--profile: deepcubea-table2 runs no suite"):
-        paper.make("deepcubea-table2", out=tmp_path, profile="quick")
+        papers.make("deepcubea-table2", out=tmp_path, profile="quick")
 
 
 def test_unknown_profile_of_a_suite_table_is_a_one_line_error(tmp_path):
     with pytest.raises(InputError, match="--profile: suite felner2004 has no profile 'nope'"):
-        paper.make("felner2004", out=tmp_path, profile="nope")
+        papers.make("felner2004", out=tmp_path, profile="nope")
 
 
 def test_a_table_row_that_cannot_be_measured_keeps_the_earlier_measurement(tmp_path, monkeypatch):
@@ -64,9 +64,11 @@ def test_a_table_row_that_cannot_be_measured_keeps_the_earlier_measurement(tmp_p
     pd.DataFrame([{"puzzle": "cube2", "heuristic": "pdb-cube2", "status": "measured",
                    "memory_mb": 1.75, "load_s": 0.5, "states_per_s": 6e6, "batch": 10000}]
                  ).to_csv(dest / "table.csv", index=False)
-    monkeypatch.setattr(paper, "TABLE_HEURISTICS", [("cube2", "pdb-cube2"), ("cube3", "pdb-korf")])
-    monkeypatch.setattr(paper, "_load", lambda p, h, build: "not built (run with --build)")
-    text = paper.make("deepcubea-table2", out=tmp_path / "out")
+    from bench.papers import heuristic_measures
+
+    monkeypatch.setattr(heuristic_measures, "TABLE_HEURISTICS", [("cube2", "pdb-cube2"), ("cube3", "pdb-korf")])
+    monkeypatch.setattr(heuristic_measures, "_load", lambda p, h, build: "not built (run with --build)")
+    text = papers.make("deepcubea-table2", out=tmp_path / "out")
     assert "| cube2 | pdb-cube2 | 1.8 (earlier run) |" in text
     assert "| cube3 | pdb-korf | not built (run with --build) |" in text
     table = pd.read_csv(dest / "table.csv").set_index("heuristic")
@@ -95,13 +97,13 @@ def test_deepcubea_summary_labels_each_source_and_reads_a_run(tmp_path, monkeypa
                                 "optimal": opt, "published_length": pub,
                                 "nodes_generated": 100, "time_s": 0.5,
                                 "peak_rss_bytes": 1, "heuristic_nbytes": 1}) + "\n")
-    text = paper.make("deepcubea-summary", run_dir=run, out=tmp_path / "out")
+    text = papers.make("deepcubea-summary", run_dir=run, out=tmp_path / "out")
     assert "| puzzle15 | % optimal | 99.4 | 50.0 (the 2 states of our run) | 0 |" in text
     assert "| puzzle15 | mean length | not stated | 52.00 (the 2 states of our run) | 54 |" in text
     assert "| puzzle48 | mean length | 253.53 | no file | not run here |" in text
     assert "| cube3 | % optimal | 60.3 | no file | not run here |" in text
     with pytest.raises(InputError, match="--limit: deepcubea-summary reads a finished run"):
-        paper.make("deepcubea-summary", run_dir=run, out=tmp_path / "out", limit=3)
+        papers.make("deepcubea-summary", run_dir=run, out=tmp_path / "out", limit=3)
     # one run per puzzle: a cube run beside the 15-puzzle run fills the cube's rows too
     cube = tmp_path / "cube"
     cube.mkdir()
@@ -111,13 +113,13 @@ def test_deepcubea_summary_labels_each_source_and_reads_a_run(tmp_path, monkeypa
                    "status": "solved", "length": length, "nodes_generated": 100,
                    "time_s": 0.5, "peak_rss_bytes": 1, "heuristic_nbytes": 1}
                   for i, length in enumerate([22, 24])]).to_csv(cube / "results.csv", index=False)
-    text = paper.make("deepcubea-summary", run_dir=[run, cube], out=tmp_path / "out")
+    text = papers.make("deepcubea-summary", run_dir=[run, cube], out=tmp_path / "out")
     assert "| puzzle15 | mean length | not stated | 52.00 (the 2 states of our run) | 54 | not run here |" in text
     assert "| cube3 | mean length | not stated | no file | not run here | 23 |" in text
     with pytest.raises(InputError, match="both runs of puzzle15"):
-        paper.make("deepcubea-summary", run_dir=[run, run], out=tmp_path / "out")
+        papers.make("deepcubea-summary", run_dir=[run, run], out=tmp_path / "out")
     with pytest.raises(InputError, match="--run: korf1982 reads one run, not 2"):
-        paper.make("korf1982", run_dir=[run, cube], out=tmp_path / "out")
+        papers.make("korf1982", run_dir=[run, cube], out=tmp_path / "out")
 
 
 def test_phipat2020_table_runs_capped_bwas(tmp_path, monkeypatch):
@@ -125,13 +127,16 @@ def test_phipat2020_table_runs_capped_bwas(tmp_path, monkeypatch):
              "solved": None, "mean_length": None},
             {"puzzle": "puzzle35", "max_iterations": 4000, "weight": 0.7, "batch": 64,
              "solved": "99/100", "mean_length": 101.88}]
-    monkeypatch.setattr(paper, "PHIPAT2020", rows)
+    from bench.papers import phipat2020
+
+
+    monkeypatch.setattr(phipat2020, "PHIPAT2020", rows)
     from heuristics.davi import heuristic as learned
 
     shipped = learned.known_models()  # as if puzzle35 shipped no model
     monkeypatch.setattr(learned, "known_models",
                         lambda: {k: v for k, v in shipped.items() if k != "puzzle35"})
-    text = paper.make("phipat2020", out=tmp_path, count=2)
+    text = papers.make("phipat2020", out=tmp_path, count=2)
     assert "| cube2 | 800 iterations, lambda 0.8, N 64 | not recorded | not recorded | 2 " in text
     assert "| puzzle35 | 4000 iterations, lambda 0.7, N 64 | 99/100 | 101.88 | - | no model here |" \
         in text
@@ -149,15 +154,15 @@ def test_phipat2020_table_runs_capped_bwas(tmp_path, monkeypatch):
                                 "instance_set": "deepcubea", "instance": str(i),
                                 "status": status, "length": 50, "nodes_generated": 1000 * (i + 1),
                                 "time_s": secs, "limit_time_s": 60.0}) + "\n")
-    text = paper.make("phipat2020", run_dir=[run], out=tmp_path, count=1)
+    text = papers.make("phipat2020", run_dir=[run], out=tmp_path, count=1)
     assert "| puzzle15 | not stated | not stated | not stated | DeepCubeA (2019), text | " \
         "pdb-663-ida | 2/3 | 60 | 0.3 | 1500 |" in text
     with pytest.raises(InputError, match="two runs of puzzle15"):
-        paper.make("phipat2020", run_dir=[run, run], out=tmp_path, count=1)
+        papers.make("phipat2020", run_dir=[run, run], out=tmp_path, count=1)
     felner = tmp_path / "felner"
     _fake_run(felner, {"555": [1]})
     with pytest.raises(InputError, match="has no IDA. rows on DeepCubeA's test states"):
-        paper.make("phipat2020", run_dir=[felner], out=tmp_path, count=1)
+        papers.make("phipat2020", run_dir=[felner], out=tmp_path, count=1)
 
 
 def test_deepcubea_table4_from_a_run(tmp_path, monkeypatch):
@@ -176,7 +181,7 @@ def test_deepcubea_table4_from_a_run(tmp_path, monkeypatch):
                                 "instance_set": "deepcubea", "instance": str(i),
                                 "status": status, "length": length, "nodes_generated": 10**9,
                                 "time_s": 100.0, "limit_time_s": 600.0}) + "\n")
-    text = paper.make("deepcubea-table4", run_dir=run, out=tmp_path / "out")
+    text = papers.make("deepcubea-table4", run_dir=run, out=tmp_path / "out")
     assert "| puzzle24 | ours: pdb-6666-ida | 2 | 1 | 600 | 90 | 1,000,000,000 | 100 | 100 | 100 | " \
         "90 |" in text
     assert "| puzzle24 | PDB optimal solver (DeepCubeA, text) | - | - | - | not stated | " \
@@ -187,7 +192,7 @@ def test_deepcubea_table4_from_a_run(tmp_path, monkeypatch):
     felner = tmp_path / "felner"
     _fake_run(felner, {"555": [1]})
     with pytest.raises(InputError, match="is not a run of suite puzzle24 or puzzle35"):
-        paper.make("deepcubea-table4", run_dir=felner, out=tmp_path / "out")
+        papers.make("deepcubea-table4", run_dir=felner, out=tmp_path / "out")
     # one run of each suite, read together; two runs of one suite are refused
     run35 = tmp_path / "run35"
     run35.mkdir()
@@ -196,28 +201,28 @@ def test_deepcubea_table4_from_a_run(tmp_path, monkeypatch):
          "puzzle": "puzzle35", "instance_set": "deepcubea", "instance": "0", "status": "timeout",
          "length": None, "nodes_generated": 10**9, "time_s": 600.0,
          "limit_time_s": 600.0}) + "\n")
-    both = paper.make("deepcubea-table4", run_dir=[run, run35], out=tmp_path / "out")
+    both = papers.make("deepcubea-table4", run_dir=[run, run35], out=tmp_path / "out")
     assert "| puzzle24 | ours: pdb-6666-ida | 2 | 1 |" in both
     assert "| puzzle35 | ours: pdb-5x7-ida | 1 | 0 | 600 | - |" in both
     with pytest.raises(InputError, match="at most one run of each suite"):
-        paper.make("deepcubea-table4", run_dir=[run, run], out=tmp_path / "out")
+        papers.make("deepcubea-table4", run_dir=[run, run], out=tmp_path / "out")
     # a committed copy of a run (its results.csv, no rows.jsonl) is read as the run
     copy = tmp_path / "copy"
     copy.mkdir()
     pd.read_json(run / "rows.jsonl", lines=True).to_csv(copy / "results.csv", index=False)
-    assert "| puzzle24 | ours: pdb-6666-ida | 2 | 1 |" in paper.make(
+    assert "| puzzle24 | ours: pdb-6666-ida | 2 | 1 |" in papers.make(
         "deepcubea-table4", run_dir=[copy], out=tmp_path / "out")
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="has no result rows"):
-        paper.make("deepcubea-table4", run_dir=[tmp_path / "empty"], out=tmp_path / "out")
+        papers.make("deepcubea-table4", run_dir=[tmp_path / "empty"], out=tmp_path / "out")
     with pytest.raises(InputError, match="--limit: deepcubea-table4 reads the runs"):
-        paper.make("deepcubea-table4", run_dir=[run], limit=3, out=tmp_path / "out")
+        papers.make("deepcubea-table4", run_dir=[run], limit=3, out=tmp_path / "out")
 
 
 def test_fig2_title_names_the_batch_sizes_of_the_run():
     import pandas as pd
 
-    from bench.paper import _bwas_batches
+    from bench.papers.deepcubea_fig2 import _bwas_batches
 
     df = pd.DataFrame({"params": ['{"s.batch": 1000, "s.weight": 0.0}',
                                   '{"h.precision": "bfloat16", "s.batch": 10000, "s.weight": 0.2}',

@@ -212,12 +212,12 @@ def test_from_deepcubea_refuses_boxes_on_walls(p):
 
 
 def test_deepcubea_table5_from_a_run(deepcubea, tmp_path):
-    from bench import paper
+    from bench import papers
     from bench.cli import main
 
     main(["run", "suite", "sokoban", "--quick", "--limit", "2", "--config", "push-bwas", "-q",
           "--out", str(tmp_path / "run")])
-    text = paper.make("deepcubea-table5", run_dir=tmp_path / "run", out=tmp_path / "out")
+    text = papers.make("deepcubea-table5", run_dir=tmp_path / "run", out=tmp_path / "out")
     assert "| DeepCubeA (results file, all levels) | 1,000 | 100 |" in text.replace("1000", "1,000")
     assert "| ours: push-bwas | 2 | 100 |" in text
 

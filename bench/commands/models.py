@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from bench.commands.common import json_line
-from bench.commands.train import models_cmd
+from bench.commands.train_models import models_cmd
 from core.errors import InputError
 
 

@@ -1,5 +1,5 @@
 """``bench run suite``, ``bench suite list|show|import-deepcubea``, ``bench report``,
-``bench quality``, ``bench paper``."""
+``bench quality``."""
 
 from __future__ import annotations
 
@@ -545,58 +545,3 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
         fig.savefig(out / "quality.png", dpi=130)
         plt.close(fig)
         click.echo(f"wrote {out}/quality.csv, quality.md, quality.png")
-
-
-# --------------------------------------------------------------------------- bench paper
-@click.command("paper")
-@click.argument("name")
-@click.option("--run", "run_dirs", type=click.Path(path_type=Path), multiple=True,
-              help="use this finished run instead of running (deepcubea-summary: one per puzzle, "
-                   "deepcubea-table1 and deepcubea-table4: one per suite; phipat2020: IDA* "
-                   "runs for its Table 3, one per puzzle; repeatable)")
-@click.option("--limit", type=click.IntRange(min=1, max=10**9), default=None,
-              help="at most K instances (learned-guides: the first K per puzzle [100])")
-@click.option("--jobs", "-j", type=click.IntRange(min=1, max=1024), default=None)
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="tables go to OUT/NAME/, raw runs to OUT/runs/NAME/ (default: runs/paper; "
-                   "give --out results to regenerate the committed tables)")
-@click.option("--build", is_flag=True, help="build missing PDBs for the memory and speed tables")
-@click.option("--profile", default=None,
-              help="suite profile to run (felner2004: default; deepcubea-fig2: fig2; "
-                   "deepcubea-table1: hardest; deepcubea-table4: table4; deepcubea-table5: "
-                   "table5)")
-@click.option("--count", type=click.IntRange(min=1, max=10**7), default=None,
-              help="states per puzzle (korf1982: 10,000; bischoff2013: 100,000; "
-                   "phipat2020: 100)")
-@click.option("--train-minutes", type=float, default=None, metavar="M",
-              help="learned-guides: CPU minutes of training per network (models missing from "
-                   "OUT/runs/learned-guides/models are trained, interrupted ones resumed)")
-@click.option("--model", "models", multiple=True, metavar="PUZZLE-TARGET=PATH",
-              help="learned-guides: use this model folder for a guide, e.g. "
-                   "cube3-diffusion=runs/m (TARGET: davi, diffusion, policy; repeatable)")
-@click.option("--widths", default=None, metavar="W,W,...",
-              help="learned-guides: beam widths [128,512,2048,8192]")
-@click.option("--puzzles", default=None, metavar="P,P,...",
-              help="learned-guides: puzzles [cube3,puzzle15,lightsout7; also cube2, puzzle8]; "
-                   "the table of others goes to OUT/learned-guides/P-P-only")
-@click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
-              help="learned-guides: torch threads of training and threads per search [2]")
-def paper_cmd(name: str, run_dirs: tuple[Path, ...], limit: int | None, jobs: int | None,
-              out: Path | None, build: bool, profile: str | None, count: int | None,
-              train_minutes: float | None, models: tuple[str, ...], widths: str | None,
-              puzzles: str | None, threads: int | None) -> None:
-    """Regenerate published table NAME (felner2004, deepcubea-table1, deepcubea-table2,
-    deepcubea-table3, deepcubea-table4, deepcubea-table5, deepcubea-fig2, deepcubea-summary,
-    korf1982, bischoff2013, phipat2020, learned-guides) with the published figures beside
-    ours."""
-    from bench import paper
-
-    if len(run_dirs) > 1 and name not in paper.MULTI_RUN:
-        raise InputError(f"--run: {name} reads one run, not {len(run_dirs)}")
-    run_dir: Path | list[Path] | None = list(run_dirs) if name in paper.MULTI_RUN and run_dirs \
-        else (run_dirs[0] if run_dirs else None)
-    text = paper.make(name, run_dir=run_dir, limit=limit, jobs=jobs, out=out or paper.DEFAULT_OUT,
-                      command="bench " + " ".join(sys.argv[1:]), build=build, profile=profile,
-                      count=count, train_minutes=train_minutes, models=models, widths=widths,
-                      puzzles=puzzles, threads=threads)
-    click.echo(text)

@@ -1,4 +1,4 @@
-"""``bench paper learned-guides``: the whole pipeline (training at an equal CPU budget, the
+"""``python -m experiments.learned_guides``: the whole pipeline (training at an equal CPU budget, the
 generated suites, the table and figure) on the 8-puzzle with tiny networks and budgets."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import shutil
 import pandas as pd
 import pytest
 
-from bench import guide_models, guides, paper
-from bench.cli import main
+from bench.cli import main as bench_main
 from core.errors import InputError
+from experiments.learned_guides import guide_models, guides
+from experiments.learned_guides.__main__ import main
 
 #: a budget of a fraction of a second of CPU time per network
 MINUTES = 0.004
@@ -26,14 +27,14 @@ def tiny_networks(monkeypatch):
 
 
 def _make(out, **kw):
-    args = {"limit": 2, "jobs": 1, "out": out, "train_minutes": MINUTES, "widths": "4,16",
+    args = {"limit": 2, "jobs": 1, "train_minutes": MINUTES, "widths": "4,16",
             "puzzles": "puzzle8", "threads": 1}
-    return paper.make("learned-guides", **{**args, **kw})
+    return guides.make(out, **{**args, **kw})
 
 
 def test_pipeline_table_models_and_reuse(tmp_path, capsys, monkeypatch):
     out = tmp_path / "paper"
-    text = _make(out, command="bench paper learned-guides --puzzles puzzle8")
+    text = _make(out, command="python -m experiments.learned_guides --puzzles puzzle8")
     # a table of other puzzles than the default three goes beside theirs, never over it
     dest = out / "learned-guides" / "puzzle8-only"
     assert guides.table_folder(out / "learned-guides", ("puzzle8",)) == dest
@@ -59,7 +60,7 @@ def test_pipeline_table_models_and_reuse(tmp_path, capsys, monkeypatch):
     assert solved["mean expanded"].notna().all() and solved["mean length"].notna().all()
     assert solved.loc[solved["guide"] != "PDB 4-4", "mean network evaluations"].notna().all()
     assert solved.loc[solved["guide"] == "PDB 4-4", "mean network evaluations"].isna().all()
-    assert "Command: `bench paper learned-guides --puzzles puzzle8`" in text
+    assert "Command: `python -m experiments.learned_guides --puzzles puzzle8`" in text
     assert f"stopped after {MINUTES:g} minutes of process CPU time each" in text
     assert "| puzzle8 | policy | beam 16 |" in text
     assert "puzzle8: Rows from 1 run (" in text and "CPU score " in text  # one run: comparable
@@ -162,23 +163,30 @@ def test_configs_give_a_policy_beams_only_and_references():
      "--train-minutes: must be a positive number of minutes, got -1.0"),
     (["--puzzles", "puzzle8", "--train-minutes", "nan"],
      "--train-minutes: must be a positive number of minutes, got nan"),
-    (["--run", "somewhere"], "--run: learned-guides trains its models and runs its own suites"),
-    (["--profile", "quick"], "--profile: learned-guides runs suites of its own"),
 ])
 def test_cli_refuses_bad_input_in_one_line(tmp_path, capsys, args, message):
     with pytest.raises(SystemExit) as exc:
-        main(["paper", "learned-guides", "--out", str(tmp_path), *args])
+        main(["--out", str(tmp_path), *args])
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {message}") and err.count("\n") == 1
     assert "Traceback" not in err
 
 
-def test_cli_refuses_the_options_on_other_tables(tmp_path, capsys):
-    for flag, value in (("--train-minutes", "5"), ("--widths", "128"), ("--threads", "2"),
-                        ("--puzzles", "cube3"), ("--model", "cube3-davi=x")):
-        with pytest.raises(SystemExit) as exc:
-            main(["paper", "korf1982", "--out", str(tmp_path), flag, value])
-        assert exc.value.code == 2
-        assert capsys.readouterr().err == f"error: {flag}: applies to learned-guides, not to " \
-                                          "korf1982\n"
+def test_bench_paper_says_how_the_table_is_made(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        bench_main(["paper", "learned-guides", "--out", str(tmp_path)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: NAME: learned-guides trains its networks and runs its own "
+                          "suites: make it with python -m experiments.learned_guides ")
+    assert err.count("\n") == 1 and not any(tmp_path.iterdir())
+
+
+def test_bench_does_not_import_the_experiment():
+    import subprocess
+    import sys
+
+    code = ("import sys, bench.papers, bench.commands.paper; "
+            "assert not any(m.startswith('experiments') for m in sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,8 +1,8 @@
-"""The learned-guides comparison (``bench paper learned-guides``): networks trained on three
+"""The learned-guides comparison (``python -m experiments.learned_guides``): networks trained on three
 targets at an equal CPU budget, and a pattern database, as guides of the same searches.
 
 Per puzzle (``PUZZLES``): the guides are a DAVI network, a diffusion-distance network and a
-policy network (:mod:`bench.guide_models`: one network size, one CPU budget), and the puzzle's
+policy network (:mod:`experiments.learned_guides.guide_models`: one network size, one CPU budget), and the puzzle's
 pattern database where it has one. Each guide runs under beam search at every width of
 ``WIDTHS``; the value guides (DAVI, diffusion) also under BWAS (``BWAS``: lambda 0.6, N 1,000); a
 policy ranks moves and gives no distance, so it has no BWAS row. An optimal solver gives the
@@ -28,7 +28,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench.guide_models import (
+from bench.papers.learned_guides import COLUMNS, published_rows, summarize
+from core.errors import InputError
+from experiments.learned_guides.guide_models import (
     DAVI_CHECK_EVERY,
     TARGETS,
     TRAINING,
@@ -38,7 +40,6 @@ from bench.guide_models import (
     given_model,
     network_text,
 )
-from core.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -320,103 +321,6 @@ def run_suite(puzzle: str, cfgs: list[Config], models: dict[str, GuideModel], ru
     return plan
 
 
-# --------------------------------------------------------------------------- the table
-def _mean(s: pd.Series) -> float | None:
-    v = pd.to_numeric(s, errors="coerce").astype(float).dropna()
-    return float(v.mean()) if len(v) else None
-
-
-def figures(g: pd.DataFrame) -> dict[str, Any]:
-    """The figures of one configuration's rows ``g``: solved %, mean length, % optimal (of the
-    states with a known optimum, solved at it), and over the solved states the mean expanded
-    and generated states, network evaluations and seconds."""
-    n = len(g)
-    ok = g[g["status"] == "solved"]
-    opt = pd.to_numeric(g.get("optimal", pd.Series(np.nan, index=g.index)),
-                        errors="coerce").astype(float)
-    length = pd.to_numeric(g["length"], errors="coerce").astype(float)
-    known = opt.notna()
-    hits = (g["status"] == "solved") & known & (length == opt)
-    evals = ok["network_evaluations"] if "network_evaluations" in ok else pd.Series(dtype=float)
-    return {"states": n,
-            "solved %": 100.0 * len(ok) / n if n else None,
-            "mean length": _mean(ok["length"]),
-            "% optimal": 100.0 * float(hits.sum()) / float(known.sum()) if known.any() else None,
-            "mean expanded": _mean(ok["nodes_expanded"]) if "nodes_expanded" in ok else None,
-            "mean generated": _mean(ok["nodes_generated"]),
-            "mean network evaluations": _mean(evals),
-            "mean s per instance": _mean(ok["time_s"])}
-
-
-COLUMNS = ("puzzle", "guide", "search", "training CPU-min", "states", "solved %", "mean length",
-           "% optimal", "mean expanded", "mean generated", "mean network evaluations",
-           "mean s per instance", "source")
-
-
-def _published_rows(puzzle: str, df: pd.DataFrame) -> list[dict[str, Any]]:
-    """DeepCubeA's figures (its results files on these states and on all it lists; its text)
-    and EfficientCube's, for ``puzzle``; ``df``: our rows (optima filled)."""
-    from bench import published
-
-    rows: list[dict[str, Any]] = []
-    base = {"puzzle": puzzle, "training CPU-min": None}
-    files = published.per_instance(puzzle)
-    per = df.drop_duplicates("instance")
-    if "published_length" in per and per["published_length"].notna().any():
-        listed = per[per["published_length"].notna()]
-        lengths = pd.to_numeric(listed["published_length"]).astype(float)
-        opt = pd.to_numeric(listed.get("optimal", pd.Series(np.nan, index=listed.index)),
-                            errors="coerce").astype(float)
-        known = opt.notna()
-        rows.append({**base, "guide": "DeepCubeA", "search": "BWAS (its settings)",
-                     "states": len(per), "solved %": 100.0 * len(listed) / len(per),
-                     "mean length": float(lengths.mean()),
-                     "% optimal": 100.0 * float((lengths[known] == opt[known]).mean())
-                     if known.any() else None,
-                     "mean generated": _mean(listed["published_nodes"])
-                     if "published_nodes" in listed else None,
-                     "source": f"{published.FILES}: these {len(per)} states"})
-    if files is not None:
-        pct = published.stated(puzzle, "optimal_pct").value
-        rows.append({**base, "guide": "DeepCubeA", "search": "BWAS (its settings)",
-                     "states": files["n"], "solved %": published.stated(puzzle, "solved_pct").value,
-                     "mean length": files["mean_length"], "% optimal": pct,
-                     "mean generated": files["mean_nodes"],
-                     "mean s per instance": files["mean_time_s"],
-                     "source": f"{published.FILES}: all it lists (solved %, % optimal: "
-                               f"{published.PAPER})"})
-    for fig in published.EFFICIENTCUBE:
-        if fig["puzzle"] != puzzle:
-            continue
-        rows.append({**base, "guide": fig["guide"], "search": fig["search"],
-                     "states": fig.get("states"), "solved %": fig.get("solved_pct"),
-                     "mean length": fig.get("mean_length"), "% optimal": fig.get("optimal_pct"),
-                     "source": published.EFFICIENTCUBE_SOURCE})
-    return rows
-
-
-def summarize(puzzle: str, run_dir: Path, cfgs: list[Config], keys: set[str],
-              models: dict[str, GuideModel]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
-    """Our rows of ``puzzle``'s table (one per configuration, in ``cfgs`` order) and the run's
-    rows of this plan (``keys``), optima filled from the run's optimal solver."""
-    from bench import report
-    from bench.runner import load_table
-
-    df = report.with_reference_optima(load_table(run_dir))
-    df = df[df["key"].isin(keys)]
-    out = []
-    for c in cfgs:
-        g = df[df["config"] == c.name]
-        if g.empty:
-            continue
-        m = models.get(c.guide)
-        out.append({"puzzle": puzzle, "guide": c.guide_label, "search": c.search_label,
-                    "training CPU-min": round(m.cpu_minutes, 3) if m and m.cpu_minutes else None,
-                    **figures(g), "source": "ours", "_kind": c.search, "_width": c.width,
-                    "_guide": c.guide})
-    return out, df
-
-
 def compare(out: Path, limit: int | None, jobs: int | None, train_minutes: float | None,
             model_args: tuple[str, ...] = (), widths: Any = None, puzzles: Any = None,
             threads: int | None = None, progress: bool = True,
@@ -428,7 +332,7 @@ def compare(out: Path, limit: int | None, jobs: int | None, train_minutes: float
     settings. ``out``: the table's folder (``OUT/NAME``); models and runs go to ``runs_root``
     (default ``OUT/runs/NAME/``)."""
     from bench import report
-    from bench.guide_models import parse_model_option
+    from experiments.learned_guides.guide_models import parse_model_option
 
     names = check_puzzles(puzzles)
     widths_ = check_widths(widths)
@@ -477,7 +381,7 @@ def compare(out: Path, limit: int | None, jobs: int | None, train_minutes: float
         states[puzzle] = "; ".join(f"{s.origin} ({len(s.instances)})" for s in plan.sets.values())
         points += ours
         rows += ours
-        rows += _published_rows(puzzle, df)
+        rows += published_rows(puzzle, df)
     table = pd.DataFrame(rows)
     for col in COLUMNS:
         if col not in table:
@@ -550,3 +454,27 @@ def notes(res: dict[str, Any]) -> list[str]:
         "CPU scores agree): " + " ".join(f"{p}: {m}" for p, m in res["machines"].items()
                                          if m),
     ]
+
+
+def make(out: Path, limit: int | None = None, jobs: int | None = None,
+         train_minutes: float | None = None, models: tuple[str, ...] = (), widths: Any = None,
+         puzzles: Any = None, threads: int | None = None, command: str = "",
+         progress: bool = True) -> str:
+    """Train or reuse the guides, run the searches and write the table into
+    ``OUT/learned-guides/`` (of other puzzles than the default three:
+    ``OUT/learned-guides/P-P-only/``, :func:`table_folder`); models and runs go to
+    ``OUT/runs/learned-guides/``. Returns the table's markdown."""
+    from bench.papers import learned_guides
+
+    name = "learned-guides"
+    names = check_puzzles(puzzles)
+    widths_ = check_widths(widths)
+    dest = table_folder(out / name, names)
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out: cannot create {dest}: {exc.strerror or exc}") from None
+    res = compare(dest, limit, jobs, train_minutes, tuple(models), widths_, names, threads,
+                  progress=progress, runs_root=out / "runs" / name)
+    return learned_guides.write(res, dest, command or "python -m experiments.learned_guides",
+                                notes(res))

@@ -1,0 +1,306 @@
+"""``bench train rate|infer-rate|import-deepcubea|evaluate`` and ``bench models``' list: the
+commands about trained models (their speed, imports, evaluation) beside the training commands of
+:mod:`bench.commands.train`, whose group they join."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from bench.commands.common import FINITE_FLOAT, json_line, registry_options
+from bench.commands.train import PRESET_NAMES, refuse_existing_file, train_group
+from core.errors import InputError
+
+__all__ = ["models_cmd", "train_group"]
+
+
+@train_group.command("rate")
+@click.argument("puzzle")
+@click.option("--target", type=click.Choice(["davi", "diffusion"]), default="davi", show_default=True)
+@click.option("--preset", type=click.Choice(PRESET_NAMES), default="small", show_default=True)
+@click.option("--batch", type=click.IntRange(min=2, max=10**7), default=10000, show_default=True)
+@click.option("--iterations", type=click.IntRange(min=1, max=10**6), default=20, show_default=True,
+              help="timed iterations (after 3 warm-up iterations)")
+@click.option("--amp", is_flag=True, help="bfloat16 autocast in training, bfloat16 target network")
+@click.option("--data", type=click.Choice(["tensor", "numpy"]), default="tensor", show_default=True)
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
+@click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
+              help="torch CPU threads [torch's default]")
+@click.option("--json", "as_json", is_flag=True, help="one JSON object")
+def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int, amp: bool,
+             data: str, device: str, threads: int | None, as_json: bool) -> None:
+    """Measure training states per second on PUZZLE (no files written).
+
+    One state is one training target: for DAVI a Bellman target with all its children
+    evaluated by a target network (set to the initial network, so every iteration pays for it).
+    Prints the rate and where an iteration spends its time (data, target, update).
+    """
+    import tempfile
+
+    import torch
+
+    from heuristics.davi.train import TrainConfig, Trainer
+
+    if threads is not None:
+        torch.set_num_threads(threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = TrainConfig(puzzle=puzzle, target=target, preset=preset, batch=batch, amp=amp,
+                          data=data, device=device)
+        t = Trainer(cfg, tmp, progress=False)
+        if target == "davi":
+            t._set_target()
+        sync = (torch.cuda.synchronize if t.device.type == "cuda" else (lambda: None))
+        parts = {"data": 0.0, "target": 0.0, "update": 0.0}
+        for i in range(3 + iterations):
+            t0 = time.perf_counter()
+            b = t.make_batch(i)
+            sync()
+            t1 = time.perf_counter()
+            y = t._targets(b)
+            sync()
+            t2 = time.perf_counter()
+            t.update(b, y)
+            sync()
+            t3 = time.perf_counter()
+            if i >= 3:
+                parts["data"] += t1 - t0
+                parts["target"] += t2 - t1
+                parts["update"] += t3 - t2
+        total = sum(parts.values())
+        params = sum(p.numel() for p in t.model.parameters())
+    rec: dict[str, Any] = {"puzzle": puzzle, "target": target, "preset": preset, "parameters": params,
+           "batch": batch, "iterations": iterations, "amp": amp, "data": data,
+           "device": str(t.device), "threads": torch.get_num_threads(),
+           "states_per_s": round(batch * iterations / total, 1),
+           "seconds": {k: round(v / iterations, 4) for k, v in parts.items()}}
+    seconds: dict[str, float] = rec["seconds"]
+    if as_json:
+        click.echo(json_line(rec))
+        return
+    click.echo(f"{puzzle} {target} {preset} ({params:,} parameters), batch {batch}, "
+               f"{'bfloat16' if amp else 'float32'}, {data} data, {rec['device']}, "
+               f"{rec['threads']} threads: {rec['states_per_s']:,.0f} states/s; per iteration "
+               + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in seconds.items()))
+
+
+@train_group.command("infer-rate")
+@click.argument("puzzle")
+@click.option("--preset", "presets", multiple=True,
+              type=click.Choice(["tiny", "small", "medium", "deepcubea", "mlp-tiny", "mlp",
+                                 "mlp-wide"]), help="network sizes (repeat) [small, mlp]")
+@click.option("--precision", "precisions", multiple=True,
+              type=click.Choice(["float32", "bfloat16"]), help="(repeat) [both]")
+@click.option("--chunk", "chunks", multiple=True, type=click.IntRange(min=1, max=10**7),
+              help="states per forward pass (repeat) [4096 and 65536]")
+@click.option("--states", type=click.IntRange(min=1, max=10**7), default=120000, show_default=True,
+              help="states per timed call")
+@click.option("--threads", type=click.IntRange(min=1, max=1024), default=None)
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="cpu", show_default=True)
+def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str, ...],
+                   chunks: tuple[int, ...], states: int, threads: int | None, device: str) -> None:
+    """Heuristic evaluations per second of untrained networks of the given sizes on PUZZLE.
+
+    Times the learned heuristic's own evaluation path (``FastForward``) on random scrambles,
+    best of three calls, and the plain module (float32, one pass) beside it.
+    """
+    import numpy as np
+    import torch
+
+    from core import registry
+    from heuristics.davi.model import FastForward, ModelConfig, ResnetFC, num_parameters
+
+    if threads is not None:
+        torch.set_num_threads(threads)
+    dev = torch.device("cuda" if device == "auto" and torch.cuda.is_available() else
+                       ("cpu" if device == "auto" else device))
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise InputError("--device: cuda requested but torch sees no CUDA device")
+    p = registry.get_puzzle(puzzle)
+    x_np = p.scramble(states, 30, np.random.default_rng(0))[0]
+    x = torch.as_tensor(p.encode(x_np)).to(dev)
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+
+    def best(f: Any) -> float:
+        f(x[:256])
+        times = []
+        for _ in range(3):
+            sync()
+            t0 = time.perf_counter()
+            f(x)
+            sync()
+            times.append(time.perf_counter() - t0)
+        return states / min(times)
+
+    click.echo(f"{'network':<10} {'params':>11} {'precision':<9} {'chunk':>7} {'states/s':>12}")
+    for preset in presets or ("small", "mlp"):
+        net = ResnetFC(ModelConfig.preset(preset, p.state_dim, p.num_symbols)).to(dev).eval()
+        n = num_parameters(net)
+        with torch.inference_mode():
+            rate = best(net)
+        click.echo(f"{preset:<10} {n:>11,} {'module':<9} {states:>7} {rate:>12,.0f}")
+        for prec in precisions or ("float32", "bfloat16"):
+            fast = FastForward(net, torch.bfloat16 if prec == "bfloat16" else torch.float32)
+            for chunk in chunks or (4096, 65536):
+                def f(c: Any, fast: Any = fast, chunk: int = chunk) -> Any:
+                    return [fast(c[i:i + chunk]) for i in range(0, c.shape[0], chunk)]
+                click.echo(f"{preset:<10} {n:>11,} {prec:<9} {chunk:>7} {best(f):>12,.0f}")
+
+
+@train_group.command("import-deepcubea")
+@click.argument("puzzle")
+@click.argument("state_dict", type=click.Path(dir_okay=False))
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="checkpoint to write [$BENCH_CACHE/models/deepcubea-PUZZLE/model.pt]")
+@click.option("--overwrite", is_flag=True, help="replace the checkpoint at --out if it exists")
+def import_cmd(puzzle: str, state_dict: str, out: str | None, overwrite: bool) -> None:
+    """Convert DeepCubeA's published model_state_dict.pt for PUZZLE into a checkpoint."""
+    from heuristics.davi.deepcubea_import import import_deepcubea
+    from heuristics.davi.heuristic import user_models_dir
+
+    path = Path(out) if out else user_models_dir() / f"deepcubea-{puzzle}" / "model.pt"
+    refuse_existing_file(path, "--out", overwrite)
+    import_deepcubea(state_dict, puzzle, path)
+    click.echo(f"wrote {path}; use it with --heuristic davi --model {path}")
+
+
+@click.command("models")
+@click.option("--json", "as_json", is_flag=True, help="one JSON object per model")
+def models_cmd(as_json: bool) -> None:
+    """List shipped and trained models with their training figures."""
+    from heuristics.davi.checkpoint import load_checkpoint
+    from heuristics.davi.heuristic import SHIPPED_DIR, known_models
+    from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters
+
+    rows: list[dict[str, Any]] = []
+    for name, path in known_models().items():
+        try:
+            ck = load_checkpoint(path)
+        except InputError as exc:
+            rows.append({"name": name, "path": str(path), "error": str(exc)})
+            continue
+        m = ck.get("metrics") or {}
+        cfg_path = path.parent / "config.json"
+        evaluation = (json.loads(cfg_path.read_text()).get("evaluation", [])
+                      if cfg_path.is_file() else [])
+        solved = m.get("greedy_solved") or {}
+        deepest = max(solved, key=int) if solved else None
+        rows.append({
+            "name": name,
+            "where": "shipped" if SHIPPED_DIR in path.parents else "trained",
+            "puzzle": ck["puzzle"],
+            "target": ck["target"],
+            "parameters": num_parameters(ResnetFC(ModelConfig.from_dict(ck["model_config"]))),
+            "iteration": ck.get("iteration"),
+            "target_updates": ck.get("target_updates"),
+            "loss": m.get("loss"),
+            "greedy_depth": int(deepest) if deepest else None,
+            "greedy_solved": solved.get(deepest) if deepest else None,
+            "evaluation": evaluation,
+            "path": str(path),
+        })
+    if as_json:
+        for r in rows:
+            click.echo(json_line(r))
+        return
+    if not rows:
+        click.echo("no models found (train one with `bench train davi PUZZLE`)")
+        return
+    click.echo(f"{'name':<24} {'where':<8} {'puzzle':<11} {'target':<10} {'params':>9} "
+               f"{'iters':>7} {'updates':>7} {'loss':>8}  {'greedy solved':<20} search")
+    for r in rows:
+        if "error" in r:
+            click.echo(f"{r['name']:<24} error: {r['error']}")
+            continue
+        g = (f"{r['greedy_solved']:.0%} at depth {r['greedy_depth']}"
+             if r["greedy_solved"] is not None else "-")
+        loss = f"{r['loss']:.4f}" if isinstance(r["loss"], float) else "-"
+        search = "; ".join(
+            f"{e.get('set')} {e.get('solver')}: {e['solved']:.0%} solved"
+            + (f", {e['optimal']:.0%} optimal" if e.get("optimal") is not None else "")
+            for e in r["evaluation"]) or "-"
+        click.echo(f"{r['name']:<24} {r['where']:<8} {r['puzzle']:<11} {r['target']:<10} "
+                   f"{r['parameters']:>9,} {r['iteration'] or 0:>7} {r['target_updates'] or 0:>7} "
+                   f"{loss:>8}  {g:<20} {search}")
+
+
+@train_group.command("evaluate")
+@click.argument("puzzle")
+@click.option("--model", default=None, help="model name, run folder or file [the shipped model]")
+@click.option("--set", "state_set", default="deepcubea", show_default=True,
+              help="start states: deepcubea, uniform or scramble:DEPTH")
+@click.option("--count", type=click.IntRange(min=1, max=10**6), default=50, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True)
+@click.option("--solver", default="bwas", show_default=True)
+@registry_options("solver")
+@click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default="float32",
+              show_default=True, help="the network's hidden layers")
+@click.option("--node-limit", type=click.IntRange(min=1, max=2**62), default=None)
+@click.option("--time-limit", type=FINITE_FLOAT, default=None, help="seconds per start state")
+@click.option("--optimal-heuristic", default=None,
+              help="admissible heuristic for IDA* reference lengths where no table exists")
+@click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
+              help="torch CPU threads")
+@click.option("--out", type=click.Path(dir_okay=False), default=None,
+              help="CSV of per-state rows (a new file)")
+@click.option("--overwrite", is_flag=True, help="replace the CSV at --out if it exists")
+@click.option("--run-dir", type=click.Path(file_okay=False), default=None,
+              help="run folder (suite file, rows) [runs/evaluate-PUZZLE-TIME]")
+@click.option("--resume", is_flag=True, help="continue the evaluation in --run-dir")
+def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, seed: int, solver: str,
+                 precision: str, node_limit: int | None, time_limit: float | None,
+                 optimal_heuristic: str | None, threads: int | None, out: str | None,
+                 run_dir: str | None, resume: bool, overwrite: bool,
+                 **solver_options: str | None) -> None:
+    """Solve a fixed set of PUZZLE states with a learned heuristic; print share solved/optimal.
+
+    The evaluation is a suite (written to RUN_DIR/evaluate.toml) run by the suite runner: every
+    path is replayed, every row kept in RUN_DIR/rows.jsonl."""
+    import datetime as _dt
+
+    import torch
+
+    from bench.evaluate import SUITE_FILE, run_evaluation, suite_text, summarize
+    from bench.runner import write_atomic
+
+    if out is not None:
+        refuse_existing_file(Path(out), "--out", overwrite)
+    if threads is not None:
+        torch.set_num_threads(max(1, threads))
+    from core import registry
+
+    sargs = registry.solver_entry(solver).check_options(solver_options, "solver")
+    text = suite_text(puzzle, model, state_set, count, seed, solver, sargs, precision,
+                      time_limit, node_limit, optimal_heuristic)
+    if run_dir is None:
+        if resume:
+            raise InputError("--resume: needs --run-dir (the folder of the evaluation to continue)")
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        folder = Path("runs") / f"evaluate-{puzzle}-{stamp}"
+    else:
+        folder = Path(run_dir)
+    path = folder / SUITE_FILE
+    if resume:
+        if not path.is_file():
+            raise InputError(f"--resume: {folder} holds no evaluation ({SUITE_FILE} missing)")
+        if path.read_text() != text:
+            raise InputError(f"--resume: {folder} was made with other arguments; use another "
+                             "--run-dir")
+    else:
+        if path.exists():
+            raise InputError(f"--run-dir: {folder} already holds an evaluation; use --resume or "
+                             "another --run-dir")
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
+    df = run_evaluation(path, folder, resume=resume)
+    if out:
+        df.to_csv(out, index=False)
+    summary = summarize(df)
+    summary.update(puzzle=puzzle, model=model or "shipped", set=state_set, solver=solver,
+                   **sargs, node_limit=node_limit, time_limit=time_limit, run_dir=str(folder))
+    if precision != "float32":
+        summary.update(precision=precision)
+    click.echo(json_line(summary))

@@ -1,0 +1,26 @@
+"""``deepcubea-table2``: memory of PDBs against networks (bytes each heuristic holds)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from bench.papers import heuristic_measures
+from bench.papers.paper_table import PaperTable, Request, refuse_profile, refuse_run
+
+
+def _check(req: Request) -> None:
+    refuse_profile(req)
+    refuse_run(req)
+
+
+def _make(req: Request) -> tuple[str, pd.DataFrame]:
+    return heuristic_measures.deepcubea_tables("deepcubea-table2", req.build, req.dest, req.command)
+
+
+TABLE = PaperTable(
+    name="deepcubea-table2",
+    summary="memory of PDBs against networks (bytes each heuristic holds).",
+    make=_make, check=_check, runs="none", build=True,
+    instances="a batch of 10,000 random states per puzzle, measured on this machine",
+    published=(),
+)

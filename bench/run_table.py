@@ -1,0 +1,181 @@
+"""A run's rows as a table: loaded from ``rows.jsonl`` (or a committed ``results.csv``), every
+solved path replayed, and the derived ``results.parquet`` / ``results.csv``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.run_record import ROWS, read_rows
+from core.errors import InputError
+from core.status import Status
+
+
+def load_table(run_dir: Path) -> Any:
+    """The run's rows as a pandas DataFrame (one row per instance x configuration), every
+    solved row's path replayed (:func:`replay_solved`: one that does not replay is invalid)."""
+    rows = read_rows(Path(run_dir) / ROWS)
+    if not rows and (Path(run_dir) / "results.csv").is_file():
+        # a committed copy of a run (results/NAME/): its exported table
+        import pandas as pd
+
+        table = pd.read_csv(Path(run_dir) / "results.csv", dtype={"instance": str})
+        if "key" not in table:
+            raise InputError(f"RUN_DIR: {run_dir}/results.csv is not a run's table (no key column)")
+        rows = table.to_dict("records")
+    if not rows:
+        raise InputError(f"RUN_DIR: {run_dir} has no result rows ({ROWS})")
+    return replay_solved(rows_frame(rows))
+
+
+def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:
+    """Rows (``rows.jsonl`` objects, or records of a derived table) as a DataFrame with typed
+    columns, the last record of each key kept."""
+    import pandas as pd
+
+    df = pd.DataFrame(list(rows))
+    # the last record of a key wins (a resumed run never writes a key twice, but be safe)
+    df = df.drop_duplicates("key", keep="last").reset_index(drop=True)
+    if "heuristic" in df:  # rows naming a heuristic by a former name group with the others
+        from core.registry import canonical_heuristic
+
+        df["heuristic"] = df["heuristic"].map(
+            lambda h: canonical_heuristic(h) if isinstance(h, str) else h)
+    for col in ("length", "optimal", "lower_bound", "nodes_generated", "nodes_expanded",
+                "network_evaluations", "iterations",
+                "peak_rss_bytes", "heuristic_nbytes", "published_length", "published_nodes",
+                "solver_nodes", "scramble_depth"):
+        if col in df:
+            df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
+    for col in ("time_s", "h_start", "load_s", "heuristic_load_s", "solver_s"):
+        if col in df:
+            df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
+    return df
+
+
+def replay_solved(df: Any) -> Any:
+    """``df`` with every solved row's path replayed on its start state (``state``, ``actions``,
+    the row's puzzle and goal): a row whose path is missing, illegal, does not reach the goal or
+    whose ``length`` is not its number of moves becomes ``invalid`` (its length cleared, the
+    fault in ``error``), so no report counts it solved or optimal. A table without the columns
+    of a path (:func:`unreplayable_reason`) is returned as it is; reports say so."""
+    import pandas as pd
+
+    from core import registry
+
+    if df.empty or "status" not in df or unreplayable_reason(df) is not None:
+        return df
+    solved = df.index[df["status"] == Status.SOLVED.value]
+    if len(solved) == 0:
+        return df
+    df = df.copy()
+    if "error" not in df:
+        df["error"] = None
+    df["error"] = df["error"].astype(object)
+    faults: dict[Any, str] = {}
+    groups: dict[tuple[str, str | None], list[Any]] = {}
+
+    def cell(i: Any, col: str) -> Any:
+        v = df.at[i, col] if col in df else None
+        return None if v is None or (not isinstance(v, str) and pd.isna(v)) else v
+
+    for i in solved:
+        name, goal = cell(i, "puzzle"), cell(i, "goal")
+        groups.setdefault((str(name), None if goal is None else str(goal)), []).append(i)
+    for (name, goal), idx in groups.items():
+        try:
+            puzzle = registry.get_puzzle(name, goal=goal) if goal is not None \
+                else registry.get_puzzle(name)
+        except (InputError, ValueError, TypeError) as exc:
+            faults.update({i: f"replay: {str(exc).splitlines()[0]}" for i in idx})
+            continue
+        paths: dict[Any, tuple[np.ndarray, list[int]]] = {}
+        for i in idx:
+            try:
+                state_text, actions_text, length = cell(i, "state"), cell(i, "actions"), \
+                    cell(i, "length")
+                if state_text is None or actions_text is None:
+                    raise ValueError("no start state or path recorded")
+                state = np.array([int(v) for v in str(state_text).split()], dtype=np.int64)
+                if state.shape != (puzzle.state_dim,):
+                    raise ValueError("the start state is not one of the puzzle")
+                actions = puzzle.parse_moves(str(actions_text)) \
+                    if str(actions_text).strip() else []
+                if length is None or int(length) != len(actions):
+                    raise ValueError(f"its length {length} is not its path's {len(actions)} "
+                                     "moves")
+                paths[i] = (state.astype(puzzle.dtype), actions)
+            except (InputError, ValueError, TypeError, OverflowError, IndexError) as exc:
+                faults[i] = f"replay: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        for i in _unreplayed(puzzle, paths):
+            faults[i] = "replay: its path does not reach the goal from its start state"
+    for i, why in faults.items():
+        df.at[i, "status"] = Status.INVALID.value
+        df.at[i, "error"] = why
+        df.at[i, "length"] = pd.NA
+    return df
+
+
+#: the columns a row's replay reads
+REPLAY_COLUMNS = ("puzzle", "state", "actions", "length")
+
+
+def unreplayable_reason(df: Any) -> str | None:
+    """Why the rows of ``df`` cannot be replayed at all (a table without the columns of a path:
+    made by hand, or by a tool that dropped them), or ``None``."""
+    missing = [c for c in REPLAY_COLUMNS if c not in df]
+    return f"no {', '.join(missing)} column" if missing else None
+
+
+def _unreplayed(puzzle: Any, paths: dict[Any, tuple[np.ndarray, list[int]]]) -> list[Any]:
+    """The keys of ``paths`` (start state, moves) that do not reach ``puzzle``'s goal: all
+    paths replayed together, one batched move at a time (``Puzzle.check_solution`` per path
+    where a batch meets an illegal move)."""
+    if not paths:
+        return []
+    keys = list(paths)
+    states = np.stack([paths[k][0] for k in keys])
+    lengths = np.array([len(paths[k][1]) for k in keys])
+    moves = np.zeros((len(keys), int(lengths.max(initial=0))), dtype=np.int64)
+    for r, k in enumerate(keys):
+        moves[r, :lengths[r]] = paths[k][1]
+    try:
+        for t in range(moves.shape[1]):
+            live = np.flatnonzero(lengths > t)
+            if np.any((moves[live, t] < 0) | (moves[live, t] >= puzzle.num_actions)):
+                raise ValueError("move out of range")
+            states[live] = puzzle.apply(states[live], moves[live, t])
+        reached = np.asarray(puzzle.is_goal(states), dtype=bool)
+        return [k for k, ok in zip(keys, reached, strict=True) if not ok]
+    except (ValueError, IndexError):
+        return [k for k in keys if not puzzle.check_solution(*paths[k])]
+
+
+def invalid_replays(df: Any) -> list[str]:
+    """Keys of the rows :func:`replay_solved` made invalid (their error starts ``replay:``)."""
+    if "error" not in df:
+        return []
+    err = df["error"].astype(str)
+    return [str(k) for k in df.loc[err.str.startswith("replay:"), "key"]]
+
+
+def derive_tables(run_dir: Path) -> Any:
+    """Write ``results.parquet`` and ``results.csv`` from ``rows.jsonl``; return the DataFrame."""
+    df = load_table(run_dir)
+    write_tables(df, Path(run_dir))
+    return df
+
+
+def write_tables(df: Any, folder: Path) -> None:
+    """Write the run table ``df`` as ``results.parquet`` and ``results.csv`` in ``folder``."""
+    out = df.copy()
+    for col in out.columns:
+        if out[col].dtype == object:
+            out[col] = out[col].map(lambda v: v if v is None or isinstance(v, str)
+                                    else json.dumps(v, default=str))
+    out.to_parquet(folder / "results.parquet", index=False)
+    out.to_csv(folder / "results.csv", index=False)

@@ -1,0 +1,102 @@
+"""The worker side of a run: one task (instance x configuration) solved, its path replayed.
+
+``solve_task`` runs in the executor's worker processes (``bench.executor``); the puzzle and
+heuristic of a configuration are loaded once per worker (a small LRU cache). ``prepare_task``
+builds or loads what a configuration needs before its tasks run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from core.limits import Limits
+from core.status import Status
+
+_HEURISTICS: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
+_MAX_HEURISTICS = 2  # heavy objects kept per worker
+
+
+def payload_key(p: dict[str, Any]) -> tuple[Any, ...]:
+    return (p["puzzle"], p.get("goal"), p["heuristic"],
+            json.dumps(p.get("heuristic_args", {}), sort_keys=True))
+
+
+def _objects(p: dict[str, Any]) -> tuple[Any, Any]:
+    """``(puzzle, heuristic)`` for a payload, loaded once per worker (a small LRU cache)."""
+    from core import registry
+
+    key = payload_key(p)
+    if key in _HEURISTICS:
+        _HEURISTICS.move_to_end(key)
+        return _HEURISTICS[key]
+    while len(_HEURISTICS) >= _MAX_HEURISTICS:
+        _HEURISTICS.popitem(last=False)
+    puzzle = registry.get_puzzle(p["puzzle"], goal=p.get("goal"))
+    t0 = time.perf_counter()
+    h = registry.get_heuristic(p["heuristic"], puzzle, **p.get("heuristic_args", {}))
+    if getattr(h, "ranks_moves", False):  # force lazy loads / compilation now
+        h.log_probs(puzzle.example()[None, :])  # type: ignore[attr-defined]
+    else:
+        h(puzzle.example()[None, :])
+    if not getattr(h, "load_seconds", 0.0):
+        h.load_seconds = time.perf_counter() - t0
+    _HEURISTICS[key] = (puzzle, h)
+    return puzzle, h
+
+
+def prepare_task(payload: dict[str, Any]) -> dict[str, Any]:
+    """Build or load what a configuration needs (PDB files, models) and report its size."""
+    _HEURISTICS.clear()
+    puzzle, h = _objects(payload)
+    from core import registry
+
+    registry.get_solver(payload["solver"], **payload.get("solver_args", {}))
+    out = {"status": "ready", "heuristic_nbytes": int(h.nbytes),
+           "load_s": float(getattr(h, "load_seconds", 0.0))}
+    _HEURISTICS.clear()
+    return out
+
+
+def _prepare(payload: dict[str, Any]) -> None:
+    _objects(payload)
+
+
+def solve_task(payload: dict[str, Any]) -> dict[str, Any]:
+    """Solve one instance with one configuration; the returned path is replayed and checked."""
+    from core import registry
+    from solvers.base import SolutionError, verified
+
+    puzzle, h = _objects(payload)
+    solver = registry.get_solver(payload["solver"], **payload.get("solver_args", {}))
+    state = np.asarray(payload["state"], dtype=puzzle.dtype)
+    lim = payload.get("limits", {})
+    limits = Limits.from_dict(lim)
+    seed = int(payload.get("seed", 0))
+    np.random.seed(seed % 2**32)
+    import sys
+
+    if "torch" in sys.modules:
+        sys.modules["torch"].manual_seed(seed)
+    result = solver.run(puzzle, h, state, limits)
+    row = result.to_dict()
+    try:
+        verified(puzzle, state, result)
+    except SolutionError as exc:
+        row["status"] = Status.INVALID.value
+        row["error"] = str(exc)
+    actions = row.pop("actions")
+    row["actions"] = puzzle.format_moves(actions) if actions is not None else None
+    row["extra"] = json.dumps(row.get("extra") or {}, default=str)
+    row["heuristic_nbytes"] = int(h.nbytes)
+    row["solver_nbytes"] = int((result.extra or {}).get("table_nbytes", 0))
+    row["heuristic_load_s"] = float(getattr(h, "load_seconds", 0.0))
+    return row
+
+
+solve_task.prepare = _prepare  # type: ignore[attr-defined]
+
