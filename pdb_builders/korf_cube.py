@@ -264,10 +264,10 @@ def pattern_tables(metric: str, pattern: Pattern) -> tuple[np.ndarray, np.ndarra
 
 def goal_index(pattern: Pattern) -> int:
     """Index of the solved state in ``pattern``'s table."""
-    from pdb_builders import _cube_kernels as K
+    from puzzles._perm_ranks import rank_partial
 
     if pattern.kind == "edge":
-        return K.pos_rank(np.asarray(pattern.edges, np.int64), 12) << len(pattern.edges)
+        return int(rank_partial(np.asarray(pattern.edges, np.int64), 12)) << len(pattern.edges)
     return 0
 
 
