@@ -66,7 +66,7 @@ def tile_distances(width: int, layout: str = "blank-last") -> np.ndarray:
 
 @cache
 def _tile_distances(width: int, layout: str) -> np.ndarray:
-    from puzzles._tiles_kernels import bfs_distances
+    from puzzles._tiles_bfs import bfs_distances
 
     n = width * width
     dist = np.full(math.factorial(n), -1, dtype=np.int8)

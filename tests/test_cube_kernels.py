@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from puzzles import _cube_kernels as k
+from puzzles import _cube_coords as k
 from puzzles._perm_ranks import rank_partial_batch, unrank_partial_batch
 from puzzles.cube import Cube2, cube2_index, cube2_unindex
 

@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 
-from pdb_builders import _cube_kernels as cube_tables
+from pdb_builders import _cube_tables as cube_tables
 from pdb_builders import korf_cube as kc
 from pdb_builders import ranking
 from puzzles import _perm_ranks as R

@@ -49,7 +49,7 @@ def cube2_index(cp: np.ndarray, co: np.ndarray) -> np.ndarray:
     of those slots read as a base-3 number, most significant first (the seventh follows from the sum).
     The solved cube has index 0.
     """
-    from puzzles import _cube_kernels as k
+    from puzzles import _cube_coords as k
     from puzzles._perm_ranks import rank_partial_batch
 
     cp = _int_array(cp, (8,), "cp")
@@ -61,7 +61,7 @@ def cube2_index(cp: np.ndarray, co: np.ndarray) -> np.ndarray:
 
 def cube2_unindex(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Inverse of ``cube2_index``: ``(B,) -> (cp (B, 8), co (B, 8))`` int64."""
-    from puzzles import _cube_kernels as k
+    from puzzles import _cube_coords as k
     from puzzles._perm_ranks import unrank_partial_batch
 
     index = np.atleast_1d(np.asarray(index))
@@ -152,7 +152,7 @@ class Cube2(CubeBase):
         A Numba breadth-first search over corner permutation x twist (about a second).
         """
         if getattr(self, "_distances", None) is None:
-            from puzzles import _cube_kernels as k
+            from puzzles import _cube_coords as k
 
             perm, twist = self.coordinate_moves()
             self._distances = k.bfs_product(perm, twist, 0)

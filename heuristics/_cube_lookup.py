@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pdb_builders._cube_kernels import nibble, twist_rank
+from pdb_builders._cube_tables import nibble, twist_rank
 from puzzles._perm_ranks import rank_partial
 
 
