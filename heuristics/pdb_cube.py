@@ -67,7 +67,7 @@ class _CubePDB(Heuristic):
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
         """``(B, L)`` facelet states -> ``(B,)`` int32 lower bounds on the distance."""
-        from heuristics import _cube_kernels as K
+        from heuristics import _cube_lookup as K
 
         states = np.asarray(states)
         if states.ndim == 1:
@@ -84,7 +84,7 @@ class _CubePDB(Heuristic):
 
     def values_via_cubies(self, states: np.ndarray) -> np.ndarray:
         """The same values through ``puzzle.to_cubies`` and per-pattern indices (a reference)."""
-        from pdb_builders import _cube_kernels as K
+        from pdb_builders import _cube_tables as K
         from pdb_builders import korf_cube as kc
 
         states = np.atleast_2d(states)

@@ -33,17 +33,15 @@ def _as_perms(states: np.ndarray) -> np.ndarray:
 
 def perm_ranks(states: np.ndarray) -> np.ndarray:
     """Lexicographic ranks of permutations: ``(B, n) -> (B,)`` int64 (``(n,)`` -> ``(1,)``)."""
-    from puzzles._tiles_kernels import perm_rank_batch
+    from puzzles._perm_ranks import rank_partial_batch
 
     perms = _as_perms(states)
-    out = np.empty(perms.shape[0], dtype=np.int64)
-    perm_rank_batch(perms, out)
-    return out
+    return rank_partial_batch(perms, perms.shape[1])
 
 
 def perm_unranks(ranks: np.ndarray, n: int) -> np.ndarray:
     """Permutations of lexicographic ``ranks`` (B,): ``(B, n)`` uint8."""
-    from puzzles._tiles_kernels import perm_unrank_batch
+    from puzzles._perm_ranks import perm_unrank_batch
 
     r = np.atleast_1d(np.asarray(ranks, dtype=np.int64))
     if r.ndim != 1:
@@ -68,7 +66,7 @@ def tile_distances(width: int, layout: str = "blank-last") -> np.ndarray:
 
 @cache
 def _tile_distances(width: int, layout: str) -> np.ndarray:
-    from puzzles._tiles_kernels import bfs_distances
+    from puzzles._tiles_bfs import bfs_distances
 
     n = width * width
     dist = np.full(math.factorial(n), -1, dtype=np.int8)

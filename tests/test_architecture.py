@@ -47,3 +47,15 @@ def test_no_two_modules_of_a_package_import_each_other():
                         and not b.startswith(a + "."):
                     faults.append(f"{a} <-> {b}")
     assert not faults, "\n".join(sorted(set(faults)))
+
+
+def test_private_module_names_are_unique_across_packages():
+    """A ``_``-prefixed module is named by what it holds: no two packages hold one of the same
+    file name (``__init__`` and ``__main__`` aside)."""
+    seen: dict[str, list[str]] = {}
+    for pkg in LAYERS:
+        for path in (ROOT / pkg).rglob("_*.py"):
+            if path.name not in ("__init__.py", "__main__.py"):
+                seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    faults = {name: paths for name, paths in seen.items() if len(paths) > 1}
+    assert not faults, faults

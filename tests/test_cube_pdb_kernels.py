@@ -8,8 +8,9 @@ from collections import deque
 import numpy as np
 import pytest
 
-from pdb_builders import _cube_kernels as K
+from pdb_builders import _cube_tables as K
 from pdb_builders import korf_cube as kc
+from puzzles._perm_ranks import rank_partial, unrank_partial
 
 # ----------------------------------------------------------------------------- naive references
 
@@ -59,13 +60,13 @@ def naive_pattern_bfs(metric: str, key, size: int) -> dict:
 
 @pytest.mark.nojit
 @pytest.mark.parametrize("n,k", [(5, 5), (8, 3), (12, 2), (7, 7)])
-def test_pos_rank_is_lexicographic_index(n, k):
+def test_cube_position_rank_is_lexicographic_index(n, k):
     out = np.empty(k, dtype=np.int64)
     for r, perm in enumerate(itertools.permutations(range(n), k)):
         if r % 7 and r > 50:
             continue  # every 7th beyond the first few keeps the no-JIT run short
-        assert K.pos_rank(np.array(perm, dtype=np.int64), n) == r
-        K.pos_unrank(r, k, n, out)
+        assert rank_partial(np.array(perm, dtype=np.int64), n) == r
+        unrank_partial(r, n, k, out)
         assert tuple(out) == perm
 
 
@@ -199,7 +200,7 @@ def test_edge_pattern_bfs_matches_naive_bfs(metric):
         assert stats["layers"][0] == 1 and sum(stats["layers"]) == pat.size
         for key, d in naive.items():
             pos, flips = key[:2], key[2:]
-            idx = (K.pos_rank(np.array(pos, dtype=np.int64), 12) << 2) | flips[0] | (flips[1] << 1)
+            idx = (int(rank_partial(np.array(pos, dtype=np.int64), 12)) << 2) | flips[0] | (flips[1] << 1)
             assert table[idx] == d
 
 

@@ -49,24 +49,26 @@ def cube2_index(cp: np.ndarray, co: np.ndarray) -> np.ndarray:
     of those slots read as a base-3 number, most significant first (the seventh follows from the sum).
     The solved cube has index 0.
     """
-    from puzzles import _cube_kernels as k
+    from puzzles import _cube_coords as k
+    from puzzles._perm_ranks import rank_partial_batch
 
     cp = _int_array(cp, (8,), "cp")
     co = _int_array(co, (8,), "co")
     p = cp[:, CUBE2_SLOTS]
     p = np.where(p == 7, DBL, p)
-    return k.rank_perms(p) * CUBE2_TWISTS + k.rank_base(np.ascontiguousarray(co[:, :6]), 3)
+    return rank_partial_batch(p, 7) * CUBE2_TWISTS + k.rank_base(np.ascontiguousarray(co[:, :6]), 3)
 
 
 def cube2_unindex(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Inverse of ``cube2_index``: ``(B,) -> (cp (B, 8), co (B, 8))`` int64."""
-    from puzzles import _cube_kernels as k
+    from puzzles import _cube_coords as k
+    from puzzles._perm_ranks import unrank_partial_batch
 
     index = np.atleast_1d(np.asarray(index))
     if index.ndim != 1 or not np.issubdtype(index.dtype, np.integer):
         raise ValueError(f"index: expected a 1-D integer array, got {index.dtype} {index.shape}")
     index = index.astype(np.int64)
-    p = k.unrank_perms(index // CUBE2_TWISTS, 7)
+    p = unrank_partial_batch(index // CUBE2_TWISTS, 7, 7)
     p = np.where(p == DBL, 7, p)
     cp = np.full((index.shape[0], 8), DBL, dtype=np.int64)
     cp[:, CUBE2_SLOTS] = p
@@ -150,7 +152,7 @@ class Cube2(CubeBase):
         A Numba breadth-first search over corner permutation x twist (about a second).
         """
         if getattr(self, "_distances", None) is None:
-            from puzzles import _cube_kernels as k
+            from puzzles import _cube_coords as k
 
             perm, twist = self.coordinate_moves()
             self._distances = k.bfs_product(perm, twist, 0)

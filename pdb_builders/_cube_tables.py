@@ -17,8 +17,9 @@ map ``inv[j] = i``) and its orientation there changes by ``m.co[i]`` / ``m.eo[i]
 Coordinates (all ranks are mixed-radix "partial permutation" ranks: the ``j``-th tracked
 piece's position is encoded by how many still-free positions lie below it):
 
-* ``pos_rank(pos, n)``: ranks the positions ``pos[0..k-1]`` of ``k`` tracked pieces among ``n``
-  positions, ``0 .. n!/(n-k)! - 1``; the solved arrangement ``pos[j] == j`` has rank 0.
+* ``rank_partial(pos, n)`` (``puzzles._perm_ranks``): ranks the positions ``pos[0..k-1]`` of
+  ``k`` tracked pieces among ``n`` positions, ``0 .. n!/(n-k)! - 1``; the solved arrangement
+  ``pos[j] == j`` has rank 0.
 * corner twist: ``sum_{i<n-1} co[i] * 3**(n-2-i)`` over positions (the last is implied).
 * edge pattern of ``k`` tracked edges: ``rank << k | flips`` where bit ``j`` of ``flips`` is the
   flip of the ``j``-th tracked edge. Its move table ``comb[P, a]`` holds ``newP << k | mask``
@@ -32,49 +33,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from puzzles._perm_ranks import rank_partial, unrank_partial
+
 UNSEEN = 255
 
 
 # ----------------------------------------------------------------------------- ranking
-@njit(cache=True)
-def pos_rank(pos: np.ndarray, n: int) -> int:
-    """Rank of the positions ``pos (k,)`` of ``k`` distinct pieces among ``n`` positions."""
-    k = pos.shape[0]
-    used = 0
-    r = 0
-    for j in range(k):
-        p = pos[j]
-        below = 0
-        for q in range(p):
-            if (used >> q) & 1:
-                below += 1
-        r = r * (n - j) + (p - below)
-        used |= 1 << p
-    return r
-
-
-@njit(cache=True)
-def pos_unrank(r: int, k: int, n: int, out: np.ndarray) -> None:
-    """Inverse of :func:`pos_rank`: write the ``k`` positions of rank ``r`` into ``out (k,)``."""
-    digits = np.empty(k, dtype=np.int64)
-    for j in range(k - 1, -1, -1):
-        radix = n - j
-        digits[j] = r % radix
-        r //= radix
-    used = 0
-    for j in range(k):
-        d = digits[j]
-        p = 0
-        while True:
-            if not (used >> p) & 1:
-                if d == 0:
-                    break
-                d -= 1
-            p += 1
-        out[j] = p
-        used |= 1 << p
-
-
 @njit(cache=True)
 def twist_rank(co: np.ndarray, n: int) -> int:
     """Twist coordinate of the first ``n - 1`` of ``n`` corner orientations ``co``."""
@@ -110,11 +74,11 @@ def pos_move_table(k: int, n: int, inv: np.ndarray) -> np.ndarray:
     pos = np.empty(k, dtype=np.int64)
     new = np.empty(k, dtype=np.int64)
     for r in range(size):
-        pos_unrank(r, k, n, pos)
+        unrank_partial(r, n, k, pos)
         for a in range(num_moves):
             for j in range(k):
                 new[j] = inv[a, pos[j]]
-            table[r, a] = pos_rank(new, n)
+            table[r, a] = rank_partial(new, n)
     return table
 
 
@@ -152,14 +116,14 @@ def edge_move_table(k: int, inv: np.ndarray, flip: np.ndarray) -> np.ndarray:
     pos = np.empty(k, dtype=np.int64)
     new = np.empty(k, dtype=np.int64)
     for r in range(size):
-        pos_unrank(r, k, 12, pos)
+        unrank_partial(r, 12, k, pos)
         for a in range(num_moves):
             mask = 0
             for j in range(k):
                 q = inv[a, pos[j]]
                 new[j] = q
                 mask |= flip[a, q] << j
-            table[r, a] = (pos_rank(new, 12) << k) | mask
+            table[r, a] = (rank_partial(new, 12) << k) | mask
     return table
 
 
@@ -184,7 +148,7 @@ def corner_coords(cp: np.ndarray, co: np.ndarray, relabel: np.ndarray) -> np.nda
             if li >= 0:
                 pos[relabel[cp[b, i]]] = li
                 ori[li] = co[b, i]
-        out[b, 0] = pos_rank(pos, n)
+        out[b, 0] = rank_partial(pos, n)
         out[b, 1] = twist_rank(ori, n)
     return out
 
@@ -204,7 +168,7 @@ def edge_coords(ep: np.ndarray, eo: np.ndarray, tracked: np.ndarray) -> np.ndarr
             p = where[tracked[j]]
             pos[j] = p
             flips |= eo[b, p] << j
-        out[b] = (pos_rank(pos, 12) << k) | flips
+        out[b] = (rank_partial(pos, 12) << k) | flips
     return out
 
 

@@ -1,4 +1,5 @@
-"""Numba kernels for cube coordinates: permutation / orientation ranking and breadth-first search.
+"""Numba kernels for cube coordinates: orientation ranking and breadth-first search (permutations
+are ranked by ``puzzles._perm_ranks``).
 
 Arrays and scalars only; the public wrappers in ``puzzles.cube`` check shapes and dtypes.
 """
@@ -7,28 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
-# one Lehmer-code ranking serves the tiles and the cubes
-from puzzles._tiles_kernels import perm_rank as rank_perm
-from puzzles._tiles_kernels import perm_unrank as unrank_perm
-
-
-@njit(cache=True)
-def rank_perms(perms: np.ndarray) -> np.ndarray:
-    """Ranks ``(B,)`` of permutations ``(B, n)``."""
-    out = np.empty(perms.shape[0], dtype=np.int64)
-    for b in range(perms.shape[0]):
-        out[b] = rank_perm(perms[b])
-    return out
-
-
-@njit(cache=True)
-def unrank_perms(ranks: np.ndarray, n: int) -> np.ndarray:
-    """Permutations ``(B, n)`` of the ranks ``(B,)``."""
-    out = np.empty((ranks.shape[0], n), dtype=np.int64)
-    for b in range(ranks.shape[0]):
-        unrank_perm(ranks[b], n, out[b])
-    return out
 
 
 @njit(cache=True)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pdb_builders._cube_kernels import nibble, pos_rank, twist_rank
+from pdb_builders._cube_tables import nibble, twist_rank
+from puzzles._perm_ranks import rank_partial
 
 
 @njit(cache=True, inline="always")
@@ -48,7 +49,7 @@ def _edge_index(ep: np.ndarray, eo: np.ndarray, where: np.ndarray, tracked: np.n
         p = where[tracked[j]]
         pos[j] = p
         flips |= eo[p] << j
-    return (pos_rank(pos[:k], 12) << k) | flips
+    return (rank_partial(pos[:k], 12) << k) | flips
 
 
 @njit(cache=True)
@@ -114,7 +115,7 @@ def pdb_values_from_facelets(states: np.ndarray, cf: np.ndarray, ef: np.ndarray,
                     return b
                 cpos[lc] = li
                 cori[li] = co[i]
-        out[b] = korf_value(pos_rank(cpos, n), twist_rank(cori, n),
+        out[b] = korf_value(rank_partial(cpos, n), twist_rank(cori, n),
                             _edge_index(ep, eo, where, edges1, epos),
                             _edge_index(ep, eo, where, edges2, epos), cpart, nt, ctab, tab1, tab2)
     return -1
