@@ -1,7 +1,7 @@
 """Model evaluation as a suite: one learned model, one solver, a fixed set of start states.
 
-``bench train evaluate`` writes a suite file for its arguments into a run folder and runs it with
-the suite runner (the same planning, rows, replay checks, reference optima and resumability as
+``bench train evaluate`` builds a suite for its arguments (``evaluation_suite``), writes its
+file into a run folder and runs it with the suite runner (the same planning, rows, replay checks, reference optima and resumability as
 ``bench run suite``), then prints a one-line summary. The file is kept, so the evaluation can
 be resumed or repeated with ``bench run suite RUN/evaluate.toml``.
 
@@ -13,7 +13,6 @@ table, GF(2) on Lights Out, or IDA* with ``optimal_heuristic`` when one is given
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -22,23 +21,11 @@ import pandas as pd
 
 from core import registry
 from core.errors import InputError
+from core.limits import Limits
 from core.status import Status
+from suites.schema import ConfigSpec, InstanceSetSpec, Profile, Suite, check_suite
 
 SUITE_FILE = "evaluate.toml"
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {value!r} as TOML")
 
 
 def model_heuristic(puzzle: str, model: str | None) -> str:
@@ -52,26 +39,27 @@ def model_heuristic(puzzle: str, model: str | None) -> str:
     return "policy" if load_checkpoint(resolve_model(puzzle, model))["target"] == "policy" else "davi"
 
 
-def suite_text(puzzle: str, model: str | None, state_set: str, count: int, seed: int,
-               solver: str, solver_args: dict[str, Any], precision: str,
-               time_limit: float | None, node_limit: int | None,
-               optimal_heuristic: str | None) -> str:
-    """The suite file of one evaluation (checked when it is loaded)."""
+def evaluation_suite(path: Path, puzzle: str, model: str | None, state_set: str, count: int,
+                     seed: int, solver: str, solver_args: dict[str, Any], precision: str,
+                     time_limit: float | None, node_limit: int | None,
+                     optimal_heuristic: str | None) -> Suite:
+    """The suite of one evaluation, to be kept as ``path`` (checked like a suite file)."""
     from suites.reference import auto_rule
 
     p = registry.get_puzzle(puzzle)
     rule = auto_rule(p, optimal_heuristic)
-    inst: dict[str, Any] = {"name": "states", "optimal": rule}
     if state_set == "deepcubea":
-        inst.update(source="deepcubea")
+        inst = InstanceSetSpec(name="states", source="deepcubea", optimal=rule)
     elif state_set == "uniform":
-        inst.update(source="uniform", count=count, seed=seed)
+        inst = InstanceSetSpec(name="states", source="uniform", count=count, seed=seed,
+                               optimal=rule)
     elif state_set.startswith("scramble:"):
         try:
             depth = int(state_set.split(":", 1)[1])
         except ValueError:
             raise InputError(f"--set: expected scramble:DEPTH, got {state_set!r}") from None
-        inst.update(source="scramble", depth=[depth], count=count, seed=seed)
+        inst = InstanceSetSpec(name="states", source="scramble", depth=(depth,), count=count,
+                               seed=seed, optimal=rule)
     else:
         raise InputError(f"--set: expected deepcubea, uniform or scramble:DEPTH, got {state_set!r}")
     hargs: dict[str, Any] = {"precision": precision}
@@ -82,20 +70,18 @@ def suite_text(puzzle: str, model: str | None, state_set: str, count: int, seed:
         users = "/".join(n for n in registry.SOLVERS if registry.takes_policy(n))
         raise InputError(f"--solver: the model is a policy (it ranks moves, gives no distance); "
                          f"it is searched with {users}, not {solver}")
-    limits = {k: v for k, v in (("time_s", time_limit), ("nodes", node_limit)) if v is not None}
-    cfg: dict[str, Any] = {"name": "model", "heuristic": heuristic, "solver": solver,
-                           "heuristic_args": hargs}
-    if solver_args:
-        cfg["solver_args"] = solver_args
-    lines = ["# bench train evaluate: one learned model, one solver, fixed start states",
-             "[suite]", f"name = {_toml('evaluate-' + puzzle)}", f"puzzle = {_toml(puzzle)}", ""]
-    if limits:
-        lines += ["[limits]", *(f"{k} = {_toml(v)}" for k, v in limits.items()), ""]
-    lines += ["[[instances]]", *(f"{k} = {_toml(v)}" for k, v in inst.items()), ""]
-    lines += ["[[configs]]", *(f"{k} = {_toml(v)}" for k, v in cfg.items()), ""]
-    lines += ["[profiles.evaluate]", f"limit = {count}",
-              'description = "the first COUNT states of the set"', ""]
-    return "\n".join(lines)
+    cfg = ConfigSpec(name="model", heuristic=heuristic, solver=solver, heuristic_args=hargs,
+                     solver_args=dict(solver_args))
+    profile = Profile(name="evaluate", limit=count,
+                      description="the first COUNT states of the set")
+    return check_suite(Suite(
+        name="evaluate-" + puzzle, puzzle=puzzle, path=path, description="",
+        instance_sets={inst.name: inst}, configs={cfg.name: cfg},
+        limits=Limits(time_s=time_limit, nodes=node_limit), profiles={profile.name: profile}))
+
+
+#: the first line of an evaluation's suite file
+COMMENT = "bench train evaluate: one learned model, one solver, fixed start states"
 
 
 def run_evaluation(suite_path: Path, run_dir: Path, resume: bool = False,

@@ -445,3 +445,118 @@ def load_suite(name_or_path: str | Path) -> Suite:
     except OSError as exc:
         raise InputError(f"SUITE: cannot read {str(path)!r}: {exc.strerror or exc}") from None
     return parse_suite(path, data)
+
+
+# --------------------------------------------------------------------------- suites built in code
+def _limits_data(limits: Limits) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if limits.time_s is not None:
+        out["time_s"] = limits.time_s
+    if limits.nodes is not None:
+        out["nodes"] = limits.nodes
+    if limits.memory_bytes is not None:
+        out["memory_mb"] = limits.memory_bytes // MIB
+    return out
+
+
+def _set_data(s: InstanceSetSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": s.name, "source": s.source}
+    optional: dict[str, Any] = {
+        "goal": s.goal, "path": s.path, "format": s.format,
+        "depth": list(s.depth) if s.depth else None, "count": s.count,
+        "seed": s.seed if s.seed else None, "optimal": s.optimal if s.optimal != "none" else None,
+        "fallback": s.fallback, "citation": s.citation or None,
+        "description": s.description or None, "rotations": s.rotations or None,
+        "solver_nodes_below": s.solver_nodes_below}
+    out.update({k: v for k, v in optional.items() if v is not None})
+    return out
+
+
+def _config_data(c: ConfigSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": c.name, "heuristic": c.heuristic, "solver": c.solver}
+    if c.heuristic_args:
+        out["heuristic_args"] = dict(c.heuristic_args)
+    if c.solver_args:
+        out["solver_args"] = dict(c.solver_args)
+    if c.instance_sets is not None:
+        out["instances"] = list(c.instance_sets)
+    if c.limits is not None:
+        out["limits"] = _limits_data(c.limits)
+    if c.description:
+        out["description"] = c.description
+    return out
+
+
+def _profile_data(p: Profile) -> dict[str, Any]:
+    optional: dict[str, Any] = {
+        "instances": list(p.instance_sets) if p.instance_sets is not None else None,
+        "configs": list(p.configs) if p.configs is not None else None, "limit": p.limit,
+        "limits": _limits_data(p.limits) if p.limits is not None else None,
+        "description": p.description or None}
+    return {k: v for k, v in optional.items() if v is not None}
+
+
+def suite_data(suite: Suite) -> dict[str, Any]:
+    """The tables of ``suite`` as a suite file holds them (``parse_suite`` reads them back into
+    an equal ``Suite``)."""
+    head: dict[str, Any] = {"name": suite.name, "puzzle": suite.puzzle}
+    if suite.description:
+        head["description"] = suite.description
+    if suite.figures:
+        head["figures"] = list(suite.figures)
+    data: dict[str, Any] = {"suite": head}
+    limits = _limits_data(suite.limits)
+    if limits:
+        data["limits"] = limits
+    data["instances"] = [_set_data(s) for s in suite.instance_sets.values()]
+    data["configs"] = [_config_data(c) for c in suite.configs.values()]
+    data["profiles"] = {name: _profile_data(p) for name, p in suite.profiles.items()}
+    return data
+
+
+def check_suite(suite: Suite) -> Suite:
+    """``suite``, built in code, validated as a suite file of it would be (registry names,
+    options, instance sets), with its arguments checked and completed the same way; faults are
+    one-line ``InputError`` naming ``suite.path`` and the key."""
+    return parse_suite(suite.path, suite_data(suite))
+
+
+def toml_value(value: Any) -> str:
+    """One TOML value: a boolean, number, string, list or inline table."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        import json
+
+        return json.dumps(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def suite_toml(suite: Suite, comment: str = "") -> str:
+    """The text of a suite file of ``suite`` (``load_suite`` of it gives an equal suite), with
+    ``comment`` as its first line."""
+    data = suite_data(suite)
+    lines = [f"# {comment}"] if comment else []
+
+    def table(name: str, values: dict[str, Any]) -> None:
+        lines.append(name)
+        lines.extend(f"{k} = {toml_value(v)}" for k, v in values.items())
+        lines.append("")
+
+    table("[suite]", data["suite"])
+    if "limits" in data:
+        table("[limits]", data["limits"])
+    for s in data["instances"]:
+        table("[[instances]]", s)
+    for c in data["configs"]:
+        table("[[configs]]", c)
+    for name, p in data["profiles"].items():
+        key = name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else toml_value(name)
+        table(f"[profiles.{key}]", p)
+    return "\n".join(lines)

@@ -229,3 +229,16 @@ def test_fig2_title_names_the_batch_sizes_of_the_run():
                                   '{"s.batch": 1000, "s.weight": 0.1}']})
     assert _bwas_batches(df) == "1,000 / 10,000"
     assert _bwas_batches(pd.DataFrame({"params": ["{}"]})) == "n/a"
+
+
+def test_every_table_is_declared_with_figures_that_exist():
+    import importlib
+
+    for table in papers.declarations():
+        assert papers.PAPERS[table.name].startswith("bench.papers.")
+        assert table.runs in ("none", "one", "several") and table.summary and table.instances
+        for name in table.published:
+            module, _, attr = name.partition(":")
+            assert hasattr(importlib.import_module(module), attr), name
+        if table.runs == "none":
+            assert table.profile is None

@@ -197,3 +197,20 @@ def test_korf1982_goal_is_an_8_puzzle_layout(tmp_path):
     bad = ok.replace('puzzle = "puzzle8"', 'puzzle = "puzzle15"')
     with pytest.raises(InputError, match=r"instances\[0\].goal: korf1982 is an 8-puzzle layout"):
         _parse(tmp_path, bad)
+
+
+@pytest.mark.parametrize("name", sorted(suite_paths()))
+def test_a_suite_built_in_code_is_the_suite_its_file_gives(name):
+    """Every committed suite as data (``suite_data``) and as text (``suite_toml``) reads back
+    into an equal ``Suite``; a suite built in code is checked like a file (``check_suite``)."""
+    import dataclasses
+
+    from suites.schema import check_suite, suite_toml
+
+    s = load_suite(name)
+    assert check_suite(s) == s
+    text = suite_toml(s, comment="written from the dataclass")
+    assert parse_suite(s.path, tomllib.loads(text)) == s
+    bad = dataclasses.replace(s, puzzle="nope")
+    with pytest.raises(InputError, match=r"suite\.puzzle"):
+        check_suite(bad)

@@ -263,8 +263,9 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
 
     import torch
 
-    from bench.evaluate import SUITE_FILE, run_evaluation, suite_text, summarize
+    from bench.evaluate import COMMENT, SUITE_FILE, evaluation_suite, run_evaluation, summarize
     from bench.runner import write_atomic
+    from suites.schema import load_suite, suite_data, suite_toml
 
     if out is not None:
         refuse_existing_file(Path(out), "--out", overwrite)
@@ -273,8 +274,6 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
     from core import registry
 
     sargs = registry.solver_entry(solver).check_options(solver_options, "solver")
-    text = suite_text(puzzle, model, state_set, count, seed, solver, sargs, precision,
-                      time_limit, node_limit, optimal_heuristic)
     if run_dir is None:
         if resume:
             raise InputError("--resume: needs --run-dir (the folder of the evaluation to continue)")
@@ -283,10 +282,16 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
     else:
         folder = Path(run_dir)
     path = folder / SUITE_FILE
+    suite = evaluation_suite(path, puzzle, model, state_set, count, seed, solver, sargs,
+                             precision, time_limit, node_limit, optimal_heuristic)
     if resume:
         if not path.is_file():
             raise InputError(f"--resume: {folder} holds no evaluation ({SUITE_FILE} missing)")
-        if path.read_text() != text:
+        try:
+            same = suite_data(load_suite(path)) == suite_data(suite)
+        except InputError:
+            same = False
+        if not same:
             raise InputError(f"--resume: {folder} was made with other arguments; use another "
                              "--run-dir")
     else:
@@ -294,7 +299,7 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
             raise InputError(f"--run-dir: {folder} already holds an evaluation; use --resume or "
                              "another --run-dir")
         folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text)
+        write_atomic(path, suite_toml(suite, comment=COMMENT))
     df = run_evaluation(path, folder, resume=resume)
     if out:
         df.to_csv(out, index=False)

@@ -9,8 +9,8 @@ policy ranks moves and gives no distance, so it has no BWAS row. An optimal solv
 reference lengths where one finishes: IDA* with the PDB on the 15-puzzle, GF(2) elimination on
 Lights Out (a row of its own beside the guides); the cube has none.
 
-The searches of a puzzle are one generated suite (``guides.toml`` in its run folder, like
-``bench train evaluate``'s ``evaluate.toml``) run by the suite runner: every path replayed,
+The searches of a puzzle are one suite built in code (:func:`guides_suite`, kept as
+``guides.toml`` in its run folder, like ``bench train evaluate``'s ``evaluate.toml``) run by the suite runner: every path replayed,
 every row kept, a second run resumes the first. The run records the models it used
 (``models.json``); a run folder whose rows were made with other models is refused.
 """
@@ -30,6 +30,7 @@ import pandas as pd
 
 from bench.papers.learned_guides import COLUMNS, published_rows, summarize
 from core.errors import InputError
+from core.limits import MIB, Limits
 from experiments.learned_guides.guide_models import (
     DAVI_CHECK_EVERY,
     TARGETS,
@@ -39,6 +40,14 @@ from experiments.learned_guides.guide_models import (
     ensure_model,
     given_model,
     network_text,
+)
+from suites.schema import (
+    ConfigSpec,
+    InstanceSetSpec,
+    Profile,
+    Suite,
+    check_suite,
+    suite_toml,
 )
 
 
@@ -207,31 +216,31 @@ def configs(puzzle: str, models: dict[str, Path], widths: tuple[int, ...]) -> li
     return out
 
 
-def suite_text(puzzle: str, cfgs: list[Config], limit: int) -> str:
-    """The suite file of ``puzzle``'s searches (checked when it is loaded)."""
-    from bench.evaluate import _toml
+#: the first line of a puzzle's suite file
+COMMENT = ("bench paper learned-guides: guides under the same searches, DeepCubeA's test states "
+           "(our uniform random states where they are absent)")
+
+
+def guides_suite(puzzle: str, cfgs: list[Config], limit: int, path: Path) -> Suite:
+    """The suite of ``puzzle``'s searches, to be kept as ``path`` (checked like a suite file)."""
+    from core import registry
 
     spec = PUZZLES[puzzle]
-    goal = [f"goal = {_toml(spec.goal)}"] if spec.goal else []
-    lines = ["# bench paper learned-guides: guides under the same searches, DeepCubeA's test "
-             "states (our uniform random states where they are absent)",
-             "[suite]", f"name = {_toml('learned-guides-' + puzzle)}", f"puzzle = {_toml(puzzle)}",
-             "", "[limits]", f"time_s = {_toml(TIME_S)}", f"memory_mb = {spec.memory_mb}", "",
-             "[[instances]]", 'name = "deepcubea"', 'source = "deepcubea"', 'fallback = "uniform"',
-             *goal, f"optimal = {_toml(spec.optimal)}", "",
-             "[[instances]]", 'name = "uniform"', 'source = "uniform"', f"count = {limit}",
-             "seed = 0", *goal, f"optimal = {_toml(spec.optimal)}", ""]
-    for c in cfgs:
-        lines += ["[[configs]]", f"name = {_toml(c.name)}", f"solver = {_toml(c.solver)}"]
-        if c.heuristic is not None:
-            lines.append(f"heuristic = {_toml(c.heuristic)}")
-        if c.heuristic_args:
-            lines.append(f"heuristic_args = {_toml(c.heuristic_args)}")
-        if c.solver_args:
-            lines.append(f"solver_args = {_toml(c.solver_args)}")
-        lines.append("")
-    lines += ["[profiles.default]", 'instances = ["deepcubea"]', f"limit = {limit}", ""]
-    return "\n".join(lines)
+    sets = [InstanceSetSpec(name="deepcubea", source="deepcubea", fallback="uniform",
+                            goal=spec.goal, optimal=spec.optimal),
+            InstanceSetSpec(name="uniform", source="uniform", count=limit, seed=0,
+                            goal=spec.goal, optimal=spec.optimal)]
+    configs = [ConfigSpec(name=c.name, solver=c.solver,
+                          heuristic=c.heuristic if c.heuristic is not None
+                          else registry.check_solver_heuristic(c.solver, None),
+                          heuristic_args=dict(c.heuristic_args), solver_args=dict(c.solver_args))
+               for c in cfgs]
+    return check_suite(Suite(
+        name="learned-guides-" + puzzle, puzzle=puzzle, path=path, description="",
+        instance_sets={s.name: s for s in sets}, configs={c.name: c for c in configs},
+        limits=Limits(time_s=TIME_S, memory_bytes=spec.memory_mb * MIB),
+        profiles={"default": Profile(name="default", instance_sets=("deepcubea",),
+                                     limit=limit)}))
 
 
 def model_digest(path: Path, puzzle: str) -> str:
@@ -282,18 +291,13 @@ def run_suite(puzzle: str, cfgs: list[Config], models: dict[str, GuideModel], ru
     """Run (or resume) ``puzzle``'s suite in ``run_dir``; returns the plan."""
     from bench import runner
     from bench.executor import LocalExecutor
-    from suites.schema import load_suite
 
     run_dir.mkdir(parents=True, exist_ok=True)
     used = {m.key: model_digest(m.path, puzzle) for m in models.values()}
     _check_models(run_dir, used)
-    text = suite_text(puzzle, cfgs, limit)
-    draft = run_dir / f".{SUITE_FILE}"  # checked against the rows before it replaces the suite
-    runner.write_atomic(draft, text)
-    try:
-        plan = runner.plan_run(load_suite(draft), "default", (), limit)
-    finally:
-        draft.unlink(missing_ok=True)
+    suite = guides_suite(puzzle, cfgs, limit, run_dir / SUITE_FILE)
+    # planned (and checked against the rows) before its file replaces the run's
+    plan = runner.plan_run(suite, "default", (), limit)
     rows = runner.read_rows(run_dir / runner.ROWS)
     fps = {t.key: runner.task_fingerprint(t.payload) for t in plan.tasks}
     changed = [r["key"] for r in rows if r["key"] in fps and r.get("fingerprint") is not None
@@ -308,8 +312,7 @@ def run_suite(puzzle: str, cfgs: list[Config], models: dict[str, GuideModel], ru
         except (OSError, ValueError):
             before = {}
     runner.write_atomic(run_dir / MODELS_JSON, json.dumps({**before, **used}, indent=2))
-    runner.write_atomic(run_dir / SUITE_FILE, text)
-    plan.suite = load_suite(run_dir / SUITE_FILE)  # the run records the file it keeps
+    runner.write_atomic(run_dir / SUITE_FILE, suite_toml(suite, comment=COMMENT))
     done = {r["key"] for r in rows}
     pending = {t.payload["heuristic"] for t in plan.tasks if t.key not in done}
     build_tables(puzzle, [c for c in cfgs if c.heuristic in pending], threads)

@@ -102,15 +102,17 @@ BWAS = {
 @pytest.mark.shared
 @pytest.mark.parametrize("puzzle_name", list(BWAS))
 def test_bwas_on_deepcubea_test_sets(benchmark, deepcubea, puzzle_name, tmp_path):
-    from bench.evaluate import SUITE_FILE, run_evaluation, suite_text, summarize
+    from bench.evaluate import SUITE_FILE, evaluation_suite, run_evaluation, summarize
+    from suites.schema import suite_toml
 
     if not (SHIPPED_DIR / puzzle_name / "model.pt").is_file():
         pytest.skip(f"no shipped model for {puzzle_name}")
     count = int(os.environ.get("BENCH_DAVI_COUNT", "50"))
     seconds = float(os.environ.get("BENCH_DAVI_TIME", "60"))
     path = tmp_path / SUITE_FILE
-    path.write_text(suite_text(puzzle_name, None, "deepcubea", count, 0, "bwas", BWAS[puzzle_name],
-                               "float32", seconds, None, None))
+    path.write_text(suite_toml(evaluation_suite(path, puzzle_name, None, "deepcubea", count, 0,
+                                                "bwas", BWAS[puzzle_name], "float32", seconds,
+                                                None, None)))
     df = benchmark.pedantic(run_evaluation, args=(path, tmp_path), kwargs={"progress": False},
                             rounds=1, iterations=1)
     summary = summarize(df)
