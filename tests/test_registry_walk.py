@@ -194,7 +194,7 @@ def test_declared_options_check_types_and_ranges():
     with pytest.raises(InputError, match="--weight: must be in"):
         registry.get_solver("bwas", weight=1.5)
     with pytest.raises(InputError, match="--precision: expected float32 or bfloat16"):
-        registry.HEURISTICS["davi"].check_options({"precision": "int8"})
+        registry.heuristic_entry("davi").check_options({"precision": "int8"})
 
 
 def test_every_pdb_is_declared_once_and_the_catalog_follows():
