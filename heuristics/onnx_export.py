@@ -116,7 +116,7 @@ def _search(ckpt_path: Path, puzzle_name: str, policy: bool) -> dict[str, Any]:
         except (ValueError, OSError, AttributeError):
             rec = None
     if isinstance(rec, dict) and rec.get("solver") in SEARCH_SOLVERS and \
-            (not policy or rec["solver"] == "beam"):
+            (not policy or registry.takes_policy(rec["solver"])):
         options = registry.solver_entry(rec["solver"]).options
         return {"solver": rec["solver"], **{o.name: rec[o.name] for o in options if o.name in rec}}
     return {"solver": "beam", "width": registry.beam_width(puzzle_name)}

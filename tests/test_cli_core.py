@@ -71,7 +71,7 @@ def test_a_heuristic_whose_module_fails_to_import_is_one_line_exit_2(argv):
             f"from bench.cli import main; main({argv!r})\n")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 2 and "Traceback" not in res.stderr
-    assert res.stderr.count("\n") == 1 and "davi: cannot be loaded" in res.stderr
+    assert res.stderr.count("\n") == 1 and "value-net: cannot be loaded" in res.stderr
     assert "torch" in res.stderr
 
 

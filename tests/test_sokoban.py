@@ -390,7 +390,7 @@ def test_learned_profile_uses_the_shipped_model_or_names_it(capsys, tmp_path):
         rows = [json.loads(x) for x in (tmp_path / "run" / "rows.jsonl").read_text().splitlines()]
         # the runner marks a row solved only after replaying its path to a goal
         assert len(rows) == 1 and rows[0]["status"] == "solved" and rows[0]["length"] > 0
-        assert rows[0]["heuristic"] == "davi" and rows[0]["solver"] == "bwas"
+        assert rows[0]["heuristic"] == "value-net" and rows[0]["solver"] == "bwas"
         return
     with pytest.raises(SystemExit) as exc:
         main(args)
