@@ -437,18 +437,18 @@ HEURISTICS: dict[str, Entry] = {
               "Sokoban: pushes of the best assignment of boxes to goals (Hungarian algorithm)", {},
               {"puzzles": "sokoban*", "admissible": True, "consistent": True, "kernel": False,
                "needs_pdb": False}),
-        Entry("davi", "heuristics.davi.heuristic:LearnedHeuristic",
+        Entry("davi", "heuristics.value_net:ValueNetHeuristic",
               "network trained by deep approximate value iteration (DeepCubeA)", {},
               {"puzzles": LEARNED_PUZZLES, "admissible": False, "consistent": False, "kernel": False,
                "needs_model": True}, (MODEL, DEVICE, PRECISION)),
-        Entry("policy", "heuristics.davi.policy:PolicyHeuristic",
+        Entry("policy", "heuristics.policy_net:PolicyNetHeuristic",
               "move-prediction network (EfficientCube): ranks moves, gives no distance estimate; "
               "beam search only", {},
               {"puzzles": LEARNED_PUZZLES, "admissible": False, "consistent": False,
                "kernel": False, "needs_model": True, "ranks_moves": True},
               (replace(MODEL, help="policy model: a name, run folder or file (bench train "
                        "policy)", default_text="the shipped PUZZLE-policy"), DEVICE, PRECISION)),
-        Entry("davi-multigoal", "heuristics.davi.multigoal:MultiGoalHeuristic",
+        Entry("davi-multigoal", "heuristics.multigoal:MultiGoalHeuristic",
               "a tree of goal networks (multi-goal DeepCubeA, Moravej): min over goals of "
               "f_i + d_i; searches also stop at the tree's goals", {},
               {"puzzles": ONE_GOAL_PUZZLES, "admissible": False, "consistent": False, "kernel": False,

@@ -367,7 +367,7 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
                 try:
                     rec = registry.recommended_search(hentry, puzzle, hargs.get("model"))
                     if rec is None:
-                        from heuristics.davi.heuristic import recommended_search
+                        from learning.model_store import recommended_search
 
                         rec = recommended_search(puzzle, hargs.get("model"))
                 except InputError as exc:

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from heuristics.davi.distributed import Dist, launch
-from heuristics.davi.train import TrainConfig, Trainer
+from learning.distributed import Dist, launch
+from learning.train import TrainConfig, Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -126,7 +126,7 @@ def test_phipat2020_table_runs_capped_bwas(tmp_path, monkeypatch):
             {"puzzle": "puzzle35", "max_iterations": 4000, "weight": 0.7, "batch": 64,
              "solved": "99/100", "mean_length": 101.88}]
     monkeypatch.setattr(paper, "PHIPAT2020", rows)
-    from heuristics.davi import heuristic as learned
+    from learning import heuristic as learned
 
     shipped = learned.known_models()  # as if puzzle35 shipped no model
     monkeypatch.setattr(learned, "known_models",

@@ -170,7 +170,7 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
         elif learned:
             rec = registry.recommended_search(entry, p.name, model)
             if rec is None:
-                from heuristics.davi.heuristic import recommended_search
+                from learning.model_store import recommended_search
 
                 rec = recommended_search(p.name, model)
             solver_name = rec["solver"]

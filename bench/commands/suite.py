@@ -350,7 +350,7 @@ def import_cmd(path: Path, puzzle: str | None, out: Path | None) -> None:
 def _check_models(puzzle: str, configs: Iterable[ConfigSpec]) -> None:
     """Stop before running when a ``davi`` configuration's model is missing (one line, naming
     the configuration and the training command) rather than failing every one of its rows."""
-    from heuristics.davi.heuristic import resolve_model
+    from learning.model_store import resolve_model
 
     for c in configs:
         if c.heuristic == "davi":

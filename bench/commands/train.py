@@ -12,7 +12,7 @@ import click
 
 from bench.commands.common import FINITE_FLOAT, goal_option, json_line, registry_options
 from core.errors import InputError
-from heuristics.davi.limits import MAX_BATCH, MAX_WIDTH
+from learning.limits import MAX_BATCH, MAX_WIDTH
 
 # options that shape a run; with --resume the run's own values are used and these must be absent
 # (except --epsilon and --walk: changed from the resumed iteration on, and recorded)
@@ -119,7 +119,7 @@ def refuse_existing_file(path: Path, flag: str, overwrite: bool) -> None:
 
 
 def _default_folder(target: str, puzzle: str, opts: dict[str, Any]) -> Path:
-    from heuristics.davi.heuristic import user_models_dir
+    from learning.model_store import user_models_dir
 
     if opts.get("out"):
         return Path(opts["out"])
@@ -133,7 +133,7 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
     from contextlib import nullcontext
 
     from bench.runner import run_lock
-    from heuristics.davi.distributed import Dist
+    from learning.distributed import Dist
 
     dist = Dist.from_env()
     if opts.get("resume") and opts.get("out") is None:
@@ -164,8 +164,8 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
 def _train(target: str, puzzle: str, opts: dict[str, Any], dist: Any) -> None:
     import torch
 
-    from heuristics.davi.heuristic import user_models_dir
-    from heuristics.davi.train import TrainConfig, Trainer
+    from learning.model_store import user_models_dir
+    from learning.train import TrainConfig, Trainer
 
     opts.pop("nproc", None)
     threads = opts.pop("threads")
@@ -187,7 +187,7 @@ def _train(target: str, puzzle: str, opts: dict[str, Any], dist: Any) -> None:
     if arch is not None and opts.get("resume"):
         raise InputError("--resume continues with the run's own network; drop --arch")
     if arch is not None:
-        from heuristics.davi.model import ARCH_PRESET, preset_arch
+        from learning.model_config import ARCH_PRESET, preset_arch
 
         if opts.get("preset") is None:
             opts["preset"] = ARCH_PRESET[arch]
@@ -250,7 +250,7 @@ def _launch(target: str, puzzle: str, opts: dict[str, Any], nproc: int) -> None:
 
     import torch
 
-    from heuristics.davi.distributed import launch
+    from learning.distributed import launch
 
     device = opts.get("device")
     if device == "cuda" or (device in (None, "auto") and torch.cuda.is_available()):
@@ -366,9 +366,9 @@ def multigoal_cmd(puzzle: str, children: int, height: int, step: int | None, tar
     """Train a multi-goal model (Moravej): a tree of goals, one network per goal."""
     import torch
 
-    from heuristics.davi.model import ARCH_PRESET, preset_arch
-    from heuristics.davi.multigoal import TREE_FILE
-    from heuristics.davi.train import TrainConfig, make_puzzle
+    from learning.model_config import ARCH_PRESET, preset_arch
+    from learning.multigoal import TREE_FILE
+    from learning.train import TrainConfig, make_puzzle
 
     if threads is not None:
         torch.set_num_threads(threads)
@@ -403,7 +403,7 @@ def _train_multigoal(p: Any, folder: Path, cfg: Any, children: int, height: int,
                      cpu_limit: float | None) -> None:
     import numpy as np
 
-    from heuristics.davi.multigoal import TREE_FILE, GoalTree, grow_tree, train_tree
+    from learning.multigoal import TREE_FILE, GoalTree, grow_tree, train_tree
 
     seed = cfg.seed
     if (folder / TREE_FILE).is_file():
@@ -448,7 +448,7 @@ def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int,
 
     import torch
 
-    from heuristics.davi.train import TrainConfig, Trainer
+    from learning.train import TrainConfig, Trainer
 
     if threads is not None:
         torch.set_num_threads(threads)
@@ -516,7 +516,9 @@ def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str,
     import torch
 
     from core import registry
-    from heuristics.davi.model import FastForward, ModelConfig, ResnetFC, num_parameters
+    from learning.devices import num_parameters
+    from learning.model_config import ModelConfig
+    from learning.networks import FastForward, build_network
 
     if threads is not None:
         torch.set_num_threads(threads)
@@ -542,7 +544,7 @@ def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str,
 
     click.echo(f"{'network':<10} {'params':>11} {'precision':<9} {'chunk':>7} {'states/s':>12}")
     for preset in presets or ("small", "mlp"):
-        net = ResnetFC(ModelConfig.preset(preset, p.state_dim, p.num_symbols)).to(dev).eval()
+        net = build_network(ModelConfig.preset(preset, p.state_dim, p.num_symbols)).to(dev).eval()
         n = num_parameters(net)
         with torch.inference_mode():
             rate = best(net)
@@ -563,8 +565,8 @@ def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str,
 @click.option("--overwrite", is_flag=True, help="replace the checkpoint at --out if it exists")
 def import_cmd(puzzle: str, state_dict: str, out: str | None, overwrite: bool) -> None:
     """Convert DeepCubeA's published model_state_dict.pt for PUZZLE into a checkpoint."""
-    from heuristics.davi.deepcubea_import import import_deepcubea
-    from heuristics.davi.heuristic import user_models_dir
+    from learning.deepcubea_import import import_deepcubea
+    from learning.model_store import user_models_dir
 
     path = Path(out) if out else user_models_dir() / f"deepcubea-{puzzle}" / "model.pt"
     refuse_existing_file(path, "--out", overwrite)
@@ -576,9 +578,11 @@ def import_cmd(puzzle: str, state_dict: str, out: str | None, overwrite: bool) -
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per model")
 def models_cmd(as_json: bool) -> None:
     """List shipped and trained models with their training figures."""
-    from heuristics.davi.checkpoint import load_checkpoint
-    from heuristics.davi.heuristic import SHIPPED_DIR, known_models
-    from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters
+    from learning.checkpoint import load_checkpoint
+    from learning.devices import num_parameters
+    from learning.model_config import ModelConfig
+    from learning.model_store import SHIPPED_DIR, known_models
+    from learning.networks import build_network
 
     rows: list[dict[str, Any]] = []
     for name, path in known_models().items():
@@ -598,7 +602,7 @@ def models_cmd(as_json: bool) -> None:
             "where": "shipped" if SHIPPED_DIR in path.parents else "trained",
             "puzzle": ck["puzzle"],
             "target": ck["target"],
-            "parameters": num_parameters(ResnetFC(ModelConfig.from_dict(ck["model_config"]))),
+            "parameters": num_parameters(build_network(ModelConfig.from_dict(ck["model_config"]))),
             "iteration": ck.get("iteration"),
             "target_updates": ck.get("target_updates"),
             "loss": m.get("loss"),

@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from heuristics.davi.checkpoint import inference_copy, load_checkpoint, save_checkpoint
-from heuristics.davi.heuristic import SHIPPED_DIR
+from learning.checkpoint import inference_copy, load_checkpoint, save_checkpoint
+from learning.model_store import SHIPPED_DIR
 
 SIZE_NOTE = (
     "Network size: DeepCubeA's published network (first layer 5,000, residual width 1,000, "
@@ -95,7 +95,7 @@ def set_search(name: str, search: dict[str, Any], dest_root: Path = SHIPPED_DIR)
     and the index. The solver and its options are checked against the registry."""
     from core import registry
     from core.errors import InputError
-    from heuristics.davi.heuristic import SEARCH_SOLVERS
+    from learning.model_store import SEARCH_SOLVERS
 
     if search.get("solver") not in SEARCH_SOLVERS:
         raise InputError(f"search: solver must be one of {', '.join(SEARCH_SOLVERS)}, "

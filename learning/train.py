@@ -17,7 +17,7 @@ Diffusion (the supervised target used by CayleyPy): regress ``J(s)`` on the scra
 Policy (move prediction, EfficientCube): the network has one output per move and is trained by
 cross-entropy to predict the move that undoes the last move of the walk that made ``s`` (Lights
 Out: the uniform distribution over the pressed cells); illegal tile moves are masked in the loss.
-No target network. Details in :mod:`heuristics.davi.policy`. Its monitoring rows (below) give,
+No target network. Details in :mod:`heuristics.policy_net`. Its monitoring rows (below) give,
 per depth, the mean probability of the correct moves (``mean_pred``) and the share a greedy
 rollout of the most probable move solves.
 
@@ -26,11 +26,11 @@ length (cheap: no children are evaluated), then the target network is set to the
 DAVI's Bellman targets take over, starting from the diffusion estimate instead of from zero.
 
 Data. With ``data="tensor"`` (the default of new runs) walks, children and goal masks are made
-as tensor operations on the training device (:mod:`heuristics.davi.walks`); ``data="numpy"``
-(runs made before it, and puzzles without a tensor form) uses :mod:`heuristics.davi.data`. The
+as tensor operations on the training device (:mod:`learning.walks`); ``data="numpy"``
+(runs made before it, and puzzles without a tensor form) uses :mod:`learning.data`. The
 target network evaluates children through ``FastForward`` (batch norm folded, embedding-bag
 input), in bfloat16 when ``amp`` is set. ``walk="canonical"`` (new runs): cube walks without
-same-axis cancellations (:mod:`heuristics.davi.walks`), whose lengths are closer to the distance.
+same-axis cancellations (:mod:`learning.walks`), whose lengths are closer to the distance.
 
 Monitoring, every C iterations and at the end (DeepCubeA's Figure 3), into the run folder:
 
@@ -63,7 +63,7 @@ import torch
 from torch.nn import functional as F
 
 from core.errors import InputError
-from heuristics.davi.checkpoint import (
+from learning.checkpoint import (
     TARGETS,
     CheckpointError,
     check_puzzle,
@@ -72,22 +72,17 @@ from heuristics.davi.checkpoint import (
     non_finite,
     save_checkpoint,
 )
-from heuristics.davi.data import Batch, BatchProducer, random_walks
-from heuristics.davi.limits import MAX_BATCH, MAX_WIDTH
-from heuristics.davi.model import (
-    FastForward,
-    ModelConfig,
-    ResnetFC,
-    infer_chunk,
-    num_parameters,
-    resolve_device,
-)
-from heuristics.davi.policy import legal_moves, masked_logits, policy_loss
-from heuristics.davi.walks import TensorBatch, TensorDomain, batch_generator, domain_for
+from learning.data import Batch, BatchProducer, random_walks
+from learning.devices import infer_chunk, num_parameters, resolve_device
+from learning.limits import MAX_BATCH, MAX_WIDTH
+from learning.model_config import ModelConfig
+from learning.networks import ARCHITECTURES, FastForward, Network, build_network
+from learning.targets.policy import legal_moves, masked_logits, policy_loss
+from learning.walks import TensorBatch, TensorDomain, batch_generator, domain_for
 from puzzles.base import Puzzle
 
 if TYPE_CHECKING:
-    from heuristics.davi.distributed import Dist
+    from learning.distributed import Dist
 
 #: per-puzzle defaults (k_max, epsilon, check_every): DeepCubeA's values for the puzzles of its
 #: paper; for cube2 (diameter 14 qtm) and puzzle8 (diameter 31) a K above the diameter and a
@@ -266,21 +261,7 @@ def model_config_for(puzzle: Puzzle, cfg: TrainConfig) -> ModelConfig:
 
 def _model_config(puzzle: Puzzle, cfg: TrainConfig) -> ModelConfig:
     base = ModelConfig.preset(cfg.preset, puzzle.state_dim, puzzle.num_symbols)
-    if base.arch == "cnn":  # --h1: channels, --res-dim: linear units, --num-blocks: convolutions
-        width = int(round(base.state_dim ** 0.5))  # a 3x3 board takes two 2x2 convolutions
-        return ModelConfig(base.state_dim, base.one_hot_depth, cfg.h1 or base.h1,
-                           cfg.res_dim or base.res_dim, 0, arch="cnn",
-                           layers=min(base.layers, max(1, width - 1)) if cfg.num_blocks is None
-                           else cfg.num_blocks)
-    if base.arch == "mlp":  # --h1 sets the width, --num-blocks the number of hidden layers
-        width = cfg.h1 or base.h1
-        return ModelConfig(base.state_dim, base.one_hot_depth, width, width, 0, arch="mlp",
-                           layers=base.layers if cfg.num_blocks is None else cfg.num_blocks)
-    return ModelConfig(
-        base.state_dim, base.one_hot_depth,
-        cfg.h1 or base.h1, cfg.res_dim or base.res_dim,
-        base.num_blocks if cfg.num_blocks is None else cfg.num_blocks,
-    )
+    return ARCHITECTURES[base.arch].sized(base, cfg.h1, cfg.res_dim, cfg.num_blocks)
 
 
 # --------------------------------------------------------------------------- evaluation helpers
@@ -432,7 +413,7 @@ class Trainer:
     """One training run in ``out_dir``; ``Trainer.resume(out_dir)`` continues it exactly.
 
     ``dist``: this process's place among several training processes (DistributedDataParallel,
-    :mod:`heuristics.davi.distributed`); each trains on its shard of every global batch, and
+    :mod:`learning.distributed`); each trains on its shard of every global batch, and
     only the first (rank 0) monitors, logs and saves."""
 
     def __init__(self, cfg: TrainConfig, out_dir: str | Path, puzzle: Puzzle | None = None,
@@ -450,9 +431,9 @@ class Trainer:
         self.progress = progress and (dist is None or dist.main)
         torch.manual_seed(self.cfg.seed)
         self.model_config = model_config_for(self.puzzle, self.cfg)
-        self.model = ResnetFC(self.model_config).to(self.device)
+        self.model = build_network(self.model_config).to(self.device)
         self._ddp: torch.nn.Module | None = None  # the model inside DistributedDataParallel
-        self.target: ResnetFC | None = None
+        self.target: Network | None = None
         self._fast_target: FastForward | None = None
         self.domain: TensorDomain | None = (
             domain_for(self.puzzle, self.device, canonical=self.cfg.walk == "canonical")
@@ -535,7 +516,7 @@ class Trainer:
             t.model.load_state_dict(ckpt["model"])
             if ckpt.get("target_model") is not None:
                 part = "target_model"
-                t.target = ResnetFC(t.model_config).to(t.device)
+                t.target = build_network(t.model_config).to(t.device)
                 t.target.load_state_dict(ckpt["target_model"])
                 t.target.eval()
             part = "optimizer"
@@ -798,7 +779,7 @@ class Trainer:
     def _set_target(self) -> None:
         """Replace the target network by a copy of the trained one."""
         if self.target is None:
-            self.target = ResnetFC(self.model_config).to(self.device)
+            self.target = build_network(self.model_config).to(self.device)
         self.target.load_state_dict(self.model.state_dict())
         self.target.eval()
         self._fast_target = None
@@ -965,7 +946,7 @@ class Trainer:
         rows = self.dist.shard(cfg.batch) if self.dist is not None else None
         if cfg.target == "policy":
             if self.domain is None:  # a goal set (Sokoban): labelled reverse walks in numpy
-                from heuristics.davi.data import make_policy_batch
+                from learning.data import make_policy_batch
 
                 return make_policy_batch(self.puzzle, iteration, cfg.seed, cfg.batch,
                                          cfg.k_max, rows=rows)
@@ -975,7 +956,7 @@ class Trainer:
         if self.domain is not None:
             return self.domain.batch(iteration, cfg.seed, cfg.batch, cfg.k_max, children,
                                      cfg.backtrack, rows=rows)
-        from heuristics.davi.data import make_batch
+        from learning.data import make_batch
 
         return make_batch(self.puzzle, iteration, cfg.seed, cfg.batch, cfg.k_max, children,
                           cfg.backtrack, rows=rows)
@@ -1026,7 +1007,7 @@ class Trainer:
         if self.dist is None:
             restore = _stop_on_sigterm()
         else:
-            from heuristics.davi.distributed import stop_on_signals
+            from learning.distributed import stop_on_signals
 
             restore = stop_on_signals(stop)
         try:
