@@ -9,7 +9,7 @@ interval ``DAVI_CHECK_EVERY``) and stopped
 after the same process CPU time (``bench train ... --cpu-limit M``, monitoring excluded).
 
 ``ensure_model`` makes the model of a guide in its folder with the trainer of ``bench train``
-(:class:`learning.train.Trainer`): a folder without a run is trained from scratch; a run
+(:class:`learning.trainer.Trainer`): a folder without a run is trained from scratch; a run
 stopped before its budget (interrupted) is resumed exactly where it stopped and trained for the
 rest of it; a finished run is reused. The budget is recorded in the run's training options
 (``extra.cpu_budget_minutes``); a run made for another budget is refused, never retrained or
@@ -112,7 +112,7 @@ def network_text(models: Sequence[GuideModel] = ()) -> str:
 
 def train_config(puzzle: str, target: str, minutes: float) -> Any:
     """The ``TrainConfig`` of a guide (its budget recorded in ``extra``)."""
-    from learning.train import TrainConfig
+    from learning.train_config import TrainConfig
 
     per = TRAINING.get(puzzle, {})
     settings: dict[str, Any] = {**NETWORK, "k_max": per.get("k_max")}
@@ -157,7 +157,7 @@ def ensure_model(puzzle: str, target: str, folder: Path, minutes: float, threads
     when a training starts and ends (the run logs every check to its ``log.csv``)."""
     import torch
 
-    from learning.train import Trainer
+    from learning.trainer import Trainer
 
     folder = Path(folder)
     if not (isinstance(minutes, int | float) and math.isfinite(minutes) and minutes > 0):

@@ -1,7 +1,7 @@
 """Move-prediction (policy) networks: their loss, their move distribution, and the ``policy``
 heuristic (EfficientCube, Takano 2023).
 
-Training (``bench train policy PUZZLE``, target ``policy`` of :class:`learning.train.Trainer`).
+Training (``bench train policy PUZZLE``, target ``policy`` of :class:`learning.trainer.Trainer`).
 Batches of random walks from the goal, ``k ~ U[1, K]`` moves each, made as tensor operations
 (:meth:`learning.walks.TensorDomain.policy_batch`); a walk never plays a move right after
 its inverse. The network (any architecture of :mod:`learning.model`, with one output per

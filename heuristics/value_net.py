@@ -25,6 +25,7 @@ from heuristics.base import Heuristic, IdaSpec
 from learning.checkpoint import check_puzzle, load_checkpoint
 from learning.inference import NetworkEvaluator
 from learning.model_store import resolve_model
+from learning.targets import TARGETS
 from puzzles.base import Puzzle
 
 
@@ -43,10 +44,10 @@ class ValueNetHeuristic(NetworkEvaluator, Heuristic):
         ckpt = load_checkpoint(self.model_path)
         check_puzzle(ckpt, puzzle, self.model_path)
         self.trained_target: str = ckpt["target"]
-        if self.trained_target == "policy":
+        if not TARGETS[self.trained_target].values:
             raise InputError(f"--model: {self.model_path} is a policy (it ranks moves, gives no "
                              "distance); use it with --heuristic policy --solver beam")
-        self.name = "davi" if self.trained_target == "davi" else self.trained_target
+        self.name = self.trained_target
         self.info: dict[str, Any] = {
             k: ckpt.get(k) for k in ("target", "iteration", "target_updates", "states_seen",
                                      "metrics", "input_adapter")

@@ -141,7 +141,7 @@ def train_tree(puzzle: Puzzle, tree: GoalTree, cfg: Any, folder: Path, iteration
                progress: bool = False, max_cpu_seconds: float | None = None) -> list[dict]:
     """Train one network per goal for ``iterations // G`` iterations each (resuming runs that
     exist), ``max_cpu_seconds`` likewise split; returns each run's last metrics."""
-    from learning.train import Trainer
+    from learning.trainer import Trainer
 
     tree.save(folder)
     g = len(tree.goals)

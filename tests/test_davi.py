@@ -19,8 +19,11 @@ from learning.checkpoint import CheckpointError, load_checkpoint, weights_digest
 from learning.data import make_batch, random_walks
 from learning.devices import num_parameters, parameter_bytes
 from learning.model_config import ModelConfig
+from learning.monitoring import greedy_rollout
 from learning.networks import build_network
-from learning.train import TrainConfig, Trainer, bellman_targets, greedy_rollout
+from learning.targets.davi import bellman_targets
+from learning.train_config import TrainConfig
+from learning.trainer import Trainer
 
 
 @pytest.fixture(scope="module")

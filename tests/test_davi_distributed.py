@@ -22,7 +22,8 @@ import pytest
 import torch
 
 from learning.distributed import Dist, launch
-from learning.train import TrainConfig, Trainer
+from learning.train_config import TrainConfig
+from learning.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,7 +13,8 @@ from core.errors import InputError
 from learning.devices import num_parameters
 from learning.model_config import ModelConfig
 from learning.networks import FastForward, build_network
-from learning.train import TrainConfig, Trainer
+from learning.train_config import TrainConfig
+from learning.trainer import Trainer
 from learning.walks import batch_generator, domain_for
 
 FAMILIES = ["cube2", "cube3", "cube3-htm", "puzzle8", "puzzle15", "lightsout7"]

@@ -12,7 +12,7 @@ from core.limits import Limits
 from core.status import Status
 from heuristics.multigoal import MultiGoalHeuristic
 from learning.multigoal import GoalTree, grow_tree, train_tree, with_goal
-from learning.train import TrainConfig
+from learning.train_config import TrainConfig
 
 
 def test_goal_tree_paths_lead_to_the_final_goal():

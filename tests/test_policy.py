@@ -18,7 +18,8 @@ from heuristics.base import Heuristic
 torch = pytest.importorskip("torch")
 
 from learning.targets.policy import policy_loss  # noqa: E402
-from learning.train import TrainConfig, Trainer  # noqa: E402
+from learning.train_config import TrainConfig  # noqa: E402
+from learning.trainer import Trainer  # noqa: E402
 from learning.walks import batch_generator, domain_for  # noqa: E402
 from solvers.beam import BeamSearch  # noqa: E402
 from tests.test_davi_cli import bench  # noqa: E402

@@ -105,7 +105,7 @@ def test_a_diverging_resume_keeps_the_last_good_checkpoint(run8, tmp_path, capsy
 
 def test_a_step_that_makes_weights_non_finite_is_never_saved(run8, tmp_path):
     from core.errors import InputError
-    from learning.train import Trainer
+    from learning.trainer import Trainer
 
     run = tmp_path / "run"
     shutil.copytree(run8, run)

@@ -322,7 +322,8 @@ def tiny_net(tmp_path_factory):
     """A tiny DAVI network trained for a few iterations on reverse-played generated levels."""
     import torch
 
-    from learning.train import TrainConfig, Trainer
+    from learning.train_config import TrainConfig
+    from learning.trainer import Trainer
 
     torch.set_num_threads(1)
     out = tmp_path_factory.mktemp("sokoban-davi") / "run"
@@ -365,7 +366,8 @@ def test_training_batches_are_reverse_played_generated_rooms(p):
 def test_diffusion_trains_on_generated_levels(tmp_path):
     import torch
 
-    from learning.train import TrainConfig, Trainer
+    from learning.train_config import TrainConfig
+    from learning.trainer import Trainer
 
     torch.set_num_threads(1)
     cfg = TrainConfig(puzzle="sokoban", target="diffusion", preset="mlp-tiny", batch=32,

@@ -165,7 +165,8 @@ def _train(target: str, puzzle: str, opts: dict[str, Any], dist: Any) -> None:
     import torch
 
     from learning.model_store import user_models_dir
-    from learning.train import TrainConfig, Trainer
+    from learning.train_config import TrainConfig
+    from learning.trainer import Trainer
 
     opts.pop("nproc", None)
     threads = opts.pop("threads")
@@ -368,7 +369,7 @@ def multigoal_cmd(puzzle: str, children: int, height: int, step: int | None, tar
 
     from learning.model_config import ARCH_PRESET, preset_arch
     from learning.multigoal import TREE_FILE
-    from learning.train import TrainConfig, make_puzzle
+    from learning.train_config import TrainConfig, make_puzzle
 
     if threads is not None:
         torch.set_num_threads(threads)
@@ -448,7 +449,8 @@ def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int,
 
     import torch
 
-    from learning.train import TrainConfig, Trainer
+    from learning.train_config import TrainConfig
+    from learning.trainer import Trainer
 
     if threads is not None:
         torch.set_num_threads(threads)

@@ -30,7 +30,8 @@ from learning.devices import num_parameters, parameter_bytes
 from learning.model_config import ModelConfig
 from learning.model_store import SHIPPED_DIR
 from learning.networks import build_network
-from learning.train import TrainConfig, Trainer
+from learning.train_config import TrainConfig
+from learning.trainer import Trainer
 
 SIZES = {"shipped": (256, 128, 2), "small": (512, 256, 2), "deepcubea": (5000, 1000, 4)}
 

@@ -89,9 +89,10 @@ def test_bwas_with_network_cube2(benchmark):
 
 def test_training_step(benchmark, tmp_path):
     """One DAVI training step on the 2x2x2 cube (the small preset, a batch of 1,000 states)."""
-    _need("learning.train")
+    _need("learning.trainer")
     from learning.data import make_batch
-    from learning.train import TrainConfig, Trainer
+    from learning.train_config import TrainConfig
+    from learning.trainer import Trainer
 
     trainer = Trainer(TrainConfig(puzzle="cube2", batch=1000, device="cpu"), tmp_path,
                       progress=False)

@@ -234,7 +234,7 @@ def cli_page() -> str:
 #: modules with an API page (mkdocstrings reads their docstrings)
 API_MODULES = [
     "core.registry", "core.errors", "core.status", "core.limits", "core.rows", "core.paths",
-    "puzzles.base", "heuristics.base", "solvers.base", "suites.schema", "suites.reference",
+    "puzzles.base", "learning.targets.base", "heuristics.base", "solvers.base", "suites.schema", "suites.reference",
     "bench.runner", "bench.report",
 ]
 
