@@ -1,10 +1,10 @@
-"""Move-prediction (policy) networks: their loss, their move distribution, and the ``policy``
-heuristic (EfficientCube, Takano 2023).
+"""Move-prediction (policy) networks: their move distribution and the ``policy`` heuristic
+(EfficientCube, Takano 2023); their training target and loss: :mod:`learning.targets.policy`.
 
 Training (``bench train policy PUZZLE``, target ``policy`` of :class:`learning.trainer.Trainer`).
 Batches of random walks from the goal, ``k ~ U[1, K]`` moves each, made as tensor operations
 (:meth:`learning.walks.TensorDomain.policy_batch`); a walk never plays a move right after
-its inverse. The network (any architecture of :mod:`learning.model`, with one output per
+its inverse. The network (any architecture of :mod:`learning.networks`, with one output per
 move) gives move logits; the label is the move that undoes the walk's last move, and the loss is
 the cross-entropy of the softmax over the *legal* moves (tiles: a move off the board gets no
 probability, in the loss as in search). Lights Out: presses commute and each undoes itself, so a

@@ -42,7 +42,7 @@ def preset_arch(name: str) -> str:
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Sizes of a ``ResnetFC``. ``one_hot_depth`` may exceed the puzzle's ``num_symbols``
+    """Sizes of a network (:mod:`learning.networks`). ``one_hot_depth`` may exceed the puzzle's ``num_symbols``
     (DeepCubeA's Lights Out network one-hot encodes 0/1 with depth 6)."""
 
     state_dim: int
