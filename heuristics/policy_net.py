@@ -42,6 +42,7 @@ from learning.checkpoint import check_puzzle, load_checkpoint
 from learning.inference import NetworkEvaluator
 from learning.model_config import ModelConfig
 from learning.model_store import policy_model
+from learning.targets import TARGETS
 from learning.targets.policy import legal_moves, masked_logits
 from puzzles.base import Puzzle
 
@@ -61,7 +62,7 @@ class PolicyNetHeuristic(NetworkEvaluator, Heuristic):
         self.model_path = policy_model(puzzle.name, model)
         ckpt = load_checkpoint(self.model_path)
         check_puzzle(ckpt, puzzle, self.model_path)
-        if ckpt["target"] != "policy":
+        if TARGETS[ckpt["target"]].values:
             raise InputError(f"--model: {self.model_path} is a {ckpt['target']} value network, "
                              "not a policy; use it with --heuristic davi")
         config = ModelConfig.from_dict(ckpt["model_config"])

@@ -46,6 +46,12 @@ class Network(nn.Module):
         ``--num-blocks`` (each None: the preset's)."""
         raise NotImplementedError
 
+    @classmethod
+    def card_text(cls, mc: dict[str, Any]) -> str:
+        """How a model card describes a network of the recorded sizes ``mc``."""
+        return (f"one-hot input {mc['state_dim']} x {mc['one_hot_depth']}, first layer {mc['h1']}, "
+                f"residual width {mc['res_dim']}, {mc['num_blocks']} residual blocks")
+
     def inference_form(self, dtype: torch.dtype) -> InferenceForm:
         """The eval-mode computation of this network in ``dtype``, a snapshot of its weights."""
         raise NotImplementedError

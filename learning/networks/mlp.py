@@ -35,6 +35,11 @@ class MlpNet(FullyConnected):
         return ModelConfig(base.state_dim, base.one_hot_depth, width, width, 0, arch="mlp",
                            layers=base.layers if num_blocks is None else num_blocks)
 
+    @classmethod
+    def card_text(cls, mc: dict[str, Any]) -> str:
+        return (f"one-hot input {mc['state_dim']} x {mc['one_hot_depth']}, {mc.get('layers')} "
+                f"hidden layers of {mc['h1']} (batch norm, ReLU), linear output")
+
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
         x = F.relu(self.input_bn(self.input(self.one_hot(codes))))
         for lin, bn in zip(self.mlp, self.mlp_bn, strict=True):

@@ -28,6 +28,10 @@ class Target:
     name = ""
     #: True when the network estimates a distance (False: it ranks moves)
     values = True
+    #: True when the run keeps a target network (updates counted, ``epsilon`` applies)
+    target_network = False
+    #: how a model card names the target
+    card_text = "regression on the random-walk length (diffusion distance)"
 
     def check_config(self, cfg: TrainConfig) -> None:
         """``InputError`` for options this target does not take."""

@@ -80,6 +80,8 @@ class DaviTarget(ValueTarget):
     """Bellman targets from a target network (module docstring)."""
 
     name = "davi"
+    target_network = True
+    card_text = "DAVI (deep approximate value iteration)"
 
     def check_config(self, cfg: TrainConfig) -> None:
         pass  # every option applies
