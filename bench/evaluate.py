@@ -33,8 +33,8 @@ def model_heuristic(puzzle: str, model: str | None) -> str:
     ``davi`` (a distance estimate; the shipped model when ``model`` is None)."""
     if model is None:
         return "davi"
-    from heuristics.davi.checkpoint import load_checkpoint
-    from heuristics.davi.heuristic import resolve_model
+    from learning.checkpoint import load_checkpoint
+    from learning.model_store import resolve_model
 
     return "policy" if load_checkpoint(resolve_model(puzzle, model))["target"] == "policy" else "davi"
 

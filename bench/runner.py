@@ -166,11 +166,11 @@ def model_digest(puzzle: str, heuristic: str, hargs: dict[str, Any]) -> str | No
             files = sorted(f for f in folder.rglob("*") if f.is_file()
                            and (f.suffix == ".pt" or f.name == "tree.json"))
         elif heuristic == "policy":
-            from heuristics.davi.policy import policy_model
+            from learning.model_store import policy_model
 
             files = [policy_model(puzzle, model)]
         else:
-            from heuristics.davi.heuristic import resolve_model
+            from learning.model_store import resolve_model
 
             files = [resolve_model(puzzle, model)]
     except (InputError, OSError):

@@ -219,20 +219,20 @@ HEURISTICS: dict[str, Entry[HeuristicProps]] = {
         Entry("sokoban-matching", "heuristics.sokoban:PushMatching",
               "Sokoban: pushes of the best assignment of boxes to goals (Hungarian algorithm)", {},
               HeuristicProps("sokoban*", admissible=True, consistent=True)),
-        Entry(VALUE_NET, "heuristics.davi.heuristic:LearnedHeuristic",
+        Entry(VALUE_NET, "heuristics.value_net:ValueNetHeuristic",
               "value network: a trained cost-to-go estimate (DAVI as in DeepCubeA, diffusion "
               "distance, ...)", {},
               HeuristicProps(LEARNED_PUZZLES, needs_model=True, aliases=("davi",),
-                             recommend="heuristics.davi.heuristic:recommended_search"),
+                             recommend="learning.model_store:recommended_search"),
               (MODEL, DEVICE, PRECISION)),
-        Entry("policy", "heuristics.davi.policy:PolicyHeuristic",
+        Entry("policy", "heuristics.policy_net:PolicyNetHeuristic",
               "move-prediction network (EfficientCube): ranks moves, gives no distance estimate; "
               "beam search only", {},
               HeuristicProps(LEARNED_PUZZLES, needs_model=True, ranks_moves=True,
                              default_solver="beam", default_note="the search that takes a policy"),
               (replace(MODEL, help="policy model: a name, run folder or file (bench train "
                        "policy)", default_text="the shipped PUZZLE-policy"), DEVICE, PRECISION)),
-        Entry("davi-multigoal", "heuristics.davi.multigoal:MultiGoalHeuristic",
+        Entry("davi-multigoal", "heuristics.multigoal:MultiGoalHeuristic",
               "a tree of goal networks (multi-goal DeepCubeA, Moravej): min over goals of "
               "f_i + d_i; searches also stop at the tree's goals", {},
               HeuristicProps(ONE_GOAL_PUZZLES, needs_model=True, default_solver="bwas",

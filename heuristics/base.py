@@ -4,7 +4,7 @@ A heuristic estimates the cost-to-go of states of one puzzle. Every heuristic ha
 evaluator (``__call__``); heuristics that can be evaluated per state inside a Numba search also
 expose ``ida_spec()`` (see ``solvers.ida``), networks return ``None`` there.
 
-A move-prediction network (``ranks_moves = True``, :mod:`heuristics.davi.policy`) is a heuristic
+A move-prediction network (``ranks_moves = True``, :mod:`heuristics.policy_net`) is a heuristic
 of another kind: it gives log-probabilities of a state's moves (``log_probs``) and no distance
 estimate; only beam search takes it. Heuristics backed by a network count the states it
 evaluated in ``network_evaluations`` (``None`` for heuristics without one).

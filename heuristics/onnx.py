@@ -47,7 +47,7 @@ CARD_SUFFIX = ".card.json"
 CARD_KEYS = ("puzzle", "encoding", "input", "output", "search")
 INPUTS = ("codes", "one-hot")
 OUTPUTS = ("value", "policy")
-#: encodings of imported networks (``heuristics.davi.adapters``)
+#: encodings of imported networks (``learning.adapters``)
 ADAPTER_ENCODINGS = ("deepcubea-cube3", "deepcubea-tiles", "deepcubea-lights")
 #: the solvers a card may recommend (a policy: beam only)
 SEARCH_SOLVERS = ("beam", "bwas", "greedy", "astar")
@@ -149,7 +149,7 @@ def encoder(card: dict[str, Any], puzzle: Puzzle) -> Callable[[np.ndarray], np.n
         if not puzzle.name.startswith("cube3"):
             raise InputError(f"--model: encoding deepcubea-cube3 reads a 3x3x3 cube, not "
                              f"{puzzle.name}")
-        from heuristics.davi.adapters import to_deepcubea_cube3
+        from learning.adapters import to_deepcubea_cube3
 
         return to_deepcubea_cube3
     from core import registry

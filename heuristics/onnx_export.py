@@ -1,4 +1,4 @@
-"""Export a shipped or trained network (a ``heuristics.davi`` checkpoint) as ONNX plus its card.
+"""Export a shipped or trained network (a ``learning`` checkpoint) as ONNX plus its card.
 
 ``export_onnx(model, out_dir)`` writes ``out_dir/NAME.onnx`` and ``NAME.card.json``
 (:mod:`heuristics.onnx`). The graph is the network's inference form (``FastForward``: batch norm
@@ -24,68 +24,15 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
-from torch.nn import functional as F
 
 from core.errors import InputError
-from heuristics.davi.checkpoint import VALUE_TARGETS, load_checkpoint
-from heuristics.davi.heuristic import known_models
-from heuristics.davi.model import FastForward, ModelConfig, ResnetFC
 from heuristics.onnx import CARD_SUFFIX, SEARCH_SOLVERS
+from learning.checkpoint import VALUE_TARGETS, load_checkpoint
+from learning.model_store import known_models
+from learning.networks import Network, load_network
 
 #: the card's format tag
 CARD_FORMAT = "heuristic-bench/onnx-card"
-
-
-def _linear(w: torch.Tensor, b: torch.Tensor) -> nn.Linear:
-    """A float32 ``nn.Linear`` holding weight ``w (out, in)`` and bias ``b``."""
-    lin = nn.Linear(w.shape[1], w.shape[0])
-    with torch.no_grad():
-        lin.weight.copy_(w.float())
-        lin.bias.copy_(b.float())
-    return lin
-
-
-class FoldedNet(nn.Module):
-    """``FastForward``'s float32 computation as a module torch can export: codes ``(B, L)``
-    int64 -> ``(B,)`` values or ``(B, A)`` logits."""
-
-    w_in: torch.Tensor
-    b_in: torch.Tensor
-    symbols: torch.Tensor
-
-    def __init__(self, fast: FastForward, outputs: int) -> None:
-        super().__init__()
-        self.outputs = outputs
-        self.register_buffer("w_in", fast.w_in.float().clone())
-        self.register_buffer("b_in", fast.b_in.float().clone())
-        self.register_buffer("symbols", torch.arange(fast.depth))
-        self.layers = nn.ModuleList()
-        for w, b in fast.layers:
-            self.layers.append(_linear(w, b))
-        self.firsts = nn.ModuleList(_linear(w1, b1) for w1, b1, _, _ in fast.blocks)
-        self.seconds = nn.ModuleList(_linear(w2, b2) for _, _, w2, b2 in fast.blocks)
-        self.out = _linear(fast.w_out, fast.b_out)
-
-    def forward(self, codes: torch.Tensor) -> torch.Tensor:
-        onehot = torch.eq(codes.long().unsqueeze(-1), self.symbols).float()
-        x = F.relu(onehot.flatten(1) @ self.w_in + self.b_in)
-        for lin in self.layers:
-            x = F.relu(lin(x))
-        for first, second in zip(self.firsts, self.seconds, strict=True):
-            x = F.relu(x + second(F.relu(first(x))))
-        y = self.out(x)
-        return y.squeeze(-1) if self.outputs == 1 else y
-
-
-class _EvalNet(nn.Module):
-    """A network exported as it is in evaluation mode (the convolutional architecture)."""
-
-    def __init__(self, net: ResnetFC) -> None:
-        super().__init__()
-        self.net = net.eval()
-
-    def forward(self, codes: torch.Tensor) -> torch.Tensor:
-        return self.net(codes)
 
 
 def resolve_export(model: str) -> tuple[str, Path]:
@@ -122,14 +69,11 @@ def _search(ckpt_path: Path, puzzle_name: str, policy: bool) -> dict[str, Any]:
     return {"solver": "beam", "width": registry.beam_width(puzzle_name)}
 
 
-def network(ckpt: dict[str, Any]) -> tuple[ResnetFC, nn.Module]:
+def network(ckpt: dict[str, Any]) -> tuple[Network, nn.Module]:
     """``(the torch network, the module to export)`` of a checkpoint."""
-    net = ResnetFC(ModelConfig.from_dict(ckpt["model_config"]))
-    net.load_state_dict(ckpt["model"])
+    net = load_network(ckpt)
     net.float().eval()
-    if net.config.arch == "cnn":
-        return net, _EvalNet(net)
-    return net, FoldedNet(FastForward(net, torch.float32), net.config.outputs).eval()
+    return net, net.export_module()
 
 
 def export_module(module: nn.Module, example: torch.Tensor, path: Path, output: str) -> None:
@@ -156,7 +100,7 @@ def export_onnx(model: str, out_dir: str | os.PathLike[str], force: bool = False
     """Write ``NAME.onnx`` and ``NAME.card.json`` into ``out_dir`` (module docstring); return
     their paths and the check's figures."""
     from core import registry
-    from heuristics.davi.adapters import make_input_fn
+    from learning.adapters import make_input_fn
 
     name, ckpt_path = resolve_export(model)
     ckpt = load_checkpoint(ckpt_path)

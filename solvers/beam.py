@@ -11,7 +11,7 @@ beam is a greedy rollout that always takes the child of least ``h`` among those 
 return to the last two states.
 
 With a policy (a heuristic that ranks moves, ``heuristic.ranks_moves``: a move-prediction
-network, :mod:`heuristics.davi.policy`) the beam keeps the ``width`` *paths* of highest
+network, :mod:`heuristics.policy_net`) the beam keeps the ``width`` *paths* of highest
 cumulative log-probability instead: the policy is evaluated once on each layer (one network
 evaluation per expanded state, not per child), a child's score is its parent's score plus the
 log-probability of its move, a child reached twice in a layer keeps its best score (ties: the

@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["core", "puzzles", "pdb_builders", "heuristics", "solvers", "suites", "bench",
+LAYERS = ["core", "puzzles", "pdb_builders", "learning", "heuristics", "solvers", "suites", "bench",
           "experiments"]
 
 

@@ -316,7 +316,7 @@ def test_learned_heuristic_without_solver_uses_the_recommended_search(capsys) ->
     code, out, err = run(capsys, "solve", "cube3", "--scramble", "R U F' D", "--heuristic", "davi",
                          "--json")
     assert code == 0, err
-    from heuristics.davi.heuristic import SHIPPED_DIR
+    from learning.model_store import SHIPPED_DIR
 
     width = json.loads((SHIPPED_DIR / "cube3" / "config.json").read_text())["search"]["width"]
     assert f"solver: beam --width {width}" in err and "recommended search" in err

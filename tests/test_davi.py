@@ -14,11 +14,16 @@ import torch
 from davi_toy import ToyLights, exact_distances
 
 from core.errors import InputError
-from heuristics.davi.checkpoint import CheckpointError, load_checkpoint, weights_digest
-from heuristics.davi.data import make_batch, random_walks
-from heuristics.davi.heuristic import LearnedHeuristic
-from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters, parameter_bytes
-from heuristics.davi.train import TrainConfig, Trainer, bellman_targets, greedy_rollout
+from heuristics.value_net import ValueNetHeuristic
+from learning.checkpoint import CheckpointError, load_checkpoint, weights_digest
+from learning.data import make_batch, random_walks
+from learning.devices import num_parameters, parameter_bytes
+from learning.model_config import ModelConfig
+from learning.monitoring import greedy_rollout
+from learning.networks import build_network
+from learning.targets.davi import bellman_targets
+from learning.train_config import TrainConfig
+from learning.trainer import Trainer
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +103,7 @@ def test_batches_are_a_function_of_seed_and_iteration(toy):
 # --------------------------------------------------------------------------- network
 def test_model_shapes_and_parameter_count():
     cfg = ModelConfig(state_dim=9, one_hot_depth=2, h1=20, res_dim=10, num_blocks=2)
-    net = ResnetFC(cfg).eval()
+    net = build_network(cfg).eval()
     out = net(torch.zeros(5, 9, dtype=torch.long))
     assert out.shape == (5,)
     linear = (18 * 20 + 20) + (20 * 10 + 10) + 2 * 2 * (10 * 10 + 10) + (10 + 1)
@@ -110,7 +115,7 @@ def test_model_shapes_and_parameter_count():
 
 def test_one_hot_input_matches_explicit_encoding():
     cfg = ModelConfig(state_dim=3, one_hot_depth=4, h1=8, res_dim=4, num_blocks=0)
-    net = ResnetFC(cfg)
+    net = build_network(cfg)
     codes = torch.tensor([[0, 3, 1]])
     x = net.one_hot(codes)
     assert x.tolist() == [[1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0]]
@@ -123,7 +128,7 @@ def test_davi_learns_exact_cost_to_go_on_small_depths(toy, toy_dist, tmp_path):
     t = Trainer(cfg, tmp_path / "run", puzzle=toy, progress=False)
     t.train(400)
     assert t.target_updates >= 4
-    h = LearnedHeuristic(toy, model=tmp_path / "run")
+    h = ValueNetHeuristic(toy, model=tmp_path / "run")
     states, dist = toy_dist
     v = h(states)
     near = dist <= 3
@@ -169,7 +174,7 @@ def test_polyak_and_diffusion_targets(toy, tmp_path):
     y = d._targets(b).numpy()
     np.testing.assert_array_equal(y, np.where(b.is_goal, 0, b.depths))
     d.train(60)
-    h = LearnedHeuristic(toy, model=tmp_path / "diff")
+    h = ValueNetHeuristic(toy, model=tmp_path / "diff")
     assert h.name == "diffusion" and h.trained_target == "diffusion"
     assert load_checkpoint(tmp_path / "diff" / "model.pt")["target"] == "diffusion"
 
@@ -180,7 +185,7 @@ def test_mixed_precision_training_runs(toy, tmp_path):
     t.train(20)  # two checks with a loose epsilon: targets come from a network under autocast
     assert t.target_updates == 2 and t.device.type == "cpu"
     assert all(p.dtype == torch.float32 for p in t.model.parameters())
-    h = LearnedHeuristic(toy, model=tmp_path / "amp")
+    h = ValueNetHeuristic(toy, model=tmp_path / "amp")
     assert np.isfinite(h(toy.scramble(5, 3, np.random.default_rng(0))[0])).all()
 
 
@@ -227,11 +232,11 @@ def test_checkpoint_contents_load_weights_only(trained):
 
 def test_checkpoint_for_another_puzzle_is_refused(trained):
     with pytest.raises(CheckpointError, match="toylights3, not for toylights4"):
-        LearnedHeuristic(ToyLights(4), model=trained)
+        ValueNetHeuristic(ToyLights(4), model=trained)
     other = ToyLights(3)
     other.encoding_name = "planes"
     with pytest.raises(InputError, match="encoding"):
-        LearnedHeuristic(other, model=trained)
+        ValueNetHeuristic(other, model=trained)
 
 
 def test_truncated_and_corrupt_checkpoints_are_detected(toy, trained, tmp_path):
@@ -252,7 +257,7 @@ def test_truncated_and_corrupt_checkpoints_are_detected(toy, trained, tmp_path):
         load_checkpoint(tmp_path / "bad.pt")
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint at all")
     with pytest.raises(CheckpointError):
-        LearnedHeuristic(toy, model=tmp_path / "junk.pt")
+        ValueNetHeuristic(toy, model=tmp_path / "junk.pt")
     with pytest.raises(CheckpointError, match="no such file"):
         load_checkpoint(tmp_path / "missing.pt")
 
@@ -265,7 +270,7 @@ def test_resume_refuses_weights_only_file(toy, trained, tmp_path):
 
 # --------------------------------------------------------------------------- the heuristic
 def test_heuristic_batch_evaluation(toy, toy_dist, trained):
-    h = LearnedHeuristic(toy, model=trained / "model.pt")
+    h = ValueNetHeuristic(toy, model=trained / "model.pt")
     states, _ = toy_dist
     batch = h(states)
     assert batch.dtype == np.float32 and batch.shape == (len(states),)
@@ -276,7 +281,7 @@ def test_heuristic_batch_evaluation(toy, toy_dist, trained):
     assert h.ida_spec() is None and not h.admissible
     assert h.nbytes == parameter_bytes(h.net) > 0
     assert h.load_seconds > 0
-    h2 = LearnedHeuristic(toy, model=trained / "model.pt", chunk=7)  # chunked forward passes
+    h2 = ValueNetHeuristic(toy, model=trained / "model.pt", chunk=7)  # chunked forward passes
     np.testing.assert_allclose(h2(states), batch, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="expected shape"):
         h(np.zeros((2, 5), dtype=np.uint8))
@@ -284,15 +289,15 @@ def test_heuristic_batch_evaluation(toy, toy_dist, trained):
 
 def test_missing_model_is_a_clear_error(toy, tmp_path):
     with pytest.raises(InputError, match="no shipped model for toylights3"):
-        LearnedHeuristic(toy)
+        ValueNetHeuristic(toy)
     with pytest.raises(InputError, match="no checkpoint file, run folder or model name"):
-        LearnedHeuristic(toy, model="no-such-model")
+        ValueNetHeuristic(toy, model="no-such-model")
     with pytest.raises(InputError, match="holds no model.pt"):
-        LearnedHeuristic(toy, model=tmp_path)
+        ValueNetHeuristic(toy, model=tmp_path)
 
 
 def test_ship_writes_a_model_folder(toy, trained, tmp_path):
-    from heuristics.davi.ship import ship
+    from learning.ship import ship
 
     evaluation = [{"set": "uniform", "states": 4, "solver": "bwas", "weight": 0.6, "batch": 10,
                    "solved": 0.75, "optimal": 0.5, "mean_length": 3.0, "mean_optimal_length": 2.5,
@@ -308,7 +313,7 @@ def test_ship_writes_a_model_folder(toy, trained, tmp_path):
 
 
 def test_add_evaluation_appends_and_replaces_rows(toy, trained, tmp_path):
-    from heuristics.davi.ship import add_evaluation, ship
+    from learning.ship import add_evaluation, ship
 
     first = {"set": "uniform", "states": 4, "solver": "bwas", "weight": 0.6, "batch": 10,
              "solved": 0.75, "optimal": 0.5, "mean_length": 3.0, "mean_optimal_length": 2.5,
@@ -331,8 +336,8 @@ def test_add_evaluation_appends_and_replaces_rows(toy, trained, tmp_path):
 def test_set_search_declares_a_checked_search(toy, trained, tmp_path):
     import json
 
-    from heuristics.davi.heuristic import recommended_search
-    from heuristics.davi.ship import set_search, ship
+    from learning.model_store import recommended_search
+    from learning.ship import set_search, ship
 
     dest = ship(trained, "toy", [], dest_root=tmp_path)
     set_search("toy", {"solver": "astar", "batch": 100}, dest_root=tmp_path)
@@ -382,7 +387,7 @@ def test_evaluation_from_run_takes_optima_from_an_optimal_configuration(tmp_path
 
 # --------------------------------------------------------------------------- non-finite networks
 def test_non_finite_weights_are_refused(toy, trained, tmp_path):
-    from heuristics.davi.checkpoint import save_checkpoint
+    from learning.checkpoint import save_checkpoint
 
     ck = torch.load(trained / "model.pt", weights_only=True)
     ck = {k: v for k, v in ck.items() if k not in ("format", "version", "weights_sha256")}
@@ -391,7 +396,7 @@ def test_non_finite_weights_are_refused(toy, trained, tmp_path):
     with pytest.raises(CheckpointError, match="not finite .*input.weight"):
         load_checkpoint(tmp_path / "nan.pt")
     with pytest.raises(CheckpointError, match="not finite"):
-        LearnedHeuristic(toy, model=tmp_path / "nan.pt")
+        ValueNetHeuristic(toy, model=tmp_path / "nan.pt")
     ck["model"] = {"input.weight": "not a tensor"}
     torch.save({**ck, "format": "heuristic-bench/learned-heuristic", "version": 1},
                tmp_path / "odd.pt")
@@ -400,7 +405,7 @@ def test_non_finite_weights_are_refused(toy, trained, tmp_path):
 
 
 def test_non_finite_outputs_are_refused(toy, toy_dist, trained):
-    h = LearnedHeuristic(toy, model=trained / "model.pt")
+    h = ValueNetHeuristic(toy, model=trained / "model.pt")
     states, _ = toy_dist
     h.fast = lambda x: torch.full((x.shape[0],), float("inf"))
     with pytest.raises(InputError, match="non-finite values .* for 3 of 3 states"):

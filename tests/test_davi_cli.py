@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import torch
 
-from heuristics.davi.checkpoint import load_checkpoint
+from learning.checkpoint import load_checkpoint
 
 TINY = ["--batch", "64", "--preset", "tiny", "--check-every", "10", "--eval-per-depth", "5",
         "--threads", "1", "--quiet"]
@@ -156,7 +156,7 @@ def test_import_deepcubea_command(tmp_path):
 
 
 def _shipped():
-    from heuristics.davi.heuristic import SHIPPED_DIR
+    from learning.model_store import SHIPPED_DIR
 
     return sorted(d.name for d in SHIPPED_DIR.iterdir() if (d / "model.pt").is_file())
 
@@ -170,7 +170,8 @@ def test_shipped_model_loads_and_solves_short_scrambles(name):
     from core.errors import InputError
     from core.limits import Limits
     from core.registry import get_puzzle, get_solver
-    from heuristics.davi.heuristic import SHIPPED_DIR, LearnedHeuristic
+    from heuristics.value_net import ValueNetHeuristic
+    from learning.model_store import SHIPPED_DIR
 
     folder = SHIPPED_DIR / name
     for f in ("model.pt", "config.json", "log.csv", "depth_log.csv", "README.md"):
@@ -179,9 +180,9 @@ def test_shipped_model_loads_and_solves_short_scrambles(name):
     puzzle = json.loads((folder / "config.json").read_text())["train_config"]["puzzle"]
     p = get_puzzle(puzzle)
     if puzzle == name:
-        h = LearnedHeuristic(p)  # the default: the shipped model named like the puzzle
+        h = ValueNetHeuristic(p)  # the default: the shipped model named like the puzzle
     else:
-        h = LearnedHeuristic(p, model=name)  # another shipped model for the puzzle, by name
+        h = ValueNetHeuristic(p, model=name)  # another shipped model for the puzzle, by name
     assert h.model_path == folder / "model.pt" and h.nbytes <= 16 * 2**20
     scrambled = p.scramble(5, 4, np.random.default_rng(7))
     starts = scrambled[0]

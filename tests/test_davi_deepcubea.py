@@ -16,9 +16,9 @@ from torch.nn import functional as F
 
 from core.errors import InputError
 from core.registry import get_puzzle
-from heuristics.davi.adapters import to_deepcubea_cube3
-from heuristics.davi.deepcubea_import import import_deepcubea, rename_state_dict
-from heuristics.davi.heuristic import LearnedHeuristic
+from heuristics.value_net import ValueNetHeuristic
+from learning.adapters import to_deepcubea_cube3
+from learning.deepcubea_import import import_deepcubea, rename_state_dict
 from puzzles.cube import from_deepcubea_cube3
 from puzzles.npuzzle import convert_layout, from_deepcubea_tiles
 from suites.importers.deepcubea import load_test_set
@@ -69,14 +69,14 @@ def _their_forward(sd: dict[str, torch.Tensor], their_input: np.ndarray, depth: 
     return lin("fc_out", x).squeeze(-1).numpy()
 
 
-def _import(tmp_path, puzzle_name: str, sd: dict[str, torch.Tensor], prefix: str = "") -> LearnedHeuristic:
+def _import(tmp_path, puzzle_name: str, sd: dict[str, torch.Tensor], prefix: str = "") -> ValueNetHeuristic:
     src = tmp_path / f"{puzzle_name}_model_state_dict.pt"
     torch.save({prefix + k: v for k, v in sd.items()}, src)
     out = import_deepcubea(src, puzzle_name, tmp_path / f"{puzzle_name}.pt")
-    return LearnedHeuristic(get_puzzle(puzzle_name), model=out)
+    return ValueNetHeuristic(get_puzzle(puzzle_name), model=out)
 
 
-def _check(h: LearnedHeuristic, states: np.ndarray, expected: np.ndarray) -> None:
+def _check(h: ValueNetHeuristic, states: np.ndarray, expected: np.ndarray) -> None:
     got = h(states)
     expected = np.maximum(expected, 0.0)
     expected[h.puzzle.is_goal(states)] = 0.0
@@ -131,7 +131,7 @@ def test_tiles_import_and_goal_layout_conversion(tmp_path):
     _check(h, states, expected)
     # the same network on the blank-first puzzle sees each state converted to its twin
     korf = get_puzzle("puzzle8", goal="blank-first")
-    hk = LearnedHeuristic(korf, model=tmp_path / "puzzle8.pt")
+    hk = ValueNetHeuristic(korf, model=tmp_path / "puzzle8.pt")
     twins = convert_layout(states, 3)
     np.testing.assert_allclose(hk(twins), h(states), rtol=1e-5, atol=1e-5)
     assert hk(korf.goal())[0] == 0.0

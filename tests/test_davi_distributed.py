@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from heuristics.davi.distributed import Dist, launch
-from heuristics.davi.train import TrainConfig, Trainer
+from learning.distributed import Dist, launch
+from learning.train_config import TrainConfig
+from learning.trainer import Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -108,7 +108,7 @@ def test_pipeline_table_models_and_reuse(tmp_path, capsys, monkeypatch):
     assert not (tmp_path / "other" / "runs" / "learned-guides" / "models").exists()
 
     # a model changed in place since its searches: the run folder is refused
-    from heuristics.davi.train import Trainer
+    from learning.trainer import Trainer
 
     Trainer.resume(tmp_path / "given" / "davi", progress=False).train(1)
     with pytest.raises(InputError, match=r"^--out: .* holds searches made with other models "
@@ -117,7 +117,7 @@ def test_pipeline_table_models_and_reuse(tmp_path, capsys, monkeypatch):
 
 
 def test_an_interrupted_model_is_resumed_to_its_budget(tmp_path):
-    from heuristics.davi.train import Trainer
+    from learning.trainer import Trainer
 
     folder = tmp_path / "puzzle8-diffusion"
     trainer = Trainer(guide_models.train_config("puzzle8", "diffusion", MINUTES), folder,

@@ -1,4 +1,4 @@
-"""Tensor training data (heuristics.davi.walks) and the network's inference form (FastForward)."""
+"""Tensor training data (learning.walks) and the network's inference form (FastForward)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,12 @@ import torch
 
 from core import registry
 from core.errors import InputError
-from heuristics.davi.model import FastForward, ModelConfig, ResnetFC, num_parameters
-from heuristics.davi.train import TrainConfig, Trainer
-from heuristics.davi.walks import batch_generator, domain_for
+from learning.devices import num_parameters
+from learning.model_config import ModelConfig
+from learning.networks import FastForward, build_network
+from learning.train_config import TrainConfig
+from learning.trainer import Trainer
+from learning.walks import batch_generator, domain_for
 
 FAMILIES = ["cube2", "cube3", "cube3-htm", "puzzle8", "puzzle15", "lightsout7"]
 
@@ -91,10 +94,10 @@ def test_batches_are_reproducible_and_distinct() -> None:
 def test_fast_forward_equals_the_module(preset: str) -> None:
     torch.manual_seed(0)
     if preset.startswith("cnn"):  # a board of tiles: 15-puzzle states
-        net = ResnetFC(ModelConfig.preset(preset, 16, 16))
+        net = build_network(ModelConfig.preset(preset, 16, 16))
         x = torch.stack([torch.randperm(16) for _ in range(512)]).to(torch.uint8)
     else:
-        net = ResnetFC(ModelConfig.preset(preset, 54, 6))
+        net = build_network(ModelConfig.preset(preset, 54, 6))
         x = torch.randint(0, 6, (512, 54), dtype=torch.uint8)
     opt = torch.optim.Adam(net.parameters(), 1e-2)
     for _ in range(3):  # move batch-norm statistics away from their initial values
@@ -117,14 +120,14 @@ def test_fast_forward_equals_the_module(preset: str) -> None:
 
 
 def test_reduced_precision_passes_take_few_shapes() -> None:
-    from heuristics.davi.model import pass_rows
+    from learning.networks.base import pass_rows
 
     assert [pass_rows(n) for n in (1, 64, 65, 300, 4096, 4097)] == [64, 64, 128, 512, 4096, 8192]
     assert len({pass_rows(n) for n in range(1, 4097)}) == 7  # 64 .. 4,096: one kernel per shape
-    net = ResnetFC(ModelConfig.preset("mlp-tiny", 54, 6)).eval()
+    net = build_network(ModelConfig.preset("mlp-tiny", 54, 6)).eval()
     seen: set[int] = set()
     ff = FastForward(net, torch.bfloat16)
-    ff._forward = lambda codes, f=ff._forward: (seen.add(codes.shape[0]), f(codes))[1]  # type: ignore[method-assign]
+    ff.form = lambda codes, f=ff.form: (seen.add(codes.shape[0]), f(codes))[1]
     for n in range(1, 400, 7):
         assert ff(torch.randint(0, 6, (n, 54), dtype=torch.uint8)).shape == (n,)
     assert seen == {64, 128, 256, 512}
@@ -133,11 +136,11 @@ def test_reduced_precision_passes_take_few_shapes() -> None:
 def test_mlp_preset_size() -> None:
     c = ModelConfig.preset("mlp", 54, 6)
     assert c.arch == "mlp" and (c.h1, c.layers) == (512, 3)
-    assert num_parameters(ResnetFC(c)) == 324 * 512 + 512 + 2 * (512 * 512 + 512) + 513 + 3 * 1024
+    assert num_parameters(build_network(c)) == 324 * 512 + 512 + 2 * (512 * 512 + 512) + 513 + 3 * 1024
 
 
 def test_cnn_reads_the_board_as_channels_and_refuses_other_states() -> None:
-    net = ResnetFC(ModelConfig.preset("cnn", 16, 16))
+    net = build_network(ModelConfig.preset("cnn", 16, 16))
     codes = torch.tensor([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0]])
     board = net.board(codes)
     assert board.shape == (1, 16, 4, 4)
@@ -148,9 +151,9 @@ def test_cnn_reads_the_board_as_channels_and_refuses_other_states() -> None:
     from core.errors import InputError
 
     with pytest.raises(InputError, match="cnn reads a sliding-tile board"):
-        ResnetFC(ModelConfig.preset("cnn", 54, 6))
+        build_network(ModelConfig.preset("cnn", 54, 6))
     with pytest.raises(InputError, match="a 3x3 board takes 1 to 2"):
-        ResnetFC(ModelConfig(9, 9, 8, 16, 0, arch="cnn", layers=3))
+        build_network(ModelConfig(9, 9, 8, 16, 0, arch="cnn", layers=3))
 
 
 def test_cnn_trains_on_the_8_puzzle_with_two_convolutions(tmp_path) -> None:
@@ -305,7 +308,7 @@ def test_lr_change_on_resume(tmp_path) -> None:
 def test_shipped_models_fit_the_size_limits_and_declare_valid_searches() -> None:
     import json
 
-    from heuristics.davi.heuristic import SHIPPED_DIR, recommended_search
+    from learning.model_store import SHIPPED_DIR, recommended_search
 
     files = sorted(SHIPPED_DIR.glob("*/model.pt"))
     assert files

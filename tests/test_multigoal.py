@@ -10,8 +10,9 @@ from core import registry
 from core.errors import InputError
 from core.limits import Limits
 from core.status import Status
-from heuristics.davi.multigoal import GoalTree, MultiGoalHeuristic, grow_tree, train_tree, with_goal
-from heuristics.davi.train import TrainConfig
+from heuristics.multigoal import MultiGoalHeuristic
+from learning.multigoal import GoalTree, grow_tree, train_tree, with_goal
+from learning.train_config import TrainConfig
 
 
 def test_goal_tree_paths_lead_to_the_final_goal():

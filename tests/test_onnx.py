@@ -15,7 +15,8 @@ import torch
 from core import registry
 from core.errors import InputError
 from core.limits import Limits
-from heuristics.davi.train import TrainConfig, Trainer
+from learning.train_config import TrainConfig
+from learning.trainer import Trainer
 from tests.cli_run import run_cli
 
 pytest.importorskip("onnxruntime")

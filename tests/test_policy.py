@@ -17,9 +17,10 @@ from heuristics.base import Heuristic
 
 torch = pytest.importorskip("torch")
 
-from heuristics.davi.policy import policy_loss  # noqa: E402
-from heuristics.davi.train import TrainConfig, Trainer  # noqa: E402
-from heuristics.davi.walks import batch_generator, domain_for  # noqa: E402
+from learning.targets.policy import policy_loss  # noqa: E402
+from learning.train_config import TrainConfig  # noqa: E402
+from learning.trainer import Trainer  # noqa: E402
+from learning.walks import batch_generator, domain_for  # noqa: E402
 from solvers.beam import BeamSearch  # noqa: E402
 from tests.test_davi_cli import bench  # noqa: E402
 
@@ -143,7 +144,7 @@ def test_sokoban_labelled_walks_equal_a_plain_walk_and_their_label_undoes_the_la
 
 
 def test_sokoban_policy_batches_hold_labelled_legal_moves():
-    from heuristics.davi.data import make_policy_batch
+    from learning.data import make_policy_batch
 
     p = registry.get_puzzle("sokoban")
     b = make_policy_batch(p, 0, 3, 200, 30)

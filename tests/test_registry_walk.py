@@ -49,7 +49,8 @@ _MODELS: dict[tuple[str, str], str] = {}
 
 def _tiny_model(puzzle: str, tmp_path_factory, target: str = "davi") -> str:
     if (puzzle, target) not in _MODELS:
-        from heuristics.davi.train import TrainConfig, Trainer
+        from learning.train_config import TrainConfig
+        from learning.trainer import Trainer
 
         torch.set_num_threads(1)
         out = tmp_path_factory.mktemp(f"tiny-{target}-{puzzle}")
@@ -66,8 +67,8 @@ _TREES: dict[str, str] = {}
 def _tiny_tree(puzzle, tmp_path_factory) -> str:
     """A multi-goal model of two goals (the final one and one child), tiny networks."""
     if puzzle.name not in _TREES:
-        from heuristics.davi.multigoal import grow_tree, train_tree
-        from heuristics.davi.train import TrainConfig
+        from learning.multigoal import grow_tree, train_tree
+        from learning.train_config import TrainConfig
 
         torch.set_num_threads(1)
         out = tmp_path_factory.mktemp(f"tree-{puzzle.name}")

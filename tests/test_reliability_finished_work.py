@@ -98,14 +98,14 @@ def test_a_diverging_resume_keeps_the_last_good_checkpoint(run8, tmp_path, capsy
     after = digests(run)
     for name in ("checkpoint.pt", "model.pt", "config.json"):
         assert after[name] == before[name], name
-    from heuristics.davi.checkpoint import load_checkpoint
+    from learning.checkpoint import load_checkpoint
 
     assert load_checkpoint(run / "checkpoint.pt")["iteration"] == 20
 
 
 def test_a_step_that_makes_weights_non_finite_is_never_saved(run8, tmp_path):
     from core.errors import InputError
-    from heuristics.davi.train import Trainer
+    from learning.trainer import Trainer
 
     run = tmp_path / "run"
     shutil.copytree(run8, run)
@@ -120,7 +120,7 @@ def test_a_step_that_makes_weights_non_finite_is_never_saved(run8, tmp_path):
 
 # --------------------------------------------------------------------------- hostile checkpoints
 def _tamper(src: Path, dest: Path, change, resign: bool = True) -> None:
-    from heuristics.davi.checkpoint import save_checkpoint
+    from learning.checkpoint import save_checkpoint
 
     shutil.copytree(src, dest)
     ck = torch.load(dest / "checkpoint.pt", weights_only=True)

@@ -11,8 +11,8 @@ import pytest
 import torch
 from cli_run import run_cli
 
-from heuristics.davi.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from heuristics.davi.heuristic import SHIPPED_DIR
+from learning.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from learning.model_store import SHIPPED_DIR
 
 BIG = "99999999999999999999"
 
@@ -57,7 +57,7 @@ def test_hostile_model_files_are_one_line_errors(change, words, tmp_path, capsys
 
 
 def test_huge_model_sizes_are_refused_before_allocation(tmp_path, monkeypatch):
-    from heuristics.davi import model as model_mod
+    from learning.networks.resnet import ResnetNet
 
     folder = _hostile_model(tmp_path, lambda ck: ck["model_config"].update(
         h1=100000, res_dim=100000, num_blocks=1000))
@@ -65,7 +65,7 @@ def test_huge_model_sizes_are_refused_before_allocation(tmp_path, monkeypatch):
     def no_network(*a, **kw):
         raise AssertionError("a network was made from unchecked sizes")
 
-    monkeypatch.setattr(model_mod.ResnetFC, "__init__", no_network)
+    monkeypatch.setattr(ResnetNet, "__init__", no_network)
     with pytest.raises(CheckpointError, match="larger than any"):
         load_checkpoint(folder / "model.pt")
 

@@ -146,7 +146,7 @@ def test_paper_tables_read_replayed_rows(tmp_path):
 def test_a_models_declared_search_that_cannot_run_is_an_error(search, words, tmp_path):
     import shutil
 
-    from heuristics.davi.heuristic import SHIPPED_DIR, recommended_search
+    from learning.model_store import SHIPPED_DIR, recommended_search
 
     folder = tmp_path / "m"
     folder.mkdir()
@@ -159,7 +159,7 @@ def test_a_models_declared_search_that_cannot_run_is_an_error(search, words, tmp
 def test_a_model_without_a_declared_search_gets_the_default(tmp_path):
     import shutil
 
-    from heuristics.davi.heuristic import SHIPPED_DIR, recommended_search
+    from learning.model_store import SHIPPED_DIR, recommended_search
 
     folder = tmp_path / "m"
     folder.mkdir()

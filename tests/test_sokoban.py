@@ -322,7 +322,8 @@ def tiny_net(tmp_path_factory):
     """A tiny DAVI network trained for a few iterations on reverse-played generated levels."""
     import torch
 
-    from heuristics.davi.train import TrainConfig, Trainer
+    from learning.train_config import TrainConfig
+    from learning.trainer import Trainer
 
     torch.set_num_threads(1)
     out = tmp_path_factory.mktemp("sokoban-davi") / "run"
@@ -335,7 +336,7 @@ def tiny_net(tmp_path_factory):
 
 
 def test_davi_trains_on_generated_levels(tiny_net):
-    from heuristics.davi.checkpoint import load_checkpoint
+    from learning.checkpoint import load_checkpoint
 
     ckpt = load_checkpoint(tiny_net / "checkpoint.pt")
     assert ckpt["goal"] is None  # a set of goals
@@ -352,7 +353,7 @@ def test_learned_searches_solve_a_small_level(tiny_net, solver, args):
 
 
 def test_training_batches_are_reverse_played_generated_rooms(p):
-    from heuristics.davi.data import make_batch
+    from learning.data import make_batch
 
     b = make_batch(p, 0, 0, 64, 40, True, False)
     assert b.depths.max() > 1 and not b.is_goal.all()
@@ -365,7 +366,8 @@ def test_training_batches_are_reverse_played_generated_rooms(p):
 def test_diffusion_trains_on_generated_levels(tmp_path):
     import torch
 
-    from heuristics.davi.train import TrainConfig, Trainer
+    from learning.train_config import TrainConfig
+    from learning.trainer import Trainer
 
     torch.set_num_threads(1)
     cfg = TrainConfig(puzzle="sokoban", target="diffusion", preset="mlp-tiny", batch=32,
@@ -381,7 +383,7 @@ def test_learned_profile_uses_the_shipped_model_or_names_it(capsys, tmp_path):
     import json
 
     from bench.cli import main
-    from heuristics.davi.heuristic import SHIPPED_DIR
+    from learning.model_store import SHIPPED_DIR
 
     args = ["run", "suite", "sokoban", "--profile", "learned", "--limit", "1", "--config",
             "davi-bwas", "-q", "--threads", "1", "--out", str(tmp_path / "run")]

@@ -16,7 +16,8 @@ torch = pytest.importorskip("torch")
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
-    from heuristics.davi.train import TrainConfig, Trainer
+    from learning.train_config import TrainConfig
+    from learning.trainer import Trainer
 
     torch.set_num_threads(1)
     out = tmp_path_factory.mktemp("davi-lights3")

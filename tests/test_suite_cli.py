@@ -69,7 +69,7 @@ def test_run_report_and_resume_on_lightsout(tmp_path):
 
 
 def test_report_of_a_training_run(tmp_path):
-    # the columns of heuristics.davi.train's LOG_COLUMNS and DEPTH_COLUMNS
+    # the columns of learning.monitoring's LOG_COLUMNS and DEPTH_COLUMNS
     pd.DataFrame({"iteration": range(5), "loss": [1.0, 0.5, 0.3, 0.2, 0.1], "lr": [1e-3] * 5,
                   "target_updates": [0, 0, 1, 1, 2], "states_per_s": [1e4] * 5,
                   "seconds": [1, 2, 3, 4, 5]}).to_csv(tmp_path / "log.csv", index=False)
@@ -94,7 +94,7 @@ def _have(*modules: str) -> bool:
     return all(importlib.util.find_spec(m) is not None for m in modules)
 
 
-@pytest.mark.skipif(not _have("heuristics.pdb_cube", "heuristics.davi.heuristic"),
+@pytest.mark.skipif(not _have("heuristics.pdb_cube", "heuristics.value_net"),
                     reason="cube PDB or learned heuristic not available")
 def test_cube2_quick_smoke(tmp_path):
     out = tmp_path / "cube2"

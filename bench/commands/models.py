@@ -78,14 +78,14 @@ def speed_cmd(name: str, onnx_file: Path | None, count: int, repeat: int, thread
     import torch
 
     from core import registry
-    from heuristics.davi.heuristic import LearnedHeuristic
     from heuristics.onnx import OnnxHeuristic
     from heuristics.onnx_export import export_onnx, resolve_export
+    from heuristics.value_net import ValueNetHeuristic
 
     torch.set_num_threads(threads)
     os.environ["OMP_NUM_THREADS"] = str(threads)
     _, ckpt_path = resolve_export(name)
-    from heuristics.davi.checkpoint import load_checkpoint
+    from learning.checkpoint import load_checkpoint
 
     puzzle = registry.get_puzzle(load_checkpoint(ckpt_path)["puzzle"])
     states = puzzle.scramble(count, 40, np.random.default_rng(0))[0]
@@ -99,10 +99,10 @@ def speed_cmd(name: str, onnx_file: Path | None, count: int, repeat: int, thread
         import onnxruntime
 
         figures["onnxruntime"] = onnxruntime.__version__
-        ref = LearnedHeuristic(puzzle, str(ckpt_path), precision="float32")
+        ref = ValueNetHeuristic(puzzle, str(ckpt_path), precision="float32")
         want = ref(states)
         for label, h in (("torch-float32", ref),
-                         ("torch-bfloat16", LearnedHeuristic(puzzle, str(ckpt_path),
+                         ("torch-bfloat16", ValueNetHeuristic(puzzle, str(ckpt_path),
                                                              precision="bfloat16")),
                          ("onnxruntime-float32", OnnxHeuristic(puzzle, onnx_file))):
             figures[label] = round(_rate(h, states, repeat))

@@ -352,7 +352,7 @@ def _check_models(puzzle: str, configs: Iterable[ConfigSpec]) -> None:
     naming the configuration and the training command) rather than failing every one of its
     rows."""
     from core import registry
-    from heuristics.davi.heuristic import resolve_model
+    from learning.model_store import resolve_model
 
     for c in configs:
         if registry.canonical_heuristic(c.heuristic) == registry.VALUE_NET:

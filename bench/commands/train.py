@@ -11,7 +11,7 @@ import click
 
 from bench.commands.common import FINITE_FLOAT, goal_option
 from core.errors import InputError
-from heuristics.davi.limits import MAX_BATCH, MAX_WIDTH
+from learning.limits import MAX_BATCH, MAX_WIDTH
 
 # options that shape a run; with --resume the run's own values are used and these must be absent
 # (except --epsilon and --walk: changed from the resumed iteration on, and recorded)
@@ -118,7 +118,7 @@ def refuse_existing_file(path: Path, flag: str, overwrite: bool) -> None:
 
 
 def _default_folder(target: str, puzzle: str, opts: dict[str, Any]) -> Path:
-    from heuristics.davi.heuristic import user_models_dir
+    from learning.model_store import user_models_dir
 
     if opts.get("out"):
         return Path(opts["out"])
@@ -132,7 +132,7 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
     from contextlib import nullcontext
 
     from bench.runner import run_lock
-    from heuristics.davi.distributed import Dist
+    from learning.distributed import Dist
 
     dist = Dist.from_env()
     if opts.get("resume") and opts.get("out") is None:
@@ -163,8 +163,9 @@ def _run(target: str, puzzle: str, opts: dict[str, Any]) -> None:
 def _train(target: str, puzzle: str, opts: dict[str, Any], dist: Any) -> None:
     import torch
 
-    from heuristics.davi.heuristic import user_models_dir
-    from heuristics.davi.train import TrainConfig, Trainer
+    from learning.model_store import user_models_dir
+    from learning.train_config import TrainConfig
+    from learning.trainer import Trainer
 
     opts.pop("nproc", None)
     threads = opts.pop("threads")
@@ -186,7 +187,7 @@ def _train(target: str, puzzle: str, opts: dict[str, Any], dist: Any) -> None:
     if arch is not None and opts.get("resume"):
         raise InputError("--resume continues with the run's own network; drop --arch")
     if arch is not None:
-        from heuristics.davi.model import ARCH_PRESET, preset_arch
+        from learning.model_config import ARCH_PRESET, preset_arch
 
         if opts.get("preset") is None:
             opts["preset"] = ARCH_PRESET[arch]
@@ -249,7 +250,7 @@ def _launch(target: str, puzzle: str, opts: dict[str, Any], nproc: int) -> None:
 
     import torch
 
-    from heuristics.davi.distributed import launch
+    from learning.distributed import launch
 
     device = opts.get("device")
     if device == "cuda" or (device in (None, "auto") and torch.cuda.is_available()):
@@ -365,9 +366,9 @@ def multigoal_cmd(puzzle: str, children: int, height: int, step: int | None, tar
     """Train a multi-goal model (Moravej): a tree of goals, one network per goal."""
     import torch
 
-    from heuristics.davi.model import ARCH_PRESET, preset_arch
-    from heuristics.davi.multigoal import TREE_FILE
-    from heuristics.davi.train import TrainConfig, make_puzzle
+    from learning.model_config import ARCH_PRESET, preset_arch
+    from learning.multigoal import TREE_FILE
+    from learning.train_config import TrainConfig, make_puzzle
 
     if threads is not None:
         torch.set_num_threads(threads)
@@ -402,7 +403,7 @@ def _train_multigoal(p: Any, folder: Path, cfg: Any, children: int, height: int,
                      cpu_limit: float | None) -> None:
     import numpy as np
 
-    from heuristics.davi.multigoal import TREE_FILE, GoalTree, grow_tree, train_tree
+    from learning.multigoal import TREE_FILE, GoalTree, grow_tree, train_tree
 
     seed = cfg.seed
     if (folder / TREE_FILE).is_file():

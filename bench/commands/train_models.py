@@ -43,7 +43,8 @@ def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int,
 
     import torch
 
-    from heuristics.davi.train import TrainConfig, Trainer
+    from learning.train_config import TrainConfig
+    from learning.trainer import Trainer
 
     if threads is not None:
         torch.set_num_threads(threads)
@@ -111,7 +112,9 @@ def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str,
     import torch
 
     from core import registry
-    from heuristics.davi.model import FastForward, ModelConfig, ResnetFC, num_parameters
+    from learning.devices import num_parameters
+    from learning.model_config import ModelConfig
+    from learning.networks import FastForward, build_network
 
     if threads is not None:
         torch.set_num_threads(threads)
@@ -137,7 +140,7 @@ def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str,
 
     click.echo(f"{'network':<10} {'params':>11} {'precision':<9} {'chunk':>7} {'states/s':>12}")
     for preset in presets or ("small", "mlp"):
-        net = ResnetFC(ModelConfig.preset(preset, p.state_dim, p.num_symbols)).to(dev).eval()
+        net = build_network(ModelConfig.preset(preset, p.state_dim, p.num_symbols)).to(dev).eval()
         n = num_parameters(net)
         with torch.inference_mode():
             rate = best(net)
@@ -158,8 +161,8 @@ def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str,
 @click.option("--overwrite", is_flag=True, help="replace the checkpoint at --out if it exists")
 def import_cmd(puzzle: str, state_dict: str, out: str | None, overwrite: bool) -> None:
     """Convert DeepCubeA's published model_state_dict.pt for PUZZLE into a checkpoint."""
-    from heuristics.davi.deepcubea_import import import_deepcubea
-    from heuristics.davi.heuristic import user_models_dir
+    from learning.deepcubea_import import import_deepcubea
+    from learning.model_store import user_models_dir
 
     path = Path(out) if out else user_models_dir() / f"deepcubea-{puzzle}" / "model.pt"
     refuse_existing_file(path, "--out", overwrite)
@@ -171,9 +174,11 @@ def import_cmd(puzzle: str, state_dict: str, out: str | None, overwrite: bool) -
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per model")
 def models_cmd(as_json: bool) -> None:
     """List shipped and trained models with their training figures."""
-    from heuristics.davi.checkpoint import load_checkpoint
-    from heuristics.davi.heuristic import SHIPPED_DIR, known_models
-    from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters
+    from learning.checkpoint import load_checkpoint
+    from learning.devices import num_parameters
+    from learning.model_config import ModelConfig
+    from learning.model_store import SHIPPED_DIR, known_models
+    from learning.networks import build_network
 
     rows: list[dict[str, Any]] = []
     for name, path in known_models().items():
@@ -193,7 +198,7 @@ def models_cmd(as_json: bool) -> None:
             "where": "shipped" if SHIPPED_DIR in path.parents else "trained",
             "puzzle": ck["puzzle"],
             "target": ck["target"],
-            "parameters": num_parameters(ResnetFC(ModelConfig.from_dict(ck["model_config"]))),
+            "parameters": num_parameters(build_network(ModelConfig.from_dict(ck["model_config"]))),
             "iteration": ck.get("iteration"),
             "target_updates": ck.get("target_updates"),
             "loss": m.get("loss"),

@@ -85,7 +85,7 @@ def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: P
     Table 3: DeepCubeA's PDB rows, with ours from the IDA* runs in ``runs`` beside them."""
     from core import registry
     from core.limits import Limits
-    from heuristics.davi.heuristic import known_models
+    from learning.model_store import known_models
 
     # the runs first: a run that is not one of IDA* on DeepCubeA's states is refused at once,
     # not after minutes of searches

@@ -9,7 +9,7 @@ interval ``DAVI_CHECK_EVERY``) and stopped
 after the same process CPU time (``bench train ... --cpu-limit M``, monitoring excluded).
 
 ``ensure_model`` makes the model of a guide in its folder with the trainer of ``bench train``
-(:class:`heuristics.davi.train.Trainer`): a folder without a run is trained from scratch; a run
+(:class:`learning.trainer.Trainer`): a folder without a run is trained from scratch; a run
 stopped before its budget (interrupted) is resumed exactly where it stopped and trained for the
 rest of it; a finished run is reused. The budget is recorded in the run's training options
 (``extra.cpu_budget_minutes``); a run made for another budget is refused, never retrained or
@@ -101,7 +101,7 @@ def training_precision(models: Sequence[GuideModel] = ()) -> str:
 def network_text(models: Sequence[GuideModel] = ()) -> str:
     """The network and batch of every guide, in words (``NETWORK``), with the precision the
     ``models`` record they were trained in."""
-    from heuristics.davi.model import MLP_PRESETS
+    from learning.model_config import MLP_PRESETS
 
     preset = NETWORK["preset"]
     size = f" ({MLP_PRESETS[preset][1]} x {MLP_PRESETS[preset][0]}, batch norm)" \
@@ -112,7 +112,7 @@ def network_text(models: Sequence[GuideModel] = ()) -> str:
 
 def train_config(puzzle: str, target: str, minutes: float) -> Any:
     """The ``TrainConfig`` of a guide (its budget recorded in ``extra``)."""
-    from heuristics.davi.train import TrainConfig
+    from learning.train_config import TrainConfig
 
     per = TRAINING.get(puzzle, {})
     settings: dict[str, Any] = {**NETWORK, "k_max": per.get("k_max")}
@@ -128,7 +128,7 @@ def recorded(folder: Path) -> dict[str, Any] | None:
     """What a training run folder records (its ``model.pt``, else ``checkpoint.pt``):
     ``puzzle``, ``target``, ``budget`` (CPU minutes, or None), ``cpu_s``; None when the folder
     holds no run."""
-    from heuristics.davi.checkpoint import load_checkpoint
+    from learning.checkpoint import load_checkpoint
 
     folder = Path(folder)
     path = next((folder / n for n in ("model.pt", "checkpoint.pt") if (folder / n).is_file()),
@@ -157,7 +157,7 @@ def ensure_model(puzzle: str, target: str, folder: Path, minutes: float, threads
     when a training starts and ends (the run logs every check to its ``log.csv``)."""
     import torch
 
-    from heuristics.davi.train import Trainer
+    from learning.trainer import Trainer
 
     folder = Path(folder)
     if not (isinstance(minutes, int | float) and math.isfinite(minutes) and minutes > 0):
@@ -206,8 +206,8 @@ def ensure_model(puzzle: str, target: str, folder: Path, minutes: float, threads
 def given_model(puzzle: str, target: str, path: Path) -> GuideModel:
     """A model named with ``--model PUZZLE-TARGET=PATH``: a training run folder or a checkpoint
     file of ``target`` on ``puzzle`` (checked), with the CPU minutes it records."""
-    from heuristics.davi.checkpoint import load_checkpoint
-    from heuristics.davi.heuristic import resolve_model
+    from learning.checkpoint import load_checkpoint
+    from learning.model_store import resolve_model
 
     flag = f"--model {puzzle}-{target}"
     path = Path(path)

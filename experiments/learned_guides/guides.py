@@ -245,7 +245,7 @@ def guides_suite(puzzle: str, cfgs: list[Config], limit: int, path: Path) -> Sui
 
 def model_digest(path: Path, puzzle: str) -> str:
     """A digest of the weights file a model folder or file names (what a row was made with)."""
-    from heuristics.davi.heuristic import resolve_model
+    from learning.model_store import resolve_model
 
     h = hashlib.sha256()
     with resolve_model(puzzle, path).open("rb") as f:

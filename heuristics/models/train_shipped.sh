@@ -3,7 +3,7 @@
 # under nice on a shared 2-core machine). Wall-clock limits, so iteration counts vary with load.
 # Usage: heuristics/models/train_shipped.sh RUNS_DIR   (CUBE3=1 / PUZZLE15=1 / PUZZLE24=1 /
 # PUZZLE35_48=1 / SOKOBAN=1 also train those networks)
-# Then, per puzzle: python -c "from heuristics.davi.ship import ship; ship('RUNS_DIR/P', 'P', [...])"
+# Then, per puzzle: python -c "from learning.ship import ship; ship('RUNS_DIR/P', 'P', [...])"
 # with the summaries printed by `bench train evaluate` (see each model's README).
 set -euo pipefail
 runs=${1:-runs/shipped}

@@ -24,10 +24,14 @@ import pytest
 import torch
 
 from core.registry import get_puzzle
-from heuristics.davi.checkpoint import save_checkpoint
-from heuristics.davi.heuristic import SHIPPED_DIR, LearnedHeuristic
-from heuristics.davi.model import ModelConfig, ResnetFC, num_parameters, parameter_bytes
-from heuristics.davi.train import TrainConfig, Trainer
+from heuristics.value_net import ValueNetHeuristic
+from learning.checkpoint import save_checkpoint
+from learning.devices import num_parameters, parameter_bytes
+from learning.model_config import ModelConfig
+from learning.model_store import SHIPPED_DIR
+from learning.networks import build_network
+from learning.train_config import TrainConfig
+from learning.trainer import Trainer
 
 SIZES = {"shipped": (256, 128, 2), "small": (512, 256, 2), "deepcubea": (5000, 1000, 4)}
 
@@ -49,7 +53,7 @@ def test_davi_training_throughput(benchmark, tmp_path, puzzle_name, size):
                       device="cpu")
     t = Trainer(cfg, tmp_path, progress=False)
     t.target = copy.deepcopy(t.model).eval()  # targets from a network, as after the first update
-    from heuristics.davi.data import make_batch
+    from learning.data import make_batch
 
     batch = make_batch(t.puzzle, 0, 0, cfg.batch, t.cfg.k_max, with_children=True)
     benchmark.pedantic(t.step, args=(batch,), rounds=3, iterations=1, warmup_rounds=1)
@@ -60,17 +64,17 @@ def test_davi_training_throughput(benchmark, tmp_path, puzzle_name, size):
           f"({num_parameters(t.model):,} parameters, {t.puzzle.num_actions} children each)")
 
 
-def _heuristic(tmp_path, puzzle, size) -> LearnedHeuristic:
+def _heuristic(tmp_path, puzzle, size) -> ValueNetHeuristic:
     h1, res, blocks = SIZES[size]
     cfg = ModelConfig(puzzle.state_dim, puzzle.num_symbols, h1, res, blocks)
-    net = ResnetFC(cfg)
+    net = build_network(cfg)
     path = save_checkpoint(tmp_path / "m.pt", {
         "kind": "model", "target": "davi", "puzzle": puzzle.name, "encoding": puzzle.encoding_name,
         "state_dim": puzzle.state_dim, "num_symbols": puzzle.num_symbols,
         "goal": [int(v) for v in puzzle.goal()], "input_adapter": "none",
         "model_config": cfg.to_dict(), "model": net.state_dict(), "metrics": {},
     })
-    return LearnedHeuristic(puzzle, model=path)
+    return ValueNetHeuristic(puzzle, model=path)
 
 
 @pytest.mark.parametrize("n", [1, 10_000])

@@ -66,7 +66,7 @@ def test_ida_korf_three_instances(benchmark, korf_easy):
 
 def test_bwas_with_network_cube2(benchmark):
     """BWAS (lambda 0.6, N 1,000) with the learned heuristic on three 2x2x2 scrambles of 8 moves."""
-    _need("heuristics.davi.heuristic")
+    _need("heuristics.value_net")
     from core.limits import Limits
     from solvers.base import verified
 
@@ -89,9 +89,10 @@ def test_bwas_with_network_cube2(benchmark):
 
 def test_training_step(benchmark, tmp_path):
     """One DAVI training step on the 2x2x2 cube (the small preset, a batch of 1,000 states)."""
-    _need("heuristics.davi.train")
-    from heuristics.davi.data import make_batch
-    from heuristics.davi.train import TrainConfig, Trainer
+    _need("learning.trainer")
+    from learning.data import make_batch
+    from learning.train_config import TrainConfig
+    from learning.trainer import Trainer
 
     trainer = Trainer(TrainConfig(puzzle="cube2", batch=1000, device="cpu"), tmp_path,
                       progress=False)

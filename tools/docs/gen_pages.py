@@ -236,7 +236,7 @@ def cli_page() -> str:
 API_MODULES = [
     "core.registry", "core.props", "core.options", "core.pdb_decls", "core.errors",
     "core.status", "core.limits", "core.rows", "core.paths",
-    "puzzles.base", "heuristics.base", "solvers.base", "suites.schema", "suites.reference",
+    "puzzles.base", "learning.targets.base", "heuristics.base", "solvers.base", "suites.schema", "suites.reference",
     "bench.runner", "bench.report",
 ]
 

@@ -15,8 +15,11 @@ from typing import Any
 
 import pandas as pd
 
-from heuristics.davi.checkpoint import inference_copy, load_checkpoint, save_checkpoint
-from heuristics.davi.heuristic import SHIPPED_DIR
+from learning.checkpoint import inference_copy, load_checkpoint, save_checkpoint
+from learning.model_store import SHIPPED_DIR
+from learning.networks import ARCHITECTURES
+from learning.networks.resnet import ResnetNet
+from learning.targets import TARGETS
 
 SIZE_NOTE = (
     "Network size: DeepCubeA's published network (first layer 5,000, residual width 1,000, "
@@ -95,7 +98,7 @@ def set_search(name: str, search: dict[str, Any], dest_root: Path = SHIPPED_DIR)
     and the index. The solver and its options are checked against the registry."""
     from core import registry
     from core.errors import InputError
-    from heuristics.davi.heuristic import SEARCH_SOLVERS
+    from learning.model_store import SEARCH_SOLVERS
 
     if search.get("solver") not in SEARCH_SOLVERS:
         raise InputError(f"search: solver must be one of {', '.join(SEARCH_SOLVERS)}, "
@@ -113,14 +116,9 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
     mc = ck["model_config"]
     tc = ck.get("train_config", {})
     params = config.get("parameters")
-    target = ("DAVI (deep approximate value iteration)" if ck["target"] == "davi"
-              else "regression on the random-walk length (diffusion distance)")
-    if mc.get("arch") == "mlp":
-        net = (f"one-hot input {mc['state_dim']} x {mc['one_hot_depth']}, {mc.get('layers')} "
-               f"hidden layers of {mc['h1']} (batch norm, ReLU), linear output")
-    else:
-        net = (f"one-hot input {mc['state_dim']} x {mc['one_hot_depth']}, first layer {mc['h1']}, "
-               f"residual width {mc['res_dim']}, {mc['num_blocks']} residual blocks")
+    trained = TARGETS[ck["target"]]
+    target = trained.card_text
+    net = ARCHITECTURES.get(mc.get("arch", "resnet"), ResnetNet).card_text(mc)
     cpu = config.get("train_cpu_seconds")
     notes = config.get("notes") or [
         f"Trained by {target} with `bench train {ck['target']}` on one CPU core "
@@ -135,10 +133,10 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
         f"- training: {ck.get('iteration')} iterations of batch {tc.get('batch')}, "
         f"{ck.get('states_seen', 0):,} states, {config.get('train_seconds', '?')} s of training"
         + (f" ({cpu:,.0f} s of process CPU time recorded)" if cpu else "")
-        + (f", {ck.get('target_updates')} target-network updates" if ck["target"] == "davi" else "")
+        + (f", {ck.get('target_updates')} target-network updates" if trained.target_network else "")
         + (", bfloat16 autocast (`--amp`)" if tc.get("amp") else ""),
         f"- options: K = {tc.get('k_max')}, "
-        + (f"epsilon = {tc.get('epsilon')}, " if ck["target"] == "davi" else "")
+        + (f"epsilon = {tc.get('epsilon')}, " if trained.target_network else "")
         + f"C = {tc.get('check_every')}, "
         f"lr = {tc.get('lr')} decayed by {tc.get('lr_decay')} per iteration, seed {tc.get('seed')}"
         + (f", {tc.get('walk')} walks" if tc.get("data") == "tensor"

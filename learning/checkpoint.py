@@ -16,7 +16,7 @@ A checkpoint is a ``torch.save`` file whose contents load with ``torch.load(weig
     are relative to; a loader refuses a checkpoint whose puzzle or encoding differ.
 ``input_adapter``
     how our encoded states become the network's input: ``"none"`` for networks trained here,
-    ``"deepcubea-cube3"`` etc. for imported ones (see ``heuristics.davi.adapters``).
+    ``"deepcubea-cube3"`` etc. for imported ones (see ``learning.adapters``).
 ``model_config``, ``train_config``
     the network sizes (``ModelConfig``) and the training options (``TrainConfig``), as dicts.
 ``iteration``, ``target_updates``, ``states_seen``
@@ -50,7 +50,7 @@ from typing import Any
 import torch
 
 from core.errors import InputError
-from heuristics.davi.model import ModelConfig
+from learning.model_config import ModelConfig
 from puzzles.base import Puzzle
 
 FORMAT = "heuristic-bench/learned-heuristic"

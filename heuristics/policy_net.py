@@ -1,10 +1,10 @@
-"""Move-prediction (policy) networks: their loss, their move distribution, and the ``policy``
-heuristic (EfficientCube, Takano 2023).
+"""Move-prediction (policy) networks: their move distribution and the ``policy`` heuristic
+(EfficientCube, Takano 2023); their training target and loss: :mod:`learning.targets.policy`.
 
-Training (``bench train policy PUZZLE``, target ``policy`` of :class:`heuristics.davi.train.Trainer`).
+Training (``bench train policy PUZZLE``, target ``policy`` of :class:`learning.trainer.Trainer`).
 Batches of random walks from the goal, ``k ~ U[1, K]`` moves each, made as tensor operations
-(:meth:`heuristics.davi.walks.TensorDomain.policy_batch`); a walk never plays a move right after
-its inverse. The network (any architecture of :mod:`heuristics.davi.model`, with one output per
+(:meth:`learning.walks.TensorDomain.policy_batch`); a walk never plays a move right after
+its inverse. The network (any architecture of :mod:`learning.networks`, with one output per
 move) gives move logits; the label is the move that undoes the walk's last move, and the loss is
 the cross-entropy of the softmax over the *legal* moves (tiles: a move off the board gets no
 probability, in the loss as in search). Lights Out: presses commute and each undoes itself, so a
@@ -15,14 +15,14 @@ all presses. The expected loss is least when the network gives each pressed cell
 shortest solution), so the output stays a distribution over moves, read by search as every other
 policy's is. Sokoban (a goal set, pushes that no move undoes): the reverse walks of its value
 networks, never undoing the step before unless in a dead end, labelled with the forward move that
-undoes the last step (``Sokoban.labelled_reverse_walks``, :func:`heuristics.davi.data.make_policy_batch`).
+undoes the last step (``Sokoban.labelled_reverse_walks``, :func:`learning.data.make_policy_batch`).
 
 Search. The network reads a state and gives log-probabilities of its moves; beam search
 (:mod:`solvers.beam`) keeps the ``W`` paths of highest cumulative log-probability. A policy
 ranks moves and gives no distance estimate: the registry declares it (``ranks_moves``), every
 solver except ``beam`` refuses it, and calling it for values is an ``InputError``.
 
-``PolicyHeuristic(puzzle, model=None)``: ``model`` is a checkpoint file, a run folder or a model
+``PolicyNetHeuristic(puzzle, model=None)``: ``model`` is a checkpoint file, a run folder or a model
 name (as for ``davi``); without it, the shipped model ``PUZZLE-policy``. It counts the states its
 network evaluated (``network_evaluations``).
 """
@@ -35,61 +35,19 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.nn import functional as F
 
 from core.errors import InputError
 from heuristics.base import Heuristic
-from heuristics.davi.checkpoint import check_puzzle, load_checkpoint
-from heuristics.davi.heuristic import SHIPPED_DIR, NetworkEvaluator, resolve_model
-from heuristics.davi.model import (
-    ModelConfig,
-)
+from learning.checkpoint import check_puzzle, load_checkpoint
+from learning.inference import NetworkEvaluator
+from learning.model_config import ModelConfig
+from learning.model_store import policy_model
+from learning.targets import TARGETS
+from learning.targets.policy import legal_moves, masked_logits
 from puzzles.base import Puzzle
 
-#: the logit given to an illegal move (its probability underflows to 0)
-ILLEGAL = -1e9
 
-
-def masked_logits(logits: torch.Tensor, legal: torch.Tensor | np.ndarray | None) -> torch.Tensor:
-    """``logits (B, A)`` with illegal moves (``legal`` False) set to a logit of probability 0."""
-    if legal is None:
-        return logits
-    return logits.masked_fill(~torch.as_tensor(legal, device=logits.device), ILLEGAL)
-
-
-def policy_loss(logits: torch.Tensor, labels: torch.Tensor,
-                legal: torch.Tensor | None) -> torch.Tensor:
-    """Mean cross-entropy of the legal-move softmax against ``labels``: move indices ``(B,)``,
-    or ``(B, A)`` 0/1 sets of correct moves (the uniform distribution over each set)."""
-    logp = F.log_softmax(masked_logits(logits, legal), dim=1)
-    if labels.ndim == 1:
-        return F.nll_loss(logp, labels.long())
-    target = labels.float()
-    target = target / target.sum(dim=1, keepdim=True).clamp_min(1.0)
-    return -(target * logp).sum(dim=1).mean()
-
-
-def legal_moves(puzzle: Puzzle, states: np.ndarray) -> np.ndarray | None:
-    """``(B, A)`` legal moves, or None when every move is always legal (cubes, Lights Out)."""
-    from puzzles.npuzzle import NPuzzle
-    from puzzles.sokoban import Sokoban
-
-    return puzzle.expand(states)[1] if isinstance(puzzle, NPuzzle | Sokoban) else None
-
-
-def policy_model(puzzle_name: str, model: str | Path | None) -> Path:
-    """The checkpoint ``model`` names; without one, the shipped model ``PUZZLE-policy``."""
-    if model is None:
-        name = f"{puzzle_name}-policy"
-        for f in (SHIPPED_DIR / name / "model.pt", SHIPPED_DIR / name / "checkpoint.pt"):
-            if f.is_file():
-                return f
-        raise InputError(f"--model: no shipped policy model for {puzzle_name}; train one with "
-                         f"`bench train policy {puzzle_name} --out DIR` and pass --model DIR")
-    return resolve_model(puzzle_name, model)
-
-
-class PolicyHeuristic(NetworkEvaluator, Heuristic):
+class PolicyNetHeuristic(NetworkEvaluator, Heuristic):
     """A move-prediction network: ``log_probs(states) -> (B, A)``; no values (module docstring)."""
 
     name = "policy"
@@ -104,7 +62,7 @@ class PolicyHeuristic(NetworkEvaluator, Heuristic):
         self.model_path = policy_model(puzzle.name, model)
         ckpt = load_checkpoint(self.model_path)
         check_puzzle(ckpt, puzzle, self.model_path)
-        if ckpt["target"] != "policy":
+        if TARGETS[ckpt["target"]].values:
             raise InputError(f"--model: {self.model_path} is a {ckpt['target']} value network, "
                              "not a policy; use it with --heuristic davi")
         config = ModelConfig.from_dict(ckpt["model_config"])

@@ -4,7 +4,7 @@ Their state dict names the layers ``fc1``, ``bn1``, ``fc2``, ``bn2``, ``blocks.<
 0 linear, 1 batch norm, 2 linear, 3 batch norm) and ``fc_out`` (a ``module.`` prefix, left by
 ``DataParallel``, is dropped). The layer order is ours, so the import renames the tensors, reads
 the sizes off their shapes and records the input adapter that turns our states into their input
-(``heuristics.davi.adapters``): cube3 needs a sticker and colour mapping; their tile-per-position
+(``learning.adapters``): cube3 needs a sticker and colour mapping; their tile-per-position
 and 0/1 Lights Out inputs equal ours, with their blank-last tile goal.
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 import torch
 
 from core.errors import InputError
-from heuristics.davi.checkpoint import CheckpointError, non_finite, save_checkpoint
-from heuristics.davi.model import ModelConfig
+from learning.checkpoint import CheckpointError, non_finite, save_checkpoint
+from learning.model_config import ModelConfig
 from puzzles.base import Puzzle
 
 #: the largest state dict file read (their largest network is about 60 MB)
@@ -30,7 +30,7 @@ _KEY = re.compile(r"^(?:module\.)?(?:(fc1|bn1|fc2|bn2|fc_out)|blocks\.(\d+)\.([0
 
 
 def rename_state_dict(theirs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """DeepCubeA's ``ResnetModel`` tensor names -> ours (``ResnetFC``); ``InputError`` on others."""
+    """DeepCubeA's ``ResnetModel`` tensor names -> ours (``ResnetNet``); ``InputError`` on others."""
     out: dict[str, torch.Tensor] = {}
     for key, value in theirs.items():
         if not isinstance(key, str) or not isinstance(value, torch.Tensor):
@@ -82,9 +82,9 @@ def convert(theirs: dict[str, torch.Tensor], puzzle: Puzzle) -> dict[str, Any]:
     if adapter != "deepcubea-lights" and cfg.one_hot_depth < puzzle.num_symbols:
         raise InputError(f"STATE_DICT: one-hot depth {cfg.one_hot_depth} is too small for "
                          f"{puzzle.name} ({puzzle.num_symbols} symbols)")
-    from heuristics.davi.model import ResnetFC
+    from learning.networks import build_network
 
-    net = ResnetFC(cfg)
+    net = build_network(cfg)
     try:
         missing, unexpected = net.load_state_dict(ours, strict=False)
     except RuntimeError as exc:

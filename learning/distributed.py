@@ -80,7 +80,7 @@ class Dist:
 
     def device(self, name: str) -> torch.device:
         """The device of this process for a run on ``name`` (auto, cpu, cuda)."""
-        from heuristics.davi.model import resolve_device
+        from learning.devices import resolve_device
 
         dev = resolve_device(name)
         if dev.type != "cuda":

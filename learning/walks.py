@@ -30,7 +30,7 @@ correct next press); with the legal-move mask of the end states (tiles: moves of
 illegal; ``None`` where every move is legal).
 
 ``domain_for(puzzle)`` returns ``None`` for a puzzle without a tensor form; the trainer then uses
-the numpy path of :mod:`heuristics.davi.data`.
+the numpy path of :mod:`learning.data`.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from heuristics.davi.checkpoint import CheckpointError
+from learning.checkpoint import CheckpointError
 from puzzles.base import Puzzle
 
 ADAPTERS = ("none", "deepcubea-cube3", "deepcubea-tiles", "deepcubea-lights")

@@ -1,0 +1,133 @@
+"""Model files: where a learned heuristic's checkpoint is found (a file, a run folder, a model
+name shipped under ``heuristics/models/`` or trained into ``$BENCH_CACHE/models/``) and the search
+a model recommends in its ``config.json``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from core.errors import InputError
+
+#: the models shipped with the package (package data of ``heuristics``)
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "heuristics" / "models"
+
+
+def user_models_dir() -> Path:
+    """``$BENCH_CACHE/models``: where ``bench train`` puts runs by default."""
+    from core.paths import cache_dir
+
+    return cache_dir() / "models"
+
+
+def _model_file(folder: Path) -> Path | None:
+    for name in ("model.pt", "checkpoint.pt"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def known_models() -> dict[str, Path]:
+    """Model name -> file, shipped models first, then trained runs in the user's cache."""
+    out: dict[str, Path] = {}
+    for root in (user_models_dir(), SHIPPED_DIR):
+        if root.is_dir():
+            for d in sorted(root.iterdir()):
+                f = _model_file(d) if d.is_dir() else None
+                if f is not None:
+                    out[d.name] = f
+    return out
+
+
+def resolve_model(puzzle_name: str, model: str | Path | None) -> Path:
+    """The checkpoint file ``model`` names (see module docstring); ``InputError`` if none."""
+    if model is None:
+        f = _model_file(SHIPPED_DIR / puzzle_name)
+        if f is None:
+            raise InputError(
+                f"--model: no shipped model for {puzzle_name}; train one with "
+                f"`bench train davi {puzzle_name} --out DIR` and pass --model DIR"
+            )
+        return f
+    path = Path(model).expanduser()
+    if path.is_file():
+        return path
+    if path.is_dir():
+        f = _model_file(path)
+        if f is None:
+            raise InputError(f"--model: folder {path} holds no model.pt or checkpoint.pt")
+        return f
+    for root in (SHIPPED_DIR, user_models_dir()):
+        f = _model_file(root / str(model))
+        if f is not None:
+            return f
+    names = ", ".join(known_models()) or "none"
+    raise InputError(f"--model: {str(model)!r} is no checkpoint file, run folder or model name "
+                     f"(known models: {names})")
+
+
+#: search options a model's config.json may recommend (``"search"``: solver and its options)
+#: the solvers a model may recommend (their options are those the registry declares)
+SEARCH_SOLVERS = ("beam", "bwas", "greedy", "astar")
+
+
+def recommended_search(puzzle_name: str, model: str | Path | None = None) -> dict[str, Any]:
+    """The search a model recommends: ``{"solver": ..., "solver_args": {...}, "precision": ...,
+    "source": "model" | "default"}``.
+
+    A model folder's ``config.json`` may hold ``"search": {"solver": "beam", "width": 16384,
+    "precision": "bfloat16"}``; without one (a user's own model) the answer is beam search at
+    the puzzle's default width (``core.registry.beam_width``), in float32."""
+    import json
+
+    from core import registry
+
+    path = resolve_model(puzzle_name, model)
+    cfg_path = path.parent / "config.json"
+    default = {"solver": "beam", "solver_args": {"width": registry.beam_width(puzzle_name)},
+               "precision": "float32", "source": "default"}
+    if not cfg_path.is_file():
+        return default
+    where = f"--model: {cfg_path}"
+    try:
+        config = json.loads(cfg_path.read_bytes())
+    except (ValueError, OSError, RecursionError) as exc:
+        raise InputError(f"{where}: not readable JSON ({type(exc).__name__})") from None
+    if not isinstance(config, dict):
+        raise InputError(f"{where}: not a JSON object")
+    if "search" not in config or config["search"] is None:
+        return default
+    rec = config["search"]
+    if not isinstance(rec, dict):
+        raise InputError(f"{where}: search: not a table (expected {{\"solver\": ..., options}})")
+    solver = rec.get("solver")
+    if not isinstance(solver, str) or solver not in registry.SOLVERS:
+        raise InputError(f"{where}: search: unknown solver {solver!r} (a learned heuristic's "
+                         f"search is one of {', '.join(SEARCH_SOLVERS)})")
+    if solver not in SEARCH_SOLVERS:
+        raise InputError(f"{where}: search: solver {solver!r} cannot search with a learned "
+                         f"heuristic (one of {', '.join(SEARCH_SOLVERS)})")
+    entry = registry.solver_entry(solver)
+    if not registry.solver_supports(entry, puzzle_name):
+        raise InputError(f"{where}: search: {solver} does not apply to {puzzle_name}")
+    precision = rec.get("precision", "float32")
+    if precision not in ("float32", "bfloat16"):
+        raise InputError(f"{where}: search: precision {precision!r} is not float32 or bfloat16")
+    given = {k: v for k, v in rec.items() if k not in ("solver", "precision")}
+    try:
+        args = entry.check_options(given, "solver")
+    except InputError as exc:
+        raise InputError(f"{where}: search: {str(exc).removeprefix('--')}") from None
+    return {"solver": solver, "solver_args": args, "precision": precision, "source": "model"}
+
+
+def policy_model(puzzle_name: str, model: str | Path | None) -> Path:
+    """The checkpoint ``model`` names; without one, the shipped model ``PUZZLE-policy``."""
+    if model is None:
+        name = f"{puzzle_name}-policy"
+        for f in (SHIPPED_DIR / name / "model.pt", SHIPPED_DIR / name / "checkpoint.pt"):
+            if f.is_file():
+                return f
+        raise InputError(f"--model: no shipped policy model for {puzzle_name}; train one with "
+                         f"`bench train policy {puzzle_name} --out DIR` and pass --model DIR")
+    return resolve_model(puzzle_name, model)

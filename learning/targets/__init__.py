@@ -1,0 +1,19 @@
+"""Training targets: what a network is trained to predict, one module each (``davi``,
+``diffusion``, ``policy``; the protocol in ``base``), and the one table from a target name to its
+class."""
+
+from __future__ import annotations
+
+from learning.targets.base import Target
+from learning.targets.davi import DaviTarget
+from learning.targets.diffusion import DiffusionTarget
+from learning.targets.policy import PolicyTarget
+
+#: target name (``TrainConfig.target``, a checkpoint's ``target``) -> its class
+TARGETS: dict[str, type[Target]] = {"davi": DaviTarget, "diffusion": DiffusionTarget,
+                                     "policy": PolicyTarget}
+
+
+def target_for(name: str) -> Target:
+    """The target object of a (checked) target name."""
+    return TARGETS[name]()

@@ -1,0 +1,177 @@
+"""The options of a training run (``TrainConfig``, stored in checkpoints), the per-puzzle defaults
+and the network sizes a run trains (``model_config_for``)."""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from core.errors import InputError
+from learning.checkpoint import TARGETS
+from learning.limits import MAX_BATCH, MAX_WIDTH
+from learning.model_config import ModelConfig
+from learning.networks import ARCHITECTURES
+from learning.targets import target_for
+from puzzles.base import Puzzle
+
+#: per-puzzle defaults (k_max, epsilon, check_every): DeepCubeA's values for the puzzles of its
+#: paper; for cube2 (diameter 14 qtm) and puzzle8 (diameter 31) a K above the diameter and a
+#: smaller C, since they converge in thousands of iterations. The 8-puzzle takes the 15-puzzle's
+#: epsilon (0.1) rather than 1.0: its costs are at most 31, and a target refreshed whenever the
+#: mean squared error is below 1 would chase a still-inaccurate network.
+PUZZLE_DEFAULTS: dict[str, tuple[int, float, int]] = {
+    "cube3": (30, 0.06, 5000),
+    "cube3-htm": (30, 0.06, 5000),
+    "cube2": (20, 0.06, 500),
+    "cube2-htm": (16, 0.06, 500),
+    "puzzle8": (40, 0.1, 500),
+    "puzzle15": (500, 0.1, 5000),
+    "puzzle24": (500, 0.2, 5000),
+    "puzzle35": (1000, 1.0, 5000),
+    "puzzle48": (1000, 1.0, 5000),
+    "lightsout7": (50, 1.0, 5000),
+    # the reverse-play steps of the level generator (puzzles/sokoban_levels.py), whose levels
+    # match DeepCubeA's test levels; K = 30 walks reach few states that far from a goal
+    "sokoban": (1000, 1.0, 1000),
+}
+
+def puzzle_defaults(name: str) -> tuple[int, float, int]:
+    """``(k_max, epsilon, check_every)`` for a puzzle name; Lights Out n x n: K = n * n."""
+    if name in PUZZLE_DEFAULTS:
+        return PUZZLE_DEFAULTS[name]
+    if name.startswith("lightsout"):
+        n = int(name[len("lightsout"):])
+        return (min(50, n * n), 1.0, 500 if n < 7 else 5000)
+    return (30, 1.0, 1000)
+
+
+def _check_finite(flag: str, v: Any) -> None:
+    """A given option value must be a finite number (``None``: not given)."""
+    if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                          or not math.isfinite(v)):
+        raise InputError(f"{flag}: expected a finite number, got {v}")
+
+
+def _check_schedule(lr: float | None, lr_decay: float | None) -> None:
+    """A learning rate must be positive, its decay per iteration in (0, 1] (``None``: not given)."""
+    if lr is not None and not lr > 0:
+        raise InputError(f"--lr: must be positive, got {lr}")
+    if lr_decay is not None and not 0 < lr_decay <= 1:
+        raise InputError(f"--lr-decay: must be in (0, 1], got {lr_decay}")
+
+
+@dataclass
+class TrainConfig:
+    """Options of one training run (JSON-serialisable; stored in checkpoints)."""
+
+    puzzle: str
+    target: str = "davi"
+    goal: str | None = None
+    preset: str = "small"
+    h1: int | None = None
+    res_dim: int | None = None
+    num_blocks: int | None = None
+    batch: int = 10000
+    lr: float = 1e-3
+    lr_decay: float = 0.9999993
+    k_max: int | None = None
+    epsilon: float | None = None
+    check_every: int | None = None
+    polyak: float | None = None
+    diffusion_warmup: int = 0
+    data: str = "tensor"
+    walk: str = "canonical"
+    backtrack: bool = False
+    seed: int = 0
+    device: str = "auto"
+    amp: bool = False
+    eval_per_depth: int = 100
+    eval_depths: int = 10
+    eval_max_steps: int = 200
+    eval_chunk: int = 65536
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def resolved(self) -> TrainConfig:
+        """A copy with the per-puzzle defaults filled in, validated (``InputError``)."""
+        k, eps, c = puzzle_defaults(self.puzzle)
+        out = copy.deepcopy(self)
+        out.k_max = k if out.k_max is None else out.k_max
+        out.epsilon = eps if out.epsilon is None else out.epsilon
+        out.check_every = c if out.check_every is None else out.check_every
+        if out.target not in TARGETS:
+            raise InputError(f"target: expected one of {', '.join(TARGETS)}, got {out.target!r}")
+        for name, low, high in (("batch", 2, MAX_BATCH), ("k_max", 1, 10**6),
+                                ("check_every", 1, 10**12), ("h1", 1, MAX_WIDTH),
+                                ("res_dim", 1, MAX_WIDTH), ("num_blocks", 0, 1000),
+                                ("eval_per_depth", 1, 10**6), ("eval_depths", 1, 10**6),
+                                ("eval_max_steps", 1, 10**9), ("eval_chunk", 1, 10**9),
+                                ("diffusion_warmup", 0, 10**12), ("seed", 0, 2**63 - 1)):
+            v = getattr(out, name)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise InputError(f"--{name.replace('_', '-')}: expected an integer, got {v!r}")
+            if not low <= v <= high:
+                raise InputError(f"--{name.replace('_', '-')}: must be in [{low}, {high}], got {v}")
+        for name in ("lr", "lr_decay", "epsilon", "polyak"):
+            _check_finite("--" + name.replace("_", "-"), getattr(out, name))
+        if out.batch < 2:
+            raise InputError(f"--batch: must be at least 2 (batch norm), got {out.batch}")
+        if out.k_max < 1:
+            raise InputError(f"--k-max: must be at least 1, got {out.k_max}")
+        if out.check_every < 1:
+            raise InputError(f"--check-every: must be at least 1, got {out.check_every}")
+        _check_schedule(out.lr, out.lr_decay)
+        if out.epsilon <= 0:
+            raise InputError(f"--epsilon: must be positive, got {out.epsilon}")
+        if out.polyak is not None and not 0 < out.polyak <= 1:
+            raise InputError(f"--polyak: must be in (0, 1], got {out.polyak}")
+        if out.diffusion_warmup < 0:
+            raise InputError(f"--diffusion-warmup: must be >= 0, got {out.diffusion_warmup}")
+        target_for(out.target).check_config(out)
+        if out.walk not in ("canonical", "plain"):
+            raise InputError(f"--walk: expected canonical or plain, got {out.walk!r}")
+        if out.data not in ("tensor", "numpy"):
+            raise InputError(f"data: expected tensor or numpy, got {out.data!r}")
+        if out.device not in ("auto", "cpu", "cuda"):
+            raise InputError(f"--device: expected auto, cpu or cuda, got {out.device!r}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TrainConfig:
+        names = {f.name for f in fields(cls)}
+        d = dict(d)
+        d.setdefault("data", "numpy")  # runs recorded before the tensor data path
+        d.setdefault("walk", "plain")  # and before canonical cube walks
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+def single_goal(puzzle: Puzzle) -> list[int] | None:
+    """The puzzle's goal state as a list, or None when its goal is a set (Sokoban)."""
+    if not getattr(puzzle, "reversible", True) and hasattr(puzzle, "reverse_walks"):
+        return None
+    return [int(v) for v in puzzle.goal()]
+
+
+def make_puzzle(name: str, goal: str | None = None) -> Puzzle:
+    from core.registry import get_puzzle
+
+    return get_puzzle(name, goal=goal)
+
+
+def model_config_for(puzzle: Puzzle, cfg: TrainConfig) -> ModelConfig:
+    """The network sizes of a run: the preset with the run's overrides; a policy network gets
+    one output per move."""
+    config = _model_config(puzzle, cfg)
+    outputs = target_for(cfg.target).outputs(puzzle)
+    return config if outputs == 1 else replace(config, outputs=outputs)
+
+
+def _model_config(puzzle: Puzzle, cfg: TrainConfig) -> ModelConfig:
+    base = ModelConfig.preset(cfg.preset, puzzle.state_dim, puzzle.num_symbols)
+    return ARCHITECTURES[base.arch].sized(base, cfg.h1, cfg.res_dim, cfg.num_blocks)
