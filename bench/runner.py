@@ -158,21 +158,10 @@ def model_digest(puzzle: str, heuristic: str, hargs: dict[str, Any]) -> str | No
     try:
         if not registry.heuristic_entry(heuristic).props.needs_model:
             return None
-        model = hargs.get("model")
-        if heuristic == "davi-multigoal":
-            if model is None:
-                return None
-            folder = Path(str(model)).expanduser()
-            files = sorted(f for f in folder.rglob("*") if f.is_file()
-                           and (f.suffix == ".pt" or f.name == "tree.json"))
-        elif heuristic == "policy":
-            from learning.model_store import policy_model
-
-            files = [policy_model(puzzle, model)]
-        else:
-            from learning.model_store import resolve_model
-
-            files = [resolve_model(puzzle, model)]
+        files = registry.model_files(registry.heuristic_entry(heuristic), puzzle,
+                                     hargs.get("model"))
+        if not files:
+            return None
     except (InputError, OSError):
         return None
     h = hashlib.sha256()

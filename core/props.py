@@ -40,7 +40,9 @@ class HeuristicProps:
     ``"module:function"`` giving a model's recommended search (:func:`default_search`);
     ``default_solver``: the solver when none is given and nothing is recommended (empty: ``ida``,
     or ``bwas`` for a model-backed heuristic), ``default_note`` what ``bench solve`` prints
-    when it picks it; ``aliases``: former names still accepted (the first: the name task
+    when it picks it; ``model_files``: ``"module:function"`` giving the files of the model a
+    model-backed heuristic loads (called with the puzzle name and the model; their digest is a
+    row's ``model_sha256``); ``aliases``: former names still accepted (the first: the name task
     fingerprints hash, ``core.registry.first_name``)."""
 
     puzzles: PuzzleSpec = "*"
@@ -55,6 +57,7 @@ class HeuristicProps:
     recommend: str = ""
     default_solver: str = ""
     default_note: str = ""
+    model_files: str = ""
     aliases: tuple[str, ...] = ()
 
 

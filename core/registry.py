@@ -223,20 +223,23 @@ HEURISTICS: dict[str, Entry[HeuristicProps]] = {
               "value network: a trained cost-to-go estimate (DAVI as in DeepCubeA, diffusion "
               "distance, ...)", {},
               HeuristicProps(LEARNED_PUZZLES, needs_model=True, aliases=("davi",),
-                             recommend="learning.model_store:recommended_search"),
+                             recommend="learning.model_store:recommended_search",
+                             model_files="learning.model_store:value_model_files"),
               (MODEL, DEVICE, PRECISION)),
         Entry("policy", "heuristics.policy_net:PolicyNetHeuristic",
               "move-prediction network (EfficientCube): ranks moves, gives no distance estimate; "
               "beam search only", {},
               HeuristicProps(LEARNED_PUZZLES, needs_model=True, ranks_moves=True,
-                             default_solver="beam", default_note="the search that takes a policy"),
+                             default_solver="beam", default_note="the search that takes a policy",
+                             model_files="learning.model_store:policy_model_files"),
               (replace(MODEL, help="policy model: a name, run folder or file (bench train "
                        "policy)", default_text="the shipped PUZZLE-policy"), DEVICE, PRECISION)),
         Entry("davi-multigoal", "heuristics.multigoal:MultiGoalHeuristic",
               "a tree of goal networks (multi-goal DeepCubeA, Moravej): min over goals of "
               "f_i + d_i; searches also stop at the tree's goals", {},
               HeuristicProps(ONE_GOAL_PUZZLES, needs_model=True, default_solver="bwas",
-                             default_note="the default search for a multi-goal model"),
+                             default_note="the default search for a multi-goal model",
+                             model_files="learning.multigoal:tree_files"),
               (replace(MODEL, help="multi-goal model folder (bench train multigoal)",
                        default_text="none: required"), DEVICE, PRECISION,
                Option("combine", str, "how goal estimates combine: sum = min_i (f_i + d_i), "
@@ -247,7 +250,8 @@ HEURISTICS: dict[str, Entry[HeuristicProps]] = {
         Entry("onnx", "heuristics.onnx:OnnxHeuristic",
               "a network in an ONNX file (a value network or a policy, as its card says), "
               "evaluated by onnxruntime on the CPU", {},
-              HeuristicProps(needs_model=True, recommend="heuristics.onnx:recommended_search"),
+              HeuristicProps(needs_model=True, recommend="heuristics.onnx:recommended_search",
+                             model_files="heuristics.onnx:model_files"),
               (replace(MODEL, help="ONNX file (its card NAME.card.json beside it) or a folder "
                        "holding one", default_text="none: required"),
                replace(DEVICE, choices=("auto", "cpu"), help="where a network evaluates (onnx: "
@@ -323,6 +327,16 @@ def recommended_search(entry: Entry[HeuristicProps], puzzle_name: str,
     module, _, attr = entry.props.recommend.partition(":")
     result: dict[str, Any] = getattr(importlib.import_module(module), attr)(puzzle_name, model)
     return result
+
+
+def model_files(entry: Entry[HeuristicProps], puzzle_name: str, model: Any) -> list[Any]:
+    """The files of the model a model-backed heuristic loads, from the function its
+    ``model_files`` names (``[]`` where it declares none)."""
+    if not entry.props.model_files:
+        return []
+    module, _, attr = entry.props.model_files.partition(":")
+    files: list[Any] = getattr(importlib.import_module(module), attr)(puzzle_name, model)
+    return files
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,12 @@ def resolve_onnx(model: str | os.PathLike[str] | None) -> Path:
     return path
 
 
+def model_files(puzzle_name: str, model: str | os.PathLike[str] | None) -> list[Path]:
+    """The file an ONNX heuristic loads (the network; the card only describes it), for a row's
+    model digest."""
+    return [resolve_onnx(model)]
+
+
 def read_card(model: Path, puzzle_name: str | None = None) -> dict[str, Any]:
     """The card of ``model``, checked (and for ``puzzle_name``, when given)."""
     path = card_path(model)

@@ -131,3 +131,13 @@ def policy_model(puzzle_name: str, model: str | Path | None) -> Path:
         raise InputError(f"--model: no shipped policy model for {puzzle_name}; train one with "
                          f"`bench train policy {puzzle_name} --out DIR` and pass --model DIR")
     return resolve_model(puzzle_name, model)
+
+
+def value_model_files(puzzle_name: str, model: str | Path | None) -> list[Path]:
+    """The file a value network loads (its checkpoint), for a row's model digest."""
+    return [resolve_model(puzzle_name, model)]
+
+
+def policy_model_files(puzzle_name: str, model: str | Path | None) -> list[Path]:
+    """The file a policy network loads, for a row's model digest."""
+    return [policy_model(puzzle_name, model)]

@@ -82,6 +82,16 @@ class GoalTree:
             raise InputError(f"--model: {path} is damaged ({type(exc).__name__})") from None
 
 
+def tree_files(puzzle_name: str, model: str | Path | None) -> list[Path]:
+    """The files a multi-goal model loads (its tree and every goal's network), for a row's model
+    digest; none without a model folder."""
+    if model is None:
+        return []
+    folder = Path(str(model)).expanduser()
+    return sorted(f for f in folder.rglob("*") if f.is_file()
+                  and (f.suffix == ".pt" or f.name == TREE_FILE))
+
+
 def with_goal(puzzle: Puzzle, goal: np.ndarray) -> Puzzle:
     """A copy of ``puzzle`` whose goal is ``goal`` (same moves; walks and goal tests use it)."""
     p = copy.copy(puzzle)

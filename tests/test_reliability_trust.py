@@ -78,6 +78,18 @@ def test_model_digest_covers_multigoal_folders_and_ignores_plain_heuristics(tmp_
     assert runner.model_digest("puzzle8", "manhattan", {}) is None
 
 
+def test_every_model_backed_heuristic_declares_its_model_files(tmp_path):
+    from core import registry
+
+    for name, entry in registry.HEURISTICS.items():
+        assert entry.props.needs_model == bool(entry.props.model_files), name
+    onnx = tmp_path / "net.onnx"
+    onnx.write_bytes(b"first")
+    first = runner.model_digest("cube3", "onnx", {"model": str(onnx)})
+    onnx.write_bytes(b"second")
+    assert first and first != runner.model_digest("cube3", "onnx", {"model": str(onnx)})
+
+
 # --------------------------------------------------------------------------- report replays
 def _solved_row(key: str, state: np.ndarray, actions: str, length: int) -> dict:
     return {"key": key, "suite": "t", "profile": "default", "instance_set": "s",
