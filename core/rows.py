@@ -29,6 +29,7 @@ class Row(TypedDict, total=False):
     solver: str
     params: str
     model_sha256: str | None
+    model_target: str | None
     tables_sha256: str | None
     seed: int
     optimal: int | None
@@ -91,6 +92,9 @@ COLUMNS: dict[str, str] = {
     "model_sha256": "digest of the model files a learned heuristic loaded (part of the "
                     "fingerprint: a resume after the weights changed refuses the rows); null "
                     "for heuristics without a model and in rows made before it was recorded",
+    "model_target": "what the network of a learned heuristic was trained on (davi, diffusion, "
+                    "policy; an ONNX card's target); null for heuristics without a network, "
+                    "for an ONNX card that names none and in rows made before it was recorded",
     "tables_sha256": "digest of the pattern-database tables a PDB heuristic read (over the "
                      "checksums the store records in each table file; a resume after the tables "
                      "changed refuses the rows); null for heuristics without tables and in rows "

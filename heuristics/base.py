@@ -46,6 +46,9 @@ class Heuristic(ABC):
     ranks_moves: bool = False
     #: states a network evaluated since the heuristic was made; None: no network
     network_evaluations: int | None = None
+    #: what a learned heuristic's network was trained on (``davi``, ``diffusion``, ``policy``,
+    #: as its checkpoint records; an ONNX card's ``target``); None: no network or not known
+    trained_target: str | None = None
 
     def __init__(self, puzzle: Puzzle) -> None:
         self.puzzle = puzzle

@@ -62,6 +62,7 @@ class MultiGoalHeuristic(Heuristic):
                 raise InputError(f"--model: {folder} lacks goal {i}'s network ({run.name}/)")
             self.nets.append(ValueNetHeuristic(with_goal(puzzle, goal), model=run, device=device,
                                               precision=precision))
+        self.trained_target = self.nets[0].trained_target if self.nets else None
         self.d = self.tree.distances
         self.network_evaluations = 0  # one per state and goal network
         self.load_seconds = time.perf_counter() - t0

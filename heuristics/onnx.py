@@ -10,7 +10,9 @@ model and its *card*, a small JSON file beside it (``FILE.card.json``)::
      "output": "value",                  # "value": (B,) or (B, 1) cost-to-go estimates;
                                          # "policy": (B, A) move logits (beam search only)
      "search": {"solver": "beam", "width": 16384},   # the recommended search and its options
-     "goal_tolerance": 1.0}              # optional: how near 0 the goal's estimate must be
+     "goal_tolerance": 1.0,              # optional: how near 0 the goal's estimate must be
+     "target": "diffusion"}              # optional: what the network was trained on (rows'
+                                         # model_target)
 
 Encodings: the puzzle's own (``Puzzle.encoding_name``, the codes of ``Puzzle.encode``), the
 imported networks' adapters (``deepcubea-cube3``: DeepCubeA's sticker order and colours;
@@ -207,6 +209,8 @@ class OnnxHeuristic(Heuristic):
         self.model_path = resolve_onnx(model)
         self.card = read_card(self.model_path, puzzle.name)
         self.ranks_moves = self.card["output"] == "policy"
+        target = self.card.get("target")
+        self.trained_target = target if isinstance(target, str) and target else None
         self._encode = encoder(self.card, puzzle)
         self._symbols = int(self.card["symbols"]) if self.card["input"] == "one-hot" else None
         self._session(self.model_path)

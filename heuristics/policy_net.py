@@ -62,6 +62,7 @@ class PolicyNetHeuristic(NetworkEvaluator, Heuristic):
         self.model_path = policy_model(puzzle.name, model)
         ckpt = load_checkpoint(self.model_path)
         check_puzzle(ckpt, puzzle, self.model_path)
+        self.trained_target = str(ckpt["target"])
         if TARGETS[ckpt["target"]].values:
             raise InputError(f"--model: {self.model_path} is a {ckpt['target']} value network, "
                              "not a policy; use it with --heuristic davi")

@@ -393,6 +393,11 @@ def test_learned_profile_uses_the_shipped_model_or_names_it(capsys, tmp_path):
         # the runner marks a row solved only after replaying its path to a goal
         assert len(rows) == 1 and rows[0]["status"] == "solved" and rows[0]["length"] > 0
         assert rows[0]["heuristic"] == "value-net" and rows[0]["solver"] == "bwas"
+        from learning.checkpoint import load_checkpoint
+
+        # the row says what the network was trained on, as its checkpoint records it
+        trained = load_checkpoint(SHIPPED_DIR / "sokoban" / "model.pt")["target"]
+        assert rows[0]["model_target"] == trained and trained in ("davi", "diffusion")
         return
     with pytest.raises(SystemExit) as exc:
         main(args)
