@@ -52,7 +52,7 @@ def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int,
         cfg = TrainConfig(puzzle=puzzle, target=target, preset=preset, batch=batch, amp=amp,
                           data=data, device=device)
         t = Trainer(cfg, tmp, progress=False)
-        if target == "davi":
+        if t.objective.target_network:  # every iteration pays for the target network
             t._set_target()
         sync = (torch.cuda.synchronize if t.device.type == "cuda" else (lambda: None))
         parts = {"data": 0.0, "target": 0.0, "update": 0.0}

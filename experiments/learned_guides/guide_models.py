@@ -112,11 +112,12 @@ def network_text(models: Sequence[GuideModel] = ()) -> str:
 
 def train_config(puzzle: str, target: str, minutes: float) -> Any:
     """The ``TrainConfig`` of a guide (its budget recorded in ``extra``)."""
+    from learning.targets import target_for
     from learning.train_config import TrainConfig
 
     per = TRAINING.get(puzzle, {})
     settings: dict[str, Any] = {**NETWORK, "k_max": per.get("k_max")}
-    if target == "davi":
+    if target_for(target).target_network:
         settings["check_every"] = DAVI_CHECK_EVERY
         if per.get("epsilon") is not None:
             settings["epsilon"] = per["epsilon"]

@@ -189,6 +189,9 @@ def table_folder(dest: Path, names: tuple[str, ...]) -> Path:
 def configs(puzzle: str, models: dict[str, Path], widths: tuple[int, ...]) -> list[Config]:
     """The configurations of ``puzzle``'s suite: the optimal reference first, then each guide
     (``models``: target -> model folder or file) under every beam width, then BWAS."""
+    from core import registry
+    from learning.targets import target_for
+
     spec = PUZZLES[puzzle]
     out: list[Config] = []
     if spec.reference == "gf2":
@@ -200,7 +203,7 @@ def configs(puzzle: str, models: dict[str, Path], widths: tuple[int, ...]) -> li
         if target not in models:
             continue
         hargs = {"model": str(Path(models[target]).resolve()), "precision": PRECISION}
-        heuristic = "policy" if target == "policy" else "davi"
+        heuristic = registry.VALUE_NET if target_for(target).values else "policy"
         for w in widths:
             out.append(Config(f"{target}-beam-{w}", target, "beam", w, heuristic, "beam", hargs,
                               {"width": w, **beam}))
