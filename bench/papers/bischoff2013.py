@@ -16,8 +16,7 @@ from bench.papers.paper_table import (
     Request,
     frame_rows,
     header,
-    refuse_profile,
-    refuse_run,
+    refuse_profile_and_run,
 )
 
 #: Bischoff et al. (2013): Table 1 (average actions per class), Theorem 2 (share of each class,
@@ -118,11 +117,6 @@ def bischoff2013(run_dir: Path | None, limit: int | None, jobs: int | None, out:
     return "\n".join(lines), df
 
 
-def _check(req: Request) -> None:
-    refuse_profile(req)
-    refuse_run(req)
-
-
 def _make(req: Request) -> tuple[str, pd.DataFrame]:
     assert req.count is not None
     return bischoff2013(None, req.limit, req.jobs, req.dest, req.command, count=req.count)
@@ -132,7 +126,7 @@ TABLE = PaperTable(
     name="bischoff2013",
     summary="Bischoff et al. (2013) Tables 1 and 2: local value iteration on the 15-puzzle, "
             "actions per class S_1..S_5 and per initial region size.",
-    make=_make, check=_check, runs="none", count=100_000,
+    make=_make, check=refuse_profile_and_run, runs="none", count=100_000,
     instances="uniformly random solvable 15-puzzles (seed 0)",
     published=("bench.papers.bischoff2013:BISCHOFF2013",),
 )

@@ -5,12 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from bench.papers import heuristic_measures
-from bench.papers.paper_table import PaperTable, Request, refuse_profile, refuse_run
-
-
-def _check(req: Request) -> None:
-    refuse_profile(req)
-    refuse_run(req)
+from bench.papers.paper_table import PaperTable, Request, refuse_profile_and_run
 
 
 def _make(req: Request) -> tuple[str, pd.DataFrame]:
@@ -20,7 +15,7 @@ def _make(req: Request) -> tuple[str, pd.DataFrame]:
 TABLE = PaperTable(
     name="deepcubea-table2",
     summary="memory of PDBs against networks (bytes each heuristic holds).",
-    make=_make, check=_check, runs="none", build=True,
+    make=_make, check=refuse_profile_and_run, runs="none", build=True,
     instances="a batch of 10,000 random states per puzzle, measured on this machine",
     published=(),
 )

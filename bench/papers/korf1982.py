@@ -16,8 +16,7 @@ from bench.papers.paper_table import (
     Request,
     frame_rows,
     header,
-    refuse_profile,
-    refuse_run,
+    refuse_profile_and_run,
 )
 
 #: Korf (1982), Table 2: average number of primitive moves
@@ -83,11 +82,6 @@ def korf1982(run_dir: Path | None, limit: int | None, jobs: int | None, out: Pat
     return "\n".join(lines), table_df
 
 
-def _check(req: Request) -> None:
-    refuse_profile(req)
-    refuse_run(req)
-
-
 def _make(req: Request) -> tuple[str, pd.DataFrame]:
     assert req.count is not None
     return korf1982(None, req.limit, req.jobs, req.dest, req.command, count=req.count)
@@ -98,7 +92,7 @@ TABLE = PaperTable(
     summary="Korf (1982) Table 2: average solution length of the macro problem solver "
             "(8-puzzle 39, Rubik's cube 90 in the half-turn metric) beside optimal (8-puzzle "
             "22) and human (38, 125), over random states.",
-    make=_make, check=_check, runs="none", count=10_000,
+    make=_make, check=refuse_profile_and_run, runs="none", count=10_000,
     instances="uniformly random states per puzzle (seed 0)",
     published=("bench.papers.korf1982:KORF1982",),
 )

@@ -133,6 +133,12 @@ def refuse_run(req: Request) -> None:
         raise InputError(f"--run: {req.name} reads no run")
 
 
+def refuse_profile_and_run(req: Request) -> None:
+    """The check of a table that runs no suite and reads no run."""
+    refuse_profile(req)
+    refuse_run(req)
+
+
 def header(title: str, command: str, notes: list[str]) -> list[str]:
     """The lines above a table: its title, the command that made it, provenance, notes."""
     prov = provenance()
