@@ -242,3 +242,16 @@ def test_every_table_is_declared_with_figures_that_exist():
             assert hasattr(importlib.import_module(module), attr), name
         if table.runs == "none":
             assert table.profile is None
+
+
+def test_a_table_names_rows_made_from_uncommitted_code(tmp_path):
+    run = tmp_path / "run"
+    _fake_run(run, {"555": [3_000_000, 3_200_000]})
+    rows = [json.loads(x) for x in (run / "rows.jsonl").read_text().splitlines()]
+    rows[0].update(git_rev="0123456789ab", git_dirty=True, git_diff_sha256="feedfacecafe")
+    (run / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = papers.make("felner2004", run_dir=run, out=tmp_path / "out")
+    note = next(line for line in text.splitlines() if line.startswith("Runs read:"))
+    assert "1 of 2 rows were made from a tree with uncommitted changes" in note
+    assert "feedfacecafe" in note and "1 of 2 rows name no revision" in note
+    assert text.index("Made ") < text.index("Runs read:") < text.index("| random1000 |")

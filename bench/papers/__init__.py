@@ -92,6 +92,31 @@ def request(name: str, run_dir: Path | list[Path] | tuple[Path, ...] | None = No
     return table, req
 
 
+def with_revision_note(text: str, runs: tuple[Path, ...]) -> str:
+    """``text`` with a note below its provenance line naming the rows of the finished ``runs``
+    whose code cannot be traced to a commit (``bench.report.revision_note``: made from a tree
+    with uncommitted changes, from a revision missing from this history, or with none)."""
+    if not runs:
+        return text
+    import pandas as pd
+
+    from bench import report
+    from bench.run_table import load_table
+
+    frames = []
+    for run in runs:
+        try:
+            frames.append(load_table(Path(run)))
+        except InputError:
+            continue  # the table itself has said what is wrong with the run
+    note = report.revision_note(pd.concat(frames, ignore_index=True)) if frames else ""
+    if not note:
+        return text
+    lines = text.split("\n")
+    at = next((i + 1 for i, line in enumerate(lines) if line.startswith("Made ")), 1)
+    return "\n".join([*lines[:at], "", f"Runs read: {note}", *lines[at:]])
+
+
 def make(name: str, run_dir: Path | list[Path] | tuple[Path, ...] | None = None,
          limit: int | None = None, jobs: int | None = None, out: Path = DEFAULT_OUT,
          command: str = "", build: bool = False, profile: str | None = None,
@@ -109,6 +134,7 @@ def make(name: str, run_dir: Path | list[Path] | tuple[Path, ...] | None = None,
     except OSError as exc:
         raise InputError(f"--out: cannot create {req.dest}: {exc.strerror or exc}") from None
     text, frame = table.make(req)
+    text = with_revision_note(text, req.runs)
     (req.dest / "table.md").write_text(text)
     frame.to_csv(req.dest / "table.csv", index=False)
     (req.dest / "provenance.json").write_text(json.dumps(provenance(), indent=2, default=str))
