@@ -67,12 +67,11 @@ def main() -> None:
         opt = np.array([known.get(i, -1) for i in range(len(states))])
     else:
         opt = None
-    if a.solver == "beam":
-        solver = registry.get_solver("beam", width=a.width, max_depth=a.max_depth)
-        settings = {"solver": "beam", "width": a.width}
-    else:
-        solver = registry.get_solver("bwas", weight=a.weight, batch=a.batch)
-        settings = {"solver": "bwas", "weight": a.weight, "batch": a.batch}
+    # the options of each solver this comparison offers (the row records all but the depth cap)
+    options = {"beam": {"width": a.width, "max_depth": a.max_depth},
+               "bwas": {"weight": a.weight, "batch": a.batch}}[a.solver]
+    solver = registry.get_solver(a.solver, **options)
+    settings = {"solver": a.solver, **{k: v for k, v in options.items() if k != "max_depth"}}
     rows = []
     for label, hname, model in (("single-goal", "davi", a.single),
                                 ("multi-goal", "davi-multigoal", a.tree)):
