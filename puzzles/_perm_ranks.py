@@ -27,7 +27,7 @@ def rank_partial(pos: np.ndarray, n: int) -> int:
     r = 0
     for i in range(k):
         p = pos[i]
-        d = p
+        d = int(p)  # a Python int: small unsigned cells must not narrow the rank (no-JIT runs)
         for j in range(i):
             if pos[j] < p:
                 d -= 1

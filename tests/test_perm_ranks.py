@@ -69,3 +69,16 @@ def test_cube_coordinates_use_the_naive_rank():
     assert (idx >> len(tracked)).tolist() == [naive_rank(tuple(w), 12) for w in ewhere.tolist()]
     pat = kc.parse_pattern(kc.edge_pattern_name(tuple(int(e) for e in tracked)))
     assert kc.goal_index(pat) == naive_rank(tuple(tracked.tolist()), 12) << len(tracked)
+
+
+@pytest.mark.nojit
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int64])
+def test_small_integer_cells_give_the_naive_rank(dtype):
+    """Cells held in small integer types (tile states are uint8) rank as Python integers, also
+    when the kernel runs as plain Python (no JIT), where numpy would narrow the arithmetic."""
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        perm = rng.permutation(9).astype(dtype)
+        assert R.perm_rank(perm) == naive_rank(tuple(int(v) for v in perm), 9)
+        part = rng.permutation(16)[:6].astype(dtype)
+        assert R.rank_partial(part, 16) == naive_rank(tuple(int(v) for v in part), 16)
