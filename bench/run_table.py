@@ -18,6 +18,12 @@ from core.status import Status
 def load_table(run_dir: Path) -> Any:
     """The run's rows as a pandas DataFrame (one row per instance x configuration), every
     solved row's path replayed (:func:`replay_solved`: one that does not replay is invalid)."""
+    return replay_solved(read_table(run_dir))
+
+
+def read_table(run_dir: Path) -> Any:
+    """The run's rows as :func:`load_table` gives them, without replaying their paths (for
+    what a row records about itself: provenance, settings)."""
     rows = read_rows(Path(run_dir) / ROWS)
     if not rows and (Path(run_dir) / "results.csv").is_file():
         # a committed copy of a run (results/NAME/): its exported table
@@ -29,7 +35,7 @@ def load_table(run_dir: Path) -> Any:
         rows = table.to_dict("records")
     if not rows:
         raise InputError(f"RUN_DIR: {run_dir} has no result rows ({ROWS})")
-    return replay_solved(rows_frame(rows))
+    return rows_frame(rows)
 
 
 def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:

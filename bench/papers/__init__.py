@@ -101,12 +101,12 @@ def with_revision_note(text: str, runs: tuple[Path, ...]) -> str:
     import pandas as pd
 
     from bench import report
-    from bench.run_table import load_table
+    from bench.run_table import read_table
 
     frames = []
     for run in runs:
-        try:
-            frames.append(load_table(Path(run)))
+        try:  # provenance only: the table has replayed the rows it counts
+            frames.append(read_table(Path(run)))
         except InputError:
             continue  # the table itself has said what is wrong with the run
     note = report.revision_note(pd.concat(frames, ignore_index=True)) if frames else ""
