@@ -317,6 +317,12 @@ def check_heuristic_options(entry: Entry[HeuristicProps], kwargs: dict[str, Any]
                                "heuristic")
 
 
+def _call_declared(ref: str, *args: Any) -> Any:
+    """Call the function a property names as ``"module:function"``."""
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)(*args)
+
+
 def recommended_search(entry: Entry[HeuristicProps], puzzle_name: str,
                        model: Any) -> dict[str, Any] | None:
     """The search a model-backed heuristic recommends when no solver is given, from the function
@@ -324,8 +330,7 @@ def recommended_search(entry: Entry[HeuristicProps], puzzle_name: str,
     ``{"solver", "solver_args", "precision", "source"}``; ``None`` when it names none."""
     if not entry.props.recommend:
         return None
-    module, _, attr = entry.props.recommend.partition(":")
-    result: dict[str, Any] = getattr(importlib.import_module(module), attr)(puzzle_name, model)
+    result: dict[str, Any] = _call_declared(entry.props.recommend, puzzle_name, model)
     return result
 
 
@@ -334,8 +339,7 @@ def model_files(entry: Entry[HeuristicProps], puzzle_name: str, model: Any) -> l
     ``model_files`` names (``[]`` where it declares none)."""
     if not entry.props.model_files:
         return []
-    module, _, attr = entry.props.model_files.partition(":")
-    files: list[Any] = getattr(importlib.import_module(module), attr)(puzzle_name, model)
+    files: list[Any] = _call_declared(entry.props.model_files, puzzle_name, model)
     return files
 
 
