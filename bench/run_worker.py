@@ -93,7 +93,7 @@ def solve_task(payload: dict[str, Any]) -> dict[str, Any]:
     row["actions"] = puzzle.format_moves(actions) if actions is not None else None
     row["extra"] = json.dumps(row.get("extra") or {}, default=str)
     row["heuristic_nbytes"] = int(h.nbytes)
-    row["model_target"] = getattr(h, "trained_target", None)
+    row["model_target"] = h.trained_target
     row["solver_nbytes"] = int((result.extra or {}).get("table_nbytes", 0))
     row["heuristic_load_s"] = float(getattr(h, "load_seconds", 0.0))
     return row
