@@ -110,6 +110,9 @@ def read_card(model: Path, puzzle_name: str | None = None) -> dict[str, Any]:
                              f"got {card[key]!r}")
     if not isinstance(card["puzzle"], str) or not isinstance(card["encoding"], str):
         raise InputError(f"--model: card {path}: puzzle and encoding must be names")
+    if "target" in card and not (isinstance(card["target"], str) and card["target"]):
+        raise InputError(f"--model: card {path}: target must name what the network was trained "
+                         f"on, got {card['target']!r}")
     if card["input"] == "one-hot":
         sym = card.get("symbols")
         if isinstance(sym, bool) or not isinstance(sym, int) or sym < 1:
@@ -209,8 +212,7 @@ class OnnxHeuristic(Heuristic):
         self.model_path = resolve_onnx(model)
         self.card = read_card(self.model_path, puzzle.name)
         self.ranks_moves = self.card["output"] == "policy"
-        target = self.card.get("target")
-        self.trained_target = target if isinstance(target, str) and target else None
+        self.trained_target = self.card.get("target")
         self._encode = encoder(self.card, puzzle)
         self._symbols = int(self.card["symbols"]) if self.card["input"] == "one-hot" else None
         self._session(self.model_path)

@@ -150,6 +150,7 @@ def test_faults_are_one_line(value_model, policy_model, tmp_path, capsys):
          "output shape ['batch'] does not fit its card's policy"),
         ({"search": {"solver": "beam", "width": 0}}, "search: --width: must be >= 1, got 0"),
         ({"goal_tolerance": 0.0, "goal_estimate": None}, "estimates cube2's goal at"),
+        ({"target": 7}, "target must name what the network was trained on, got 7"),
     ]
     for i, (change, message) in enumerate(cases):
         d = tmp_path / f"case{i}"
