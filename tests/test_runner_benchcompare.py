@@ -1,50 +1,155 @@
-"""The benchmark regression comparison: ratios to the calibration, fail on a large slowdown."""
+"""The benchmark regression gate (tests/benchmarks/compare.py) on synthetic runs: each figure is a
+benchmark's seconds over its reference workload's seconds, timed in the same run."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "benchmarks"))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
 
 import compare  # noqa: E402
 
+#: benchmark -> (reference kind, benchmark seconds, reference seconds)
+BASE = {"t::train": ("torch_train", 0.04, 0.06), "t::beam": ("torch_search", 0.02, 0.013),
+        "t::bwas": ("torch_search", 0.15, 0.015), "t::ida": ("numba_search", 0.15, 0.025),
+        "t::pdb": ("numba_bfs", 0.006, 0.007), "t::runner": ("python", 0.035, 0.01)}
+EPYC = {"brand_raw": "AMD EPYC", "flags": ["avx2", "fma", "avx512f"]}
 
-def _run(path: Path, cal: float, medians: dict[str, float]) -> Path:
-    path.write_text(json.dumps({
-        "calibration": {"calibration_s": cal},
-        "benchmarks": [{"fullname": k, "stats": {"median": v}} for k, v in medians.items()],
-    }))
+
+def _gate_factors() -> tuple[float, float]:
+    text = (ROOT / "noxfile.py").read_text()
+    same = re.search(r'GATE_FACTOR = "([0-9.]+)"', text)
+    other = re.search(r'OTHER_CPU_FACTOR = "([0-9.]+)"', text)
+    assert same and other
+    return float(same.group(1)), float(other.group(1))
+
+
+def _run(path: Path, figs: dict, cpu: dict = EPYC, scale: float = 1.0,
+         noise: tuple[float, ...] = (1.0, 1.0, 1.0)) -> Path:
+    """A pytest-benchmark JSON: each benchmark's rounds at its seconds x ``scale`` x ``noise``
+    (the reference rounds at its seconds x ``scale``: a machine ``scale`` times slower)."""
+    benchmarks = []
+    for name, (kind, secs, ref) in figs.items():
+        data = [secs * scale * n for n in noise]
+        benchmarks.append({"fullname": name, "stats": {"median": sorted(data)[len(data) // 2],
+                                                       "min": min(data)},
+                           "extra_info": {"reference": kind, "seconds": data,
+                                          "reference_s": [ref * scale] * len(noise)}})
+    path.write_text(json.dumps({"machine_info": {"cpu": cpu}, "benchmarks": benchmarks}))
     return path
 
 
-def test_ratios_survive_a_slower_machine_and_catch_a_regression(tmp_path, capsys):
+@pytest.fixture
+def baseline(tmp_path):
     base = tmp_path / "baseline.json"
-    first = _run(tmp_path / "a.json", 0.1, {"t::ida": 1.0, "t::pdb": 2.0})
-    assert compare.main([str(first), "--baseline", str(base), "--update"]) == 0
-    assert json.loads(base.read_text())["ratios"] == {"t::ida": 10.0, "t::pdb": 20.0}
-    # a machine twice as slow: everything and the calibration double -> passes
-    slow = _run(tmp_path / "b.json", 0.2, {"t::ida": 2.0, "t::pdb": 4.0, "t::new": 1.0})
-    assert compare.main([str(slow), "--baseline", str(base)]) == 0
-    assert "new; not in the baseline" in capsys.readouterr().out
-    # IDA* three times slower on the same machine -> fails
-    bad = _run(tmp_path / "c.json", 0.1, {"t::ida": 3.0, "t::pdb": 2.0})
-    assert compare.main([str(bad), "--baseline", str(base)]) == 1
-    assert "SLOWER" in capsys.readouterr().out
-    assert compare.main([str(bad), "--baseline", str(base), "--factor", "4"]) == 0
-
-
-def test_several_runs_compare_by_their_median(tmp_path):
-    base = tmp_path / "baseline.json"
-    runs = [_run(tmp_path / f"r{i}.json", 0.1, {"t::bwas": m}) for i, m in enumerate((1.0, 1.6, 1.2))]
+    runs = [_run(tmp_path / f"b{i}.json", BASE, noise=(n, 1.0, 1.0)) for i, n in
+            enumerate((1.0, 1.05, 0.97))]
     assert compare.main([*map(str, runs), "--baseline", str(base), "--update"]) == 0
-    assert json.loads(base.read_text())["ratios"]["t::bwas"] == pytest.approx(12.0)  # median of 10, 16, 12
-    # one noisy run of three at 3x does not fail; two of three do
-    noisy = [_run(tmp_path / f"n{i}.json", 0.1, {"t::bwas": m}) for i, m in enumerate((3.0, 1.1, 1.3))]
-    assert compare.main([*map(str, noisy), "--baseline", str(base)]) == 0
-    slow = [_run(tmp_path / f"s{i}.json", 0.1, {"t::bwas": m}) for i, m in enumerate((3.0, 3.1, 1.3))]
-    assert compare.main([*map(str, slow), "--baseline", str(base)]) == 1
+    return base
+
+
+def test_update_writes_each_benchmarks_reference_and_median_figure(baseline):
+    data = json.loads(baseline.read_text())
+    assert data["format"] == compare.FORMAT and data["statistic"] == compare.DEFAULT_STATISTIC
+    assert data["cpu"] == {"brand": "AMD EPYC", "flags": ["avx2", "fma", "avx512f"]}
+    for name, (kind, secs, ref) in BASE.items():
+        assert data["benchmarks"][name]["reference"] == kind
+        assert data["benchmarks"][name]["figure"] == pytest.approx(secs / ref)
+
+
+def test_a_13x_slowdown_of_any_one_benchmark_fails(tmp_path, baseline, capsys):
+    factor, _ = _gate_factors()
+    assert factor < 1.3
+    for name in BASE:
+        slow = {**BASE, name: (BASE[name][0], BASE[name][1] * 1.3, BASE[name][2])}
+        run = _run(tmp_path / "slow.json", slow)
+        assert compare.main([str(run), "--baseline", str(baseline), "--factor", str(factor)]) == 1
+        out = capsys.readouterr().out
+        assert [line.split()[0] for line in out.splitlines() if "SLOWER" in line] == [name]
+
+
+def test_noise_and_a_slower_machine_pass(tmp_path, baseline):
+    factor, _ = _gate_factors()
+    # a machine 2.5x slower: every benchmark and its reference take 2.5x the time
+    run = _run(tmp_path / "slow_machine.json", BASE, scale=2.5)
+    assert compare.main([str(run), "--baseline", str(baseline), "--factor", str(factor)]) == 0
+    # rounds 8% slower than the baseline's, one of them 1.5x (the median ignores it)
+    run = _run(tmp_path / "noisy.json", BASE, noise=(1.08, 1.5, 1.08))
+    assert compare.main([str(run), "--baseline", str(baseline), "--factor", str(factor)]) == 0
+
+
+def test_missing_and_new_benchmarks_are_reported_and_pass(tmp_path, baseline, capsys):
+    fewer = {k: v for k, v in BASE.items() if k != "t::beam"}
+    run = _run(tmp_path / "r.json", {**fewer, "t::new": ("python", 0.01, 0.01)})
+    assert compare.main([str(run), "--baseline", str(baseline)]) == 0
+    out = capsys.readouterr().out
+    assert "t::beam" in out and "not run" in out and "new; not in the baseline" in out
+
+
+def test_a_benchmark_with_another_reference_fails_until_the_baseline_is_refreshed(tmp_path, baseline, capsys):
+    run = _run(tmp_path / "r.json", {**BASE, "t::ida": ("python", 0.15, 0.025)})
+    assert compare.main([str(run), "--baseline", str(baseline)]) == 1
+    assert "REFRESH" in capsys.readouterr().out
+
+
+def test_runs_and_baselines_without_references_are_refused_in_one_line(tmp_path, baseline, capsys):
+    old_run = tmp_path / "old.json"
+    old_run.write_text(json.dumps({"calibration": {"calibration_s": 0.01}, "benchmarks": [
+        {"fullname": "t::ida", "stats": {"median": 0.1}}]}))
+    assert compare.main([str(old_run), "--baseline", str(baseline)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "t::ida" in err and "reference" in err
+    old_base = tmp_path / "old_baseline.json"
+    old_base.write_text(json.dumps({"calibration": {"calibration_s": 0.01},
+                                    "ratios": {"t::ida": 10.0}}))
+    run = _run(tmp_path / "r.json", BASE)
+    assert compare.main([str(run), "--baseline", str(old_base)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--update" in err
+    assert compare.main([str(run), "--baseline", str(tmp_path / "none.json")]) == 2
     assert compare.main([str(tmp_path / "absent.json")]) == 2
+    # --update over an old baseline replaces it with the new format
+    assert compare.main([str(run), "--baseline", str(old_base), "--update"]) == 0
+    assert set(json.loads(old_base.read_text())["benchmarks"]) == set(BASE)
+
+
+def test_update_keeps_entries_the_runs_lack(tmp_path, baseline):
+    run = _run(tmp_path / "r.json", {"t::ida": ("numba_search", 0.3, 0.025)})
+    assert compare.main([str(run), "--baseline", str(baseline), "--update"]) == 0
+    data = json.loads(baseline.read_text())["benchmarks"]
+    assert data["t::ida"]["figure"] == pytest.approx(12.0)
+    assert data["t::pdb"]["figure"] == pytest.approx(0.006 / 0.007)
+
+
+def test_another_cpu_is_gated_at_the_other_cpu_factor(tmp_path, baseline, capsys):
+    factor, other = _gate_factors()
+    assert factor <= other
+    intel = {"brand_raw": "Intel Xeon", "flags": ["avx2", "fma"]}
+    between = 0.5 * (factor + other) if other > factor else factor * 0.99
+    run = _run(tmp_path / "r.json", {**BASE, "t::ida": ("numba_search", 0.15 * between, 0.025)},
+               cpu=intel)
+    args = [str(run), "--baseline", str(baseline), "--factor", str(factor),
+            "--other-cpu-factor", str(other)]
+    assert compare.main(args) == 0
+    assert "another CPU" in capsys.readouterr().out
+    run = _run(tmp_path / "r2.json", {**BASE, "t::ida": ("numba_search", 0.15 * other * 1.1, 0.025)},
+               cpu=intel)
+    assert compare.main([str(run), *args[1:]]) == 1
+
+
+def test_the_committed_baseline_gates_every_path():
+    data = compare.load_baseline(compare.BASELINE)
+    kinds = {name.split("::")[-1]: b["reference"] for name, b in data["benchmarks"].items()}
+    assert kinds == {"test_training_step": "torch_train",
+                     "test_beam_with_network_cube2": "torch_search",
+                     "test_bwas_with_network_cube2": "torch_search",
+                     "test_ida_korf_three_instances": "numba_search",
+                     "test_pdb_build_cube_4_edges": "numba_bfs",
+                     "test_runner_rows_inline": "python"}
+    assert all(b["figure"] > 0 for b in data["benchmarks"].values())

@@ -1,24 +1,31 @@
-"""Compare a pytest-benchmark JSON with the committed baseline, normalized by the machine's speed.
+"""Compare pytest-benchmark JSON of the regression set with the committed baseline.
 
-    python tests/benchmarks/compare.py .benchmarks/latest.json            # check (exit 1 on a slowdown)
-    python tests/benchmarks/compare.py .benchmarks/latest.json --update   # refresh the baseline
-    python tests/benchmarks/compare.py run1.json run2.json run3.json ...  # median over runs
+    python tests/benchmarks/compare.py .benchmarks/gate.json --factor 1.2      # check (exit 1 on a slowdown)
+    python tests/benchmarks/compare.py run1.json run2.json run3.json ...      # median over runs
+    python tests/benchmarks/compare.py run1.json ... run5.json --update       # refresh the baseline
 
-Each benchmark's median seconds are normalised by the speed of the machine that ran them, so a
-faster or slower machine moves both and the figure compared stays put:
+Each benchmark of ``test_bench_suite.py`` names the kind of work it does, and the reference
+workload of that kind (``reference_workloads.py``: plain NumPy, Numba or torch, no project code)
+is timed before each of its rounds; the JSON carries both series (``extra_info``:
+``reference``, ``reference_s``, ``seconds``). The figure gated is
 
-- by the CPU score (``bench.provenance.cpu_score``, millions of values one core sorts per
-  second, measured in the same run by ``conftest.py`` and recorded with the baseline): the
-  figure is ``median seconds x cpu_score`` (the work of the benchmark in units of the score's
-  workload), where the run and the baseline both carry a score and the baseline its seconds;
-- else by the calibration workload of the same run (``median seconds / calibration_s``, the
-  baseline's ``ratios``): baselines made before scores were recorded.
+    figure = median over the rounds of (round seconds / seconds of the reference timed before it)
 
-A benchmark fails when its figure exceeds the baseline's by more than ``--factor`` (default 2.0,
-generous for shared CI machines). Given several runs, each benchmark's figure is the median over
-the runs that have it (three runs steady a noisy machine, for checks and baselines alike).
+the benchmark's work in units of a fixed workload of the same kind, timed moments apart on the
+same machine: a faster or slower machine (clock, vector units, memory latency) or a busy moment
+moves both. (``median``: median seconds over median reference seconds, and ``min``, are the
+other statistics a baseline may name; NOISE.md compares the three.)
+Given several runs, a benchmark's figure is the median over the runs that have it.
+
+A benchmark fails when its figure exceeds the baseline's by more than ``--factor``. The factor
+and the noise behind it are in ``tests/benchmarks/NOISE.md`` (``noise.py`` measures them). Where
+the run's CPU is not the baseline's (another model or other vector units), ``--other-cpu-factor``
+applies instead: the references track a path across CPU models only so far (NOISE.md).
+
 Benchmarks missing from the baseline are reported and pass; baseline entries missing from the
-run are reported (skipped benchmarks) and pass.
+run are reported (a skipped benchmark) and pass. A benchmark whose reference kind differs from
+the baseline's fails (refresh the baseline). A run or a baseline without the reference timings
+(the format before them: one calibration for every benchmark) is refused with one line (exit 2).
 """
 
 from __future__ import annotations
@@ -28,97 +35,136 @@ import json
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 BASELINE = Path(__file__).resolve().parent / "baseline.json"
+FORMAT = 2
+#: how a figure is made of the two series (NOISE.md compares them): the median of each, the
+#: minimum of each, or the median of the rounds' ratios (each round over the reference timed
+#: just before it)
+STATISTICS = ("median", "min", "paired")
+#: the statistic new baselines are made with (the steadiest in NOISE.md)
+DEFAULT_STATISTIC = "paired"
+#: CPU flags that change which kernels torch, NumPy and Numba run
+VECTOR_FLAGS = ("avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni", "amx_bf16", "amx_tile")
 
 
-def ratios(run: dict) -> dict[str, float]:
-    cal = run.get("calibration", {}).get("calibration_s")
-    if not cal:
-        raise SystemExit("error: the benchmark JSON has no calibration (run through tests/benchmarks)")
-    return {b["fullname"]: b["stats"]["median"] / cal for b in run.get("benchmarks", [])}
+class Refused(Exception):
+    """A run or baseline that cannot be compared (one line, exit 2)."""
 
 
-def run_score(run: dict) -> float | None:
-    """The CPU score a run recorded with its calibration, or ``None`` (none, or not positive)."""
-    score = run.get("calibration", {}).get("cpu_score")
-    return float(score) if isinstance(score, (int, float)) and score > 0 else None
+def _stat(values: list[float], stat: str) -> float:
+    return float(min(values) if stat == "min" else statistics.median(values))
 
 
-def scored(run: dict) -> dict[str, float]:
-    """Per benchmark, ``median seconds x cpu_score`` of the run (``SystemExit`` without a score)."""
-    score = run_score(run)
-    if score is None:
-        raise SystemExit("error: the benchmark JSON has no CPU score (run through tests/benchmarks)")
-    return {b["fullname"]: b["stats"]["median"] * score for b in run.get("benchmarks", [])}
+def _figure(secs: list[float], ref: list[float], stat: str) -> float:
+    if stat == "paired" and len(secs) == len(ref):
+        return float(statistics.median(s / r for s, r in zip(secs, ref, strict=True)))
+    return _stat(secs, stat) / _stat(ref, stat)
 
 
-def normalised(runs: list[dict], baseline: dict) -> tuple[dict[str, float], dict[str, float], str]:
-    """The current and baseline figures to compare, and how they were normalised: by the CPU
-    score where every run and the baseline carry one (the baseline its ``seconds``), else by the
-    calibration workload (the baseline's ``ratios``)."""
-    base_score = baseline.get("calibration", {}).get("cpu_score")
-    seconds = baseline.get("seconds")
-    if isinstance(base_score, (int, float)) and base_score > 0 and isinstance(seconds, dict) \
-            and seconds and all(run_score(r) is not None for r in runs):
-        base = {n: float(t) * float(base_score) for n, t in seconds.items()}
-        return median_ratios([scored(r) for r in runs]), base, "cpu_score"
-    return median_ratios([ratios(r) for r in runs]), dict(baseline.get("ratios", {})), \
-        "calibration"
+def figures(run: dict, stat: str = "median", where: str = "the run") -> dict[str, dict[str, Any]]:
+    """Per benchmark of ``run``, its reference kind and figure (``stat`` of its seconds over
+    ``stat`` of its reference's seconds). ``Refused`` where a benchmark has no reference."""
+    out: dict[str, dict[str, Any]] = {}
+    for b in run.get("benchmarks", []):
+        info = b.get("extra_info") or {}
+        kind, ref = info.get("reference"), info.get("reference_s")
+        secs = info.get("seconds") or []
+        if not kind or not ref or not all(isinstance(x, (int, float)) and x > 0 for x in ref):
+            raise Refused(f"{where}: benchmark {b.get('fullname', b.get('name'))} carries no "
+                          "reference timings (extra_info.reference_s); run it through "
+                          "tests/benchmarks/test_bench_suite.py (gated)")
+        if not secs:  # rounds not recorded: the statistic pytest-benchmark keeps
+            secs = [float(b["stats"]["min" if stat == "min" else "median"])]
+        out[b["fullname"]] = {"reference": kind, "figure": _figure(secs, ref, stat)}
+    return out
 
 
-def median_ratios(runs: list[dict[str, float]]) -> dict[str, float]:
-    """Per benchmark, the median of its ratios over the runs that have it."""
+def median_figures(runs: list[dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Per benchmark, the median of its figures over the runs that have it (its reference kind
+    from the last of them)."""
     names = sorted({n for r in runs for n in r})
-    return {n: float(statistics.median(r[n] for r in runs if n in r)) for n in names}
+    return {n: {"reference": [r[n] for r in runs if n in r][-1]["reference"],
+                "figure": float(statistics.median(r[n]["figure"] for r in runs if n in r))}
+            for n in names}
 
 
-def compare(current: dict[str, float], baseline: dict[str, float], factor: float) -> tuple[list[str], bool]:
+def cpu_of(run: dict) -> dict[str, Any]:
+    """The CPU a run was measured on: its model name and the vector flags of :data:`VECTOR_FLAGS`
+    it has (pytest-benchmark's ``machine_info``)."""
+    cpu = run.get("machine_info", {}).get("cpu", {}) or {}
+    flags = set(cpu.get("flags") or [])
+    return {"brand": str(cpu.get("brand_raw", "")), "flags": [f for f in VECTOR_FLAGS if f in flags]}
+
+
+def load_baseline(path: Path) -> dict:
+    """The baseline at ``path``; ``Refused`` when it is missing or of the old format."""
+    if not path.is_file():
+        raise Refused(f"no baseline at {path}; create it with --update")
+    base = json.loads(path.read_text())
+    if base.get("format") != FORMAT or not isinstance(base.get("benchmarks"), dict):
+        raise Refused(f"{path} is not a baseline of reference figures (format {FORMAT}; an old "
+                      "one with one calibration for every benchmark?): make one with --update")
+    return base
+
+
+def compare(current: dict[str, dict[str, Any]], baseline: dict[str, dict[str, Any]],
+            factor: float) -> tuple[list[str], bool]:
+    """Lines of the comparison table, and whether every benchmark is within ``factor``."""
     lines, ok = [], True
     width = max((len(k) for k in current | baseline), default=10)
     for name in sorted(current | baseline):
         cur, base = current.get(name), baseline.get(name)
         if base is None:
-            lines.append(f"{name:<{width}}  {cur:10.2f}  (new; not in the baseline)")
+            assert cur is not None
+            lines.append(f"{name:<{width}}  {cur['figure']:10.3f}  (new; not in the baseline)")
         elif cur is None:
-            lines.append(f"{name:<{width}}  {'-':>10}  (not run; baseline {base:.2f})")
+            lines.append(f"{name:<{width}}  {'-':>10}  (not run; baseline {base['figure']:.3f})")
+        elif cur["reference"] != base["reference"]:
+            ok = False
+            lines.append(f"{name:<{width}}  {cur['figure']:10.3f}  reference {cur['reference']}, "
+                         f"baseline's {base['reference']}: REFRESH the baseline (--update)")
         else:
-            change = cur / base
+            change = cur["figure"] / base["figure"]
             bad = change > factor
             ok &= not bad
-            lines.append(f"{name:<{width}}  {cur:10.2f}  baseline {base:10.2f}  x{change:5.2f}"
+            lines.append(f"{name:<{width}}  {cur['figure']:10.3f}  baseline {base['figure']:10.3f}"
+                         f"  x{change:5.2f}  ({cur['reference']})"
                          + ("  SLOWER than allowed" if bad else ""))
     return lines, ok
 
 
-def updated_baseline(runs: list[dict], path: Path) -> dict:
-    """The baseline after ``--update`` with ``runs``: the calibration ratios, and, where every
-    run carries a CPU score, each benchmark's median seconds normalised to the median score of
-    the runs (``seconds x score / median score``, so that ``seconds x cpu_score`` is each
-    benchmark's figure); entries of the old baseline that the runs lack are kept (their seconds
-    rescaled to the new score)."""
-    old = json.loads(path.read_text()) if path.is_file() else {}
-    run = runs[-1]
+def updated_baseline(runs: list[dict], path: Path, stat: str = DEFAULT_STATISTIC,
+                     noise: dict | None = None) -> dict:
+    """The baseline after ``--update`` with ``runs``: each benchmark's median figure over the
+    runs; entries of an old baseline of this format that the runs lack are kept (figures do not
+    depend on the machine); ``noise`` (``noise.py --json``) is recorded with it."""
+    old: dict = {}
+    if path.is_file():
+        try:
+            old = load_baseline(path)
+        except Refused:
+            old = {}  # the old format: nothing carries over
+    fresh = median_figures([figures(r, stat, f"run {i + 1}") for i, r in enumerate(runs)])
+    kept = old.get("benchmarks", {}) if old.get("statistic") == stat else {}
+    how = ("the median over its rounds of round seconds / seconds of the reference timed just "
+           "before the round" if stat == "paired" else
+           f"{stat} benchmark seconds / {stat} reference seconds")
     out = {
-        "about": "median seconds / calibration seconds per benchmark (ratios), and median "
-                 "seconds at the recorded CPU score (seconds); see tests/benchmarks/compare.py",
-        "machine": run.get("machine_info", {}).get("cpu", {}).get("brand_raw", ""),
-        "calibration": dict(run["calibration"]),
-        "ratios": dict(sorted({**old.get("ratios", {}),
-                               **median_ratios([ratios(r) for r in runs])}.items())),
+        "about": "per benchmark: its reference workload (tests/benchmarks/reference_workloads.py)"
+                 f" and figure = {how}, the median over the runs; see tests/benchmarks/compare.py"
+                 " and NOISE.md",
+        "format": FORMAT,
+        "statistic": stat,
+        "runs": len(runs),
+        "cpu": cpu_of(runs[-1]),
+        "benchmarks": dict(sorted({**kept, **fresh}.items())),
     }
-    scores = [run_score(r) for r in runs]
-    if all(s is not None for s in scores):
-        score = float(statistics.median(s for s in scores if s is not None))
-        out["calibration"]["cpu_score"] = score
-        kept = {}
-        old_score = old.get("calibration", {}).get("cpu_score")
-        if isinstance(old.get("seconds"), dict) and isinstance(old_score, (int, float)):
-            kept = {n: t * old_score / score for n, t in old["seconds"].items()}
-        fresh = {n: v / score for n, v in median_ratios([scored(r) for r in runs]).items()}
-        out["seconds"] = dict(sorted({**kept, **fresh}.items()))
-    else:
-        out["calibration"].pop("cpu_score", None)
+    if noise is not None:
+        out["noise"] = noise
+    elif "noise" in old:
+        out["noise"] = old["noise"]
     return out
 
 
@@ -126,29 +172,45 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", type=Path, nargs="+", help="pytest-benchmark JSON (--benchmark-json), one or more")
     ap.add_argument("--baseline", type=Path, default=BASELINE)
-    ap.add_argument("--factor", type=float, default=2.0, help="allowed slowdown factor")
-    ap.add_argument("--update", action="store_true", help="write the run's ratios as the baseline")
+    ap.add_argument("--factor", type=float, default=1.25,
+                    help="allowed slowdown of a figure where the CPU is the baseline's")
+    ap.add_argument("--other-cpu-factor", type=float, default=None,
+                    help="allowed slowdown where the run's CPU is not the baseline's (default: --factor)")
+    ap.add_argument("--update", action="store_true", help="write the runs' figures as the baseline")
+    ap.add_argument("--noise", type=Path, default=None,
+                    help="with --update: noise figures (noise.py --json) to record in the baseline")
     args = ap.parse_args(argv)
     missing = [r for r in args.runs if not r.is_file()]
     if missing:
         print(f"error: {missing[0]} not found", file=sys.stderr)
         return 2
     loaded = [json.loads(r.read_text()) for r in args.runs]
-    if args.update:
-        args.baseline.write_text(json.dumps(updated_baseline(loaded, args.baseline), indent=2)
-                                 + "\n")
-        print(f"wrote {len(loaded[-1].get('benchmarks', []))} benchmarks to {args.baseline}")
-        return 0
-    if not args.baseline.is_file():
-        print(f"error: no baseline at {args.baseline}; create it with --update", file=sys.stderr)
+    try:
+        if args.update:
+            noise = json.loads(args.noise.read_text()) if args.noise else None
+            new = updated_baseline(loaded, args.baseline, noise=noise)
+            args.baseline.write_text(json.dumps(new, indent=2) + "\n")
+            print(f"wrote {len(new['benchmarks'])} benchmarks to {args.baseline}")
+            return 0
+        base = load_baseline(args.baseline)
+        stat = base.get("statistic", DEFAULT_STATISTIC)
+        current = median_figures([figures(r, stat, str(p)) for r, p in zip(loaded, args.runs, strict=True)])
+    except Refused as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
-    current, baseline, how = normalised(loaded, json.loads(args.baseline.read_text()))
-    lines, ok = compare(current, baseline, args.factor)
-    print("benchmark (seconds x CPU score)" if how == "cpu_score" else
-          "benchmark (time / calibration; the baseline records no CPU score)")
+    factor, note = args.factor, "the baseline's CPU"
+    run_cpu, base_cpu = cpu_of(loaded[-1]), base.get("cpu", {})
+    if run_cpu != base_cpu:
+        factor = args.other_cpu_factor or args.factor
+        note = (f"another CPU ({run_cpu.get('brand') or '?'} {'+'.join(run_cpu['flags'])}; "
+                f"baseline: {base_cpu.get('brand') or '?'} {'+'.join(base_cpu.get('flags', []))})")
+    lines, ok = compare(current, base["benchmarks"], factor)
+    what = ("median of round / reference seconds" if stat == "paired" else
+            f"{stat} seconds / {stat} reference seconds")
+    print(f"benchmark ({what}; allowed x{factor:g} on {note})")
     print("\n".join(lines))
     if not ok:
-        print(f"FAIL: slower than {args.factor}x the baseline ratio", file=sys.stderr)
+        print(f"FAIL: slower than {factor:g}x the baseline figure", file=sys.stderr)
         return 1
     return 0
 

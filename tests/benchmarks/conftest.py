@@ -1,16 +1,15 @@
-"""Regression benchmarks: every figure is normalized by a calibration workload of the same run.
+"""Regression benchmarks: one thread per pool, and a calibration recorded with every JSON.
 
-``nox -s bench`` runs ``pytest tests/benchmarks --benchmark-enable --benchmark-only
---benchmark-json .benchmarks/latest.json`` and then ``python tests/benchmarks/compare.py
-.benchmarks/latest.json``, which fails when a benchmark's time divided by the calibration time
-grew by more than the allowed factor over ``tests/benchmarks/baseline.json``.
+``nox -s benchgate`` (and ``nox -s bench``) run ``test_bench_suite.py`` with pytest-benchmark;
+each benchmark there times a reference workload of its own kind beside its rounds
+(``reference_workloads.py``), and ``compare.py`` gates the ratio of the two (``NOISE.md``).
 
-The calibration (``calibrate()``) is a fixed pure-Python loop and a fixed numpy sort; it is
-measured before the first benchmark and at the end of the session (the smaller of the two is kept, so a
-machine that was busy for a moment does not shift every ratio) and written into the JSON, with
-the machine's CPU score (``bench.provenance.cpu_score``, the larger of the two measurements).
-Numba and torch run one thread each (``pin_threads``), and ``nox -s bench`` sets the BLAS and
-OpenMP thread counts to 1, so the ratios do not swing with the load of the machine.
+The calibration (``calibrate()``: a fixed pure-Python loop, a fixed numpy sort, and the machine's
+CPU score, ``bench.provenance.cpu_score``) is measured before the first benchmark and at the end
+of the session (the less busy of the two is kept) and written into the JSON: it tells a fast
+machine from a slow or busy one when runs are read side by side; the gate does not use it.
+Numba and torch run one thread each (``pin_threads``), and the nox sessions set the BLAS and
+OpenMP thread counts to 1, so timings do not swing with the load of the machine.
 """
 
 from __future__ import annotations

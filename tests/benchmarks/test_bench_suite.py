@@ -1,17 +1,25 @@
-"""Small fixed workloads for the regression comparison (``nox -s bench``).
+"""Small fixed workloads for the regression gate (``nox -s benchgate``, ``nox -s bench``).
 
-Each benchmark skips when the part it measures is not available. Figures are compared as
-ratios to the calibration workload of the same run (``conftest.py``, ``compare.py``).
+Each benchmark skips when the part it measures is not available. Each one names the kind of
+work it does; before each of its rounds the reference workload of that kind
+(``reference_workloads.py``: plain NumPy, Numba and torch) is timed, and both series go into the
+JSON (``extra_info``: ``reference``, ``reference_s``, ``seconds``). ``compare.py`` gates the
+benchmark's seconds divided by its reference's.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
 
 from core import registry
+
+_REFS: dict[str, Callable[[], Any]] = {}
 
 
 def _need(module: str) -> None:
@@ -19,12 +27,33 @@ def _need(module: str) -> None:
         pytest.skip(f"{module} not available")
 
 
-def test_calibration_workload(benchmark):
-    """The calibration itself, so the table shows it beside the others."""
-    from conftest import calibrate
+def reference(kind: str) -> Callable[[], Any]:
+    """The reference workload of ``kind``, made (and compiled) once per session."""
+    if kind not in _REFS:
+        import reference_workloads
 
-    out = benchmark.pedantic(calibrate, rounds=3, iterations=1)
-    assert out["calibration_s"] > 0
+        _REFS[kind] = reference_workloads.make(kind)
+    return _REFS[kind]
+
+
+def gated(benchmark: Any, kind: str, fn: Callable[..., Any], args: tuple = (), rounds: int = 9,
+          warmup_rounds: int = 1) -> Any:
+    """``benchmark.pedantic(fn, args)`` with the reference of ``kind`` timed before each round
+    (untimed by the benchmark: pytest-benchmark's ``setup``), recorded in ``extra_info``."""
+    ref = reference(kind)
+    ref_s: list[float] = []
+
+    def setup() -> None:
+        t0 = time.perf_counter()
+        ref()
+        ref_s.append(time.perf_counter() - t0)
+
+    out = benchmark.pedantic(fn, args=args, setup=setup, rounds=rounds,
+                             warmup_rounds=warmup_rounds, iterations=1)
+    stats = getattr(getattr(benchmark, "stats", None), "stats", None)
+    benchmark.extra_info.update({"reference": kind, "reference_s": ref_s[warmup_rounds:],
+                                 "seconds": list(getattr(stats, "data", []))})
+    return out
 
 
 def test_pdb_build_cube_4_edges(benchmark):
@@ -34,7 +63,7 @@ def test_pdb_build_cube_4_edges(benchmark):
 
     build = getattr(korf_cube.build, "__wrapped__", korf_cube.build)  # bypass any memo cache
     build("qtm", "edges:0,1,2,3")  # compile
-    table, _ = benchmark.pedantic(build, args=("qtm", "edges:0,1,2,3"), rounds=3, iterations=1)
+    table, _ = gated(benchmark, "numba_bfs", build, args=("qtm", "edges:0,1,2,3"), rounds=25)
     assert table.shape == (190_080,) and table.min() == 0
 
 
@@ -60,7 +89,7 @@ def test_ida_korf_three_instances(benchmark, korf_easy):
     def run():
         return [verified(p, i.state, ida.solve(p, h, i.state)) for i in korf_easy]
 
-    results = benchmark.pedantic(run, rounds=2, iterations=1)
+    results = gated(benchmark, "numba_search", run, rounds=9)
     assert [r.length for r in results] == [i.optimal for i in korf_easy]
 
 
@@ -83,7 +112,30 @@ def test_bwas_with_network_cube2(benchmark):
         return [verified(p, s, bwas.solve(p, h, s, limits)) for s in states]
 
     run()  # warm up (first network calls, allocator)
-    results = benchmark.pedantic(run, rounds=5, iterations=1)
+    results = gated(benchmark, "torch_search", run, rounds=11)
+    assert all(r.status == "solved" for r in results)
+
+
+def test_beam_with_network_cube2(benchmark):
+    """Beam search (width 64) with the learned heuristic on three 2x2x2 scrambles of 10 moves."""
+    _need("heuristics.value_net")
+    from core.limits import Limits
+    from solvers.base import verified
+
+    p = registry.get_puzzle("cube2")
+    try:
+        h = registry.get_heuristic("davi", p)
+    except Exception as exc:  # noqa: BLE001 - no shipped model for this puzzle
+        pytest.skip(f"no learned heuristic for cube2: {exc}")
+    beam = registry.get_solver("beam", width=64)
+    states, _ = p.scramble(3, 10, np.random.default_rng(1))
+    limits = Limits(nodes=5_000_000)
+
+    def run():
+        return [verified(p, s, beam.solve(p, h, s, limits)) for s in states]
+
+    run()  # warm up
+    results = gated(benchmark, "torch_search", run, rounds=15)
     assert all(r.status == "solved" for r in results)
 
 
@@ -98,7 +150,7 @@ def test_training_step(benchmark, tmp_path):
                       progress=False)
     batch = make_batch(trainer.puzzle, 0, 0, 1000, int(trainer.cfg.k_max), with_children=True)
     trainer.step(batch)  # warm up
-    loss = benchmark.pedantic(trainer.step, args=(batch,), rounds=5, iterations=1)
+    loss = gated(benchmark, "torch_train", trainer.step, args=(batch,), rounds=15)
     assert np.isfinite(loss)
 
 
@@ -116,5 +168,5 @@ def test_runner_rows_inline(benchmark, tmp_path):
         return run_plan(plan, tmp_path / f"run{next(counter)}", InlineExecutor(), progress=False,
                         prepare=False)
 
-    summary = benchmark.pedantic(run, rounds=3, iterations=1)
+    summary = gated(benchmark, "python", run, rounds=15)
     assert summary.ran == 20 and summary.statuses["solved"] == 20
