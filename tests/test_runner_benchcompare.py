@@ -57,10 +57,11 @@ def baseline(tmp_path):
 def test_update_writes_each_benchmarks_reference_and_median_figure(baseline):
     data = json.loads(baseline.read_text())
     assert data["format"] == compare.FORMAT and data["statistic"] == compare.DEFAULT_STATISTIC
-    assert data["cpu"] == {"brand": "AMD EPYC", "flags": ["avx2", "fma", "avx512f"]}
+    [entry] = data["machines"]
+    assert entry["cpu"] == {"brand": "AMD EPYC", "flags": ["avx2", "fma", "avx512f"]}
     for name, (kind, secs, ref) in BASE.items():
-        assert data["benchmarks"][name]["reference"] == kind
-        assert data["benchmarks"][name]["figure"] == pytest.approx(secs / ref)
+        assert entry["benchmarks"][name]["reference"] == kind
+        assert entry["benchmarks"][name]["figure"] == pytest.approx(secs / ref)
 
 
 def test_a_13x_slowdown_of_any_one_benchmark_fails(tmp_path, baseline, capsys):
@@ -116,13 +117,13 @@ def test_runs_and_baselines_without_references_are_refused_in_one_line(tmp_path,
     assert compare.main([str(tmp_path / "absent.json")]) == 2
     # --update over an old baseline replaces it with the new format
     assert compare.main([str(run), "--baseline", str(old_base), "--update"]) == 0
-    assert set(json.loads(old_base.read_text())["benchmarks"]) == set(BASE)
+    assert set(json.loads(old_base.read_text())["machines"][0]["benchmarks"]) == set(BASE)
 
 
 def test_update_keeps_entries_the_runs_lack(tmp_path, baseline):
     run = _run(tmp_path / "r.json", {"t::ida": ("numba_search", 0.3, 0.025)})
     assert compare.main([str(run), "--baseline", str(baseline), "--update"]) == 0
-    data = json.loads(baseline.read_text())["benchmarks"]
+    data = json.loads(baseline.read_text())["machines"][0]["benchmarks"]
     assert data["t::ida"]["figure"] == pytest.approx(12.0)
     assert data["t::pdb"]["figure"] == pytest.approx(0.006 / 0.007)
 
@@ -143,13 +144,39 @@ def test_another_cpu_is_gated_at_the_other_cpu_factor(tmp_path, baseline, capsys
     assert compare.main([str(run), *args[1:]]) == 1
 
 
+def test_each_cpu_gets_its_entry_at_the_strict_factor_and_follows_changes_made_on_another(
+        tmp_path, baseline, capsys):
+    factor, other = _gate_factors()
+    intel = {"brand_raw": "Intel Xeon", "flags": ["avx2", "fma"]}
+    # the Intel machine runs the IDA* benchmark at half the reference machine's figure
+    runs = [_run(tmp_path / f"i{i}.json", {**BASE, "t::ida": ("numba_search", 0.075, 0.025)},
+                 cpu=intel) for i in range(3)]
+    assert compare.main([*map(str, runs), "--baseline", str(baseline), "--update"]) == 0
+    data = json.loads(baseline.read_text())
+    assert [m["cpu"]["brand"] for m in data["machines"]] == ["AMD EPYC", "Intel Xeon"]
+    args = ["--baseline", str(baseline), "--factor", str(factor), "--other-cpu-factor", str(other)]
+    slow = _run(tmp_path / "s.json", {**BASE, "t::ida": ("numba_search", 0.075 * 1.3, 0.025)},
+                cpu=intel)
+    assert compare.main([str(slow), *args]) == 1  # its own entry: the strict factor
+    assert "a CPU of the baseline" in capsys.readouterr().out
+    # an intended 1.5x slowdown of BWAS, recorded on the reference machine, moves Intel's entry
+    slower = _run(tmp_path / "a.json", {**BASE, "t::bwas": ("torch_search", 0.225, 0.015)})
+    assert compare.main([str(slower), "--baseline", str(baseline), "--update"]) == 0
+    intel_bwas = json.loads(baseline.read_text())["machines"][1]["benchmarks"]["t::bwas"]
+    assert intel_bwas["figure"] == pytest.approx(15.0)
+    run = _run(tmp_path / "r.json", {**BASE, "t::ida": ("numba_search", 0.075, 0.025),
+                                     "t::bwas": ("torch_search", 0.225, 0.015)}, cpu=intel)
+    assert compare.main([str(run), *args]) == 0
+
+
 def test_the_committed_baseline_gates_every_path():
     data = compare.load_baseline(compare.BASELINE)
-    kinds = {name.split("::")[-1]: b["reference"] for name, b in data["benchmarks"].items()}
+    entry = data["machines"][0]
+    kinds = {name.split("::")[-1]: b["reference"] for name, b in entry["benchmarks"].items()}
     assert kinds == {"test_training_step": "torch_train",
                      "test_beam_with_network_cube2": "torch_search",
                      "test_bwas_with_network_cube2": "torch_search",
                      "test_ida_korf_three_instances": "numba_search",
                      "test_pdb_build_cube_4_edges": "numba_bfs",
                      "test_runner_rows_inline": "python"}
-    assert all(b["figure"] > 0 for b in data["benchmarks"].values())
+    assert all(b["figure"] > 0 for m in data["machines"] for b in m["benchmarks"].values())

@@ -17,10 +17,11 @@ moves both. (``median``: median seconds over median reference seconds, and ``min
 other statistics a baseline may name; NOISE.md compares the three.)
 Given several runs, a benchmark's figure is the median over the runs that have it.
 
-A benchmark fails when its figure exceeds the baseline's by more than ``--factor``. The factor
-and the noise behind it are in ``tests/benchmarks/NOISE.md`` (``noise.py`` measures them). Where
-the run's CPU is not the baseline's (another model or other vector units), ``--other-cpu-factor``
-applies instead: the references track a path across CPU models only so far (NOISE.md).
+The baseline holds one entry per CPU (model name and vector units), made by ``--update`` on that
+CPU. A benchmark fails when its figure exceeds its entry's by more than ``--factor``; the factor
+and the noise behind it are in ``tests/benchmarks/NOISE.md`` (``noise.py`` measures them). On a
+CPU with no entry, the first entry (the reference machine's) counts, with ``--other-cpu-factor``:
+the references track a path across CPU models only so far (NOISE.md).
 
 Benchmarks missing from the baseline are reported and pass; baseline entries missing from the
 run are reported (a skipped benchmark) and pass. A benchmark whose reference kind differs from
@@ -103,10 +104,21 @@ def load_baseline(path: Path) -> dict:
     if not path.is_file():
         raise Refused(f"no baseline at {path}; create it with --update")
     base = json.loads(path.read_text())
-    if base.get("format") != FORMAT or not isinstance(base.get("benchmarks"), dict):
+    machines = base.get("machines")
+    if base.get("format") != FORMAT or not isinstance(machines, list) or not machines or \
+            not all(isinstance(m.get("benchmarks"), dict) for m in machines):
         raise Refused(f"{path} is not a baseline of reference figures (format {FORMAT}; an old "
                       "one with one calibration for every benchmark?): make one with --update")
     return base
+
+
+def machine_for(base: dict, cpu: dict[str, Any]) -> tuple[dict, bool]:
+    """The baseline's entry for ``cpu`` and ``True``, or its first entry (the reference
+    machine's) and ``False`` where no entry has this CPU."""
+    for m in base["machines"]:
+        if m.get("cpu") == cpu:
+            return m, True
+    return base["machines"][0], False
 
 
 def compare(current: dict[str, dict[str, Any]], baseline: dict[str, dict[str, Any]],
@@ -137,35 +149,58 @@ def compare(current: dict[str, dict[str, Any]], baseline: dict[str, dict[str, An
 
 def updated_baseline(runs: list[dict], path: Path, stat: str = DEFAULT_STATISTIC,
                      noise: dict | None = None) -> dict:
-    """The baseline after ``--update`` with ``runs``: each benchmark's median figure over the
-    runs; entries of an old baseline of this format that the runs lack are kept (figures do not
-    depend on the machine); ``noise`` (``noise.py --json``) is recorded with it."""
+    """The baseline after ``--update`` with ``runs``: the entry of the runs' CPU (added where
+    the baseline has none) gets each benchmark's median figure over the runs, keeping those the
+    runs lack; on the other CPUs' entries, a benchmark whose figure moved on this CPU is moved
+    by the same ratio (a change of the code moves the figure alike on every CPU; refresh those
+    entries on their machines where that is not good enough) and one whose reference kind
+    changed is dropped. ``noise`` (``noise.py --json``) is recorded with the entry. An old
+    baseline (another format or statistic) is replaced."""
     old: dict = {}
     if path.is_file():
         try:
             old = load_baseline(path)
         except Refused:
             old = {}  # the old format: nothing carries over
+    machines = [dict(m) for m in old.get("machines", [])] if old.get("statistic") == stat else []
+    cpu = cpu_of(runs[-1])
     fresh = median_figures([figures(r, stat, f"run {i + 1}") for i, r in enumerate(runs)])
-    kept = old.get("benchmarks", {}) if old.get("statistic") == stat else {}
+    mine = next((m for m in machines if m.get("cpu") == cpu), None)
+    before = dict(mine["benchmarks"]) if mine else {}
+    for m in machines:
+        if m is mine:
+            continue
+        bench = dict(m["benchmarks"])
+        for name, new in fresh.items():
+            was, there = before.get(name), bench.get(name)
+            if was is None or there is None:
+                continue
+            if new["reference"] != was["reference"]:
+                del bench[name]
+            else:
+                bench[name] = {**there, "figure": there["figure"] * new["figure"] / was["figure"]}
+        m["benchmarks"] = dict(sorted(bench.items()))
+    entry = {"cpu": cpu, "runs": len(runs), "benchmarks": dict(sorted({**before, **fresh}.items()))}
+    if noise is not None:
+        entry["noise"] = noise
+    elif mine and "noise" in mine:
+        entry["noise"] = mine["noise"]
+    if mine is None:
+        machines.append(entry)
+    else:
+        machines[machines.index(mine)] = entry
     how = ("the median over its rounds of round seconds / seconds of the reference timed just "
            "before the round" if stat == "paired" else
            f"{stat} benchmark seconds / {stat} reference seconds")
-    out = {
-        "about": "per benchmark: its reference workload (tests/benchmarks/reference_workloads.py)"
-                 f" and figure = {how}, the median over the runs; see tests/benchmarks/compare.py"
-                 " and NOISE.md",
+    return {
+        "about": "per CPU (model and vector units; the first entry is the reference machine, "
+                 "used for any other CPU) and benchmark: its reference workload "
+                 f"(tests/benchmarks/reference_workloads.py) and figure = {how}, the median over "
+                 "the runs; see tests/benchmarks/compare.py and NOISE.md",
         "format": FORMAT,
         "statistic": stat,
-        "runs": len(runs),
-        "cpu": cpu_of(runs[-1]),
-        "benchmarks": dict(sorted({**kept, **fresh}.items())),
+        "machines": machines,
     }
-    if noise is not None:
-        out["noise"] = noise
-    elif "noise" in old:
-        out["noise"] = old["noise"]
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -190,7 +225,9 @@ def main(argv: list[str] | None = None) -> int:
             noise = json.loads(args.noise.read_text()) if args.noise else None
             new = updated_baseline(loaded, args.baseline, noise=noise)
             args.baseline.write_text(json.dumps(new, indent=2) + "\n")
-            print(f"wrote {len(new['benchmarks'])} benchmarks to {args.baseline}")
+            entry, _ = machine_for(new, cpu_of(loaded[-1]))
+            print(f"wrote {len(entry['benchmarks'])} benchmarks for {entry['cpu']['brand'] or '?'}"
+                  f" to {args.baseline} ({len(new['machines'])} CPUs)")
             return 0
         base = load_baseline(args.baseline)
         stat = base.get("statistic", DEFAULT_STATISTIC)
@@ -198,13 +235,15 @@ def main(argv: list[str] | None = None) -> int:
     except Refused as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    factor, note = args.factor, "the baseline's CPU"
-    run_cpu, base_cpu = cpu_of(loaded[-1]), base.get("cpu", {})
-    if run_cpu != base_cpu:
+    factor, note = args.factor, "a CPU of the baseline"
+    run_cpu = cpu_of(loaded[-1])
+    entry, same = machine_for(base, run_cpu)
+    base_cpu = entry.get("cpu", {})
+    if not same:
         factor = args.other_cpu_factor or args.factor
         note = (f"another CPU ({run_cpu.get('brand') or '?'} {'+'.join(run_cpu['flags'])}; "
                 f"baseline: {base_cpu.get('brand') or '?'} {'+'.join(base_cpu.get('flags', []))})")
-    lines, ok = compare(current, base["benchmarks"], factor)
+    lines, ok = compare(current, entry["benchmarks"], factor)
     what = ("median of round / reference seconds" if stat == "paired" else
             f"{stat} seconds / {stat} reference seconds")
     print(f"benchmark ({what}; allowed x{factor:g} on {note})")
