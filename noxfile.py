@@ -13,7 +13,7 @@ INSTALL = ["-e", ".[dev]"]
 #: the regression gate's allowed slowdown of a benchmark's figure (its seconds over its reference
 #: workload's, tests/benchmarks/compare.py) where the CPU is the baseline's, and on another CPU;
 #: chosen from the noise measured by tests/benchmarks/noise.py (tests/benchmarks/NOISE.md)
-GATE_FACTOR = "1.2"
+GATE_FACTOR = "1.15"
 OTHER_CPU_FACTOR = "2"
 #: one thread per pool while benchmarks run (the conftest also pins Numba and torch)
 ONE_THREAD = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
@@ -99,15 +99,17 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def benchgate(session: nox.Session) -> None:
-    """The regression set once against the baseline: each benchmark's seconds over those of a
-    reference workload of the same kind timed beside it (tests/benchmarks/compare.py), failing
-    on a slowdown over GATE_FACTOR on the baseline's CPU, OTHER_CPU_FACTOR on another
-    (tests/benchmarks/NOISE.md: the noise that chose them)."""
+    """The regression set twice against the baseline: each benchmark's seconds over those of a
+    reference workload of the same kind timed beside it (tests/benchmarks/compare.py), the
+    least of the two runs' figures failing on a slowdown over GATE_FACTOR on a CPU the baseline
+    has an entry for, OTHER_CPU_FACTOR on another (tests/benchmarks/NOISE.md: the noise that
+    chose them). About a minute on 2 cores."""
     _install(session)
-    out = ".benchmarks/gate.json"
-    session.run("pytest", REGRESSION, "--benchmark-enable", "--benchmark-only",
-                f"--benchmark-json={out}", env=ONE_THREAD)
-    session.run("python", "tests/benchmarks/compare.py", out, "--factor", GATE_FACTOR,
+    outs = [f".benchmarks/gate{i}.json" for i in (1, 2)]
+    for out in outs:  # two runs; each benchmark's least figure counts (--best)
+        session.run("pytest", REGRESSION, "--benchmark-enable", "--benchmark-only",
+                    f"--benchmark-json={out}", env=ONE_THREAD)
+    session.run("python", "tests/benchmarks/compare.py", *outs, "--best", "--factor", GATE_FACTOR,
                 "--other-cpu-factor", OTHER_CPU_FACTOR)
 
 

@@ -115,6 +115,8 @@ def test_runs_and_baselines_without_references_are_refused_in_one_line(tmp_path,
     assert "\n" not in err and "--update" in err
     assert compare.main([str(run), "--baseline", str(tmp_path / "none.json")]) == 2
     assert compare.main([str(tmp_path / "absent.json")]) == 2
+    (tmp_path / "cut.json").write_text('{"benchmarks": [')  # a run cut off while writing
+    assert compare.main([str(tmp_path / "cut.json"), "--baseline", str(baseline)]) == 2
     # --update over an old baseline replaces it with the new format
     assert compare.main([str(run), "--baseline", str(old_base), "--update"]) == 0
     assert set(json.loads(old_base.read_text())["machines"][0]["benchmarks"]) == set(BASE)
@@ -180,3 +182,16 @@ def test_the_committed_baseline_gates_every_path():
                      "test_pdb_build_cube_4_edges": "numba_bfs",
                      "test_runner_rows_inline": "python"}
     assert all(b["figure"] > 0 for m in data["machines"] for b in m["benchmarks"].values())
+
+
+def test_the_gates_two_runs_pass_a_busy_moment_in_one_and_fail_a_slowdown_in_both(tmp_path, baseline):
+    factor, _ = _gate_factors()
+    args = ["--baseline", str(baseline), "--factor", str(factor), "--best"]
+    busy = _run(tmp_path / "busy.json", {**BASE, "t::ida": ("numba_search", 0.15 * 1.4, 0.025)})
+    calm = _run(tmp_path / "calm.json", BASE, noise=(1.05, 1.05, 1.05))
+    assert compare.main([str(busy), str(calm), *args]) == 0
+    assert compare.main([str(busy), str(busy), *args]) == 1
+    slow = {**BASE, "t::runner": ("python", 0.035 * 1.3, 0.01)}
+    assert compare.main([str(_run(tmp_path / "s1.json", slow)),
+                         str(_run(tmp_path / "s2.json", slow, noise=(0.97, 0.97, 0.97))),
+                         *args]) == 1

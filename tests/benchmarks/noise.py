@@ -11,13 +11,16 @@ prints the figures' spread over the runs, ``max/min`` and ``max/median``, and th
 factors that lets every measured run pass against a baseline at the median of the runs
 (``factor >= max/median``) while a ``--slowdown`` (1.3) of the fastest run still fails
 (``factor < slowdown x min/median``). A window is empty where the noise spans ``slowdown`` or
-more (``max/min >= slowdown``): no factor separates the two there. The last line gives the
-one factor that lies in every benchmark's window, if there is one.
+more (``max/min >= slowdown``): no factor separates the two there. The same figures are given
+for the least figure of every ``--best-of`` (2) runs, which ``nox -s benchgate`` checks
+(``compare.py --best``). The last line gives the one factor that lies in every benchmark's
+window, if there is one.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -44,33 +47,54 @@ def run_suite(out: Path) -> None:
     subprocess.run(cmd, check=True, env={**os.environ, **ONE_THREAD}, cwd=HERE.parent.parent)
 
 
-def summary(runs: list[dict], slowdown: float = 1.3) -> dict[str, Any]:
-    """Per statistic and benchmark: figures over the runs, spreads, the factor window."""
-    out: dict[str, Any] = {"runs": len(runs), "slowdown": slowdown, "statistics": {}}
+def _spread(vals: list[float], med: float, slowdown: float) -> dict[str, Any]:
+    low, high = max(vals) / med, slowdown * min(vals) / med
+    return {"figures": [round(v, 5) for v in vals], "max/min": round(max(vals) / min(vals), 4),
+            "max/median": round(low, 4),
+            "window": [round(low, 4), round(high, 4)] if high > low else None}
+
+
+def _common(windows: list[list[float] | None]) -> list[float] | None:
+    if not windows or any(w is None for w in windows):
+        return None
+    lo, hi = max(w[0] for w in windows if w), min(w[1] for w in windows if w)
+    return [lo, hi] if hi > lo else None
+
+
+def summary(runs: list[dict], slowdown: float = 1.3, best_of: int = 2) -> dict[str, Any]:
+    """Per statistic and benchmark: figures over the runs, spreads, the factor window; and the
+    same for the least figure of every ``best_of`` runs (``compare.py --best``, as
+    ``nox -s benchgate`` checks), against the median of single runs (what ``--update`` records)."""
+    out: dict[str, Any] = {"runs": len(runs), "slowdown": slowdown, "best_of": best_of,
+                           "statistics": {}}
     for stat in compare.STATISTICS:
         figs = [compare.figures(r, stat, f"run {i + 1}") for i, r in enumerate(runs)]
         per: dict[str, Any] = {}
         for name in sorted({n for f in figs for n in f}):
             vals = [f[name]["figure"] for f in figs if name in f]
             med = statistics.median(vals)
-            low, high = max(vals) / med, slowdown * min(vals) / med
-            per[name] = {"reference": figs[-1][name]["reference"] if name in figs[-1] else None,
-                         "figures": [round(v, 5) for v in vals],
-                         "max/min": round(max(vals) / min(vals), 4),
-                         "max/median": round(low, 4),
-                         "window": [round(low, 4), round(high, 4)] if high > low else None}
-        windows = [p["window"] for p in per.values()]
-        common = None
-        if windows and all(w is not None for w in windows):
-            lo, hi = max(w[0] for w in windows), min(w[1] for w in windows)
-            common = [lo, hi] if hi > lo else None
-        out["statistics"][stat] = {"benchmarks": per, "common_window": common}
+            best = [min(c) for c in itertools.combinations(vals, best_of)] \
+                if len(vals) >= best_of else []
+            per[name] = {"reference": next(f[name]["reference"] for f in figs if name in f),
+                         **_spread(vals, med, slowdown),
+                         "best": _spread(best, med, slowdown) if best else None}
+        out["statistics"][stat] = {
+            "benchmarks": per,
+            "common_window": _common([p["window"] for p in per.values()]),
+            "common_window_best": _common([p["best"]["window"] if p["best"] else None
+                                           for p in per.values()])}
     return out
 
 
+def _window(w: list[float] | None) -> str:
+    return f"[{w[0]:.3f}, {w[1]:.3f})" if w else "none"
+
+
 def report(s: dict[str, Any]) -> str:
+    k = s["best_of"]
     lines = [f"{s['runs']} runs; windows: factors that pass every run and fail a "
-             f"{s['slowdown']}x slowdown of the fastest"]
+             f"{s['slowdown']}x slowdown of the fastest; 'best of {k}': the least figure of "
+             f"every {k} runs (compare.py --best, as nox -s benchgate checks)"]
     for stat, body in s["statistics"].items():
         lines.append("\nfigure = " + ("median over rounds of seconds / reference seconds"
                                        if stat == "paired" else
@@ -78,13 +102,14 @@ def report(s: dict[str, Any]) -> str:
         per = body["benchmarks"]
         width = max((len(n.split("::")[-1]) for n in per), default=10)
         for name, p in per.items():
-            w = p["window"]
+            b = p["best"]
             lines.append(f"  {name.split('::')[-1]:<{width}}  {p['reference'] or '-':<13}"
                          f"  max/min {p['max/min']:6.3f}  max/median {p['max/median']:6.3f}  "
-                         + (f"factor in [{w[0]:.3f}, {w[1]:.3f})" if w else "no factor"))
-        c = body["common_window"]
-        lines.append(f"  one factor for all: [{c[0]:.3f}, {c[1]:.3f})" if c else
-                     "  one factor for all: none")
+                         f"factor {_window(p['window']):<16}"
+                         + (f"  best of {k}: max/median {b['max/median']:6.3f} factor "
+                            f"{_window(b['window'])}" if b else ""))
+        lines.append(f"  one factor for all: {_window(body['common_window'])}; best of {k}: "
+                     f"{_window(body['common_window_best'])}")
     return "\n".join(lines)
 
 
@@ -95,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--from", dest="given", type=Path, nargs="+", default=None,
                     help="report on these runs instead of making new ones")
     ap.add_argument("--slowdown", type=float, default=1.3, help="the slowdown that must fail")
+    ap.add_argument("--best-of", type=int, default=2,
+                    help="runs whose least figure is checked (nox -s benchgate: 2)")
     ap.add_argument("--json", type=Path, default=None, help="also write the summary as JSON")
     args = ap.parse_args(argv)
     paths = args.given
@@ -104,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             run_suite(p)
     runs = [json.loads(p.read_text()) for p in paths]
     try:
-        s = summary(runs, args.slowdown)
+        s = summary(runs, args.slowdown, args.best_of)
     except compare.Refused as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

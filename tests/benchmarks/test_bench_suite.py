@@ -63,7 +63,7 @@ def test_pdb_build_cube_4_edges(benchmark):
 
     build = getattr(korf_cube.build, "__wrapped__", korf_cube.build)  # bypass any memo cache
     build("qtm", "edges:0,1,2,3")  # compile
-    table, _ = gated(benchmark, "numba_bfs", build, args=("qtm", "edges:0,1,2,3"), rounds=25)
+    table, _ = gated(benchmark, "numba_bfs", build, args=("qtm", "edges:0,1,2,3"), rounds=41)
     assert table.shape == (190_080,) and table.min() == 0
 
 
@@ -89,7 +89,7 @@ def test_ida_korf_three_instances(benchmark, korf_easy):
     def run():
         return [verified(p, i.state, ida.solve(p, h, i.state)) for i in korf_easy]
 
-    results = gated(benchmark, "numba_search", run, rounds=9)
+    results = gated(benchmark, "numba_search", run, rounds=13)
     assert [r.length for r in results] == [i.optimal for i in korf_easy]
 
 
@@ -112,7 +112,7 @@ def test_bwas_with_network_cube2(benchmark):
         return [verified(p, s, bwas.solve(p, h, s, limits)) for s in states]
 
     run()  # warm up (first network calls, allocator)
-    results = gated(benchmark, "torch_search", run, rounds=11)
+    results = gated(benchmark, "torch_search", run, rounds=15)
     assert all(r.status == "solved" for r in results)
 
 
@@ -135,7 +135,7 @@ def test_beam_with_network_cube2(benchmark):
         return [verified(p, s, beam.solve(p, h, s, limits)) for s in states]
 
     run()  # warm up
-    results = gated(benchmark, "torch_search", run, rounds=15)
+    results = gated(benchmark, "torch_search", run, rounds=25)
     assert all(r.status == "solved" for r in results)
 
 
@@ -150,7 +150,7 @@ def test_training_step(benchmark, tmp_path):
                       progress=False)
     batch = make_batch(trainer.puzzle, 0, 0, 1000, int(trainer.cfg.k_max), with_children=True)
     trainer.step(batch)  # warm up
-    loss = gated(benchmark, "torch_train", trainer.step, args=(batch,), rounds=15)
+    loss = gated(benchmark, "torch_train", trainer.step, args=(batch,), rounds=25)
     assert np.isfinite(loss)
 
 
@@ -161,12 +161,12 @@ def test_runner_rows_inline(benchmark, tmp_path):
     from suites.schema import load_suite
 
     suite = load_suite("lightsout7")
-    counter = iter(range(1000))
+    counter = iter(range(10**6))
 
     def run():
         plan = plan_run(suite, "quick", ["gf2"], limit=20)
         return run_plan(plan, tmp_path / f"run{next(counter)}", InlineExecutor(), progress=False,
                         prepare=False)
 
-    summary = gated(benchmark, "python", run, rounds=15)
+    summary = gated(benchmark, "python", run, rounds=25)
     assert summary.ran == 20 and summary.statuses["solved"] == 20
