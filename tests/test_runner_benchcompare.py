@@ -19,7 +19,7 @@ import compare  # noqa: E402
 BASE = {"t::train": ("torch_train", 0.04, 0.06), "t::beam": ("torch_search", 0.02, 0.013),
         "t::bwas": ("torch_search", 0.15, 0.015), "t::ida": ("numba_search", 0.15, 0.025),
         "t::pdb": ("numba_bfs", 0.006, 0.007), "t::runner": ("python", 0.035, 0.01)}
-EPYC = {"brand_raw": "AMD EPYC", "flags": ["avx2", "fma", "avx512f"]}
+EPYC = {"brand_raw": "AMD EPYC", "family": 25, "model": 17, "flags": ["avx2", "fma", "avx512f"]}
 
 
 def _gate_factors() -> tuple[float, float]:
@@ -58,7 +58,8 @@ def test_update_writes_each_benchmarks_reference_and_median_figure(baseline):
     data = json.loads(baseline.read_text())
     assert data["format"] == compare.FORMAT and data["statistic"] == compare.DEFAULT_STATISTIC
     [entry] = data["machines"]
-    assert entry["cpu"] == {"brand": "AMD EPYC", "flags": ["avx2", "fma", "avx512f"]}
+    assert entry["cpu"] == {"brand": "AMD EPYC", "model": "family 25 model 17",
+                            "flags": ["avx2", "fma", "avx512f"]}
     for name, (kind, secs, ref) in BASE.items():
         assert entry["benchmarks"][name]["reference"] == kind
         assert entry["benchmarks"][name]["figure"] == pytest.approx(secs / ref)
@@ -133,6 +134,13 @@ def test_update_keeps_entries_the_runs_lack(tmp_path, baseline):
 def test_another_cpu_is_gated_at_the_other_cpu_factor(tmp_path, baseline, capsys):
     factor, other = _gate_factors()
     assert factor <= other
+    # the next generation under the same name and vector units is another CPU too
+    zen5 = {**EPYC, "family": 26, "model": 2}
+    run = _run(tmp_path / "z.json", {**BASE, "t::ida": ("numba_search", 0.15 * factor * 1.01, 0.025)},
+               cpu=zen5)
+    assert compare.main([str(run), "--baseline", str(baseline), "--factor", str(factor),
+                         "--other-cpu-factor", str(other)]) == (0 if other > factor * 1.01 else 1)
+    assert "another CPU" in capsys.readouterr().out
     intel = {"brand_raw": "Intel Xeon", "flags": ["avx2", "fma"]}
     between = 0.5 * (factor + other) if other > factor else factor * 0.99
     run = _run(tmp_path / "r.json", {**BASE, "t::ida": ("numba_search", 0.15 * between, 0.025)},

@@ -97,11 +97,19 @@ def median_figures(runs: list[dict[str, dict[str, Any]]],
 
 
 def cpu_of(run: dict) -> dict[str, Any]:
-    """The CPU a run was measured on: its model name and the vector flags of :data:`VECTOR_FLAGS`
-    it has (pytest-benchmark's ``machine_info``)."""
+    """The CPU a run was measured on: its name, family and model, and the vector flags of
+    :data:`VECTOR_FLAGS` it has (pytest-benchmark's ``machine_info``)."""
     cpu = run.get("machine_info", {}).get("cpu", {}) or {}
     flags = set(cpu.get("flags") or [])
-    return {"brand": str(cpu.get("brand_raw", "")), "flags": [f for f in VECTOR_FLAGS if f in flags]}
+    # a virtual machine's brand may name only the vendor ("AMD EPYC"): family and model tell
+    # the generations apart
+    model = f"family {cpu.get('family', '?')} model {cpu.get('model', '?')}"
+    return {"brand": str(cpu.get("brand_raw", "")), "model": model,
+            "flags": [f for f in VECTOR_FLAGS if f in flags]}
+
+
+def _cpu_text(cpu: dict[str, Any]) -> str:
+    return f"{cpu.get('brand') or '?'}, {cpu.get('model', '?')}, {'+'.join(cpu.get('flags', []))}"
 
 
 def load_baseline(path: Path) -> dict:
@@ -257,8 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     base_cpu = entry.get("cpu", {})
     if not same:
         factor = args.other_cpu_factor or args.factor
-        note = (f"another CPU ({run_cpu.get('brand') or '?'} {'+'.join(run_cpu['flags'])}; "
-                f"baseline: {base_cpu.get('brand') or '?'} {'+'.join(base_cpu.get('flags', []))})")
+        note = (f"another CPU ({_cpu_text(run_cpu)}; the baseline has {len(base['machines'])}, "
+                f"compared with its first: {_cpu_text(base_cpu)}; add this CPU's entry with "
+                "--update, tests/benchmarks/NOISE.md)")
     lines, ok = compare(current, entry["benchmarks"], factor)
     what = ("median of round / reference seconds" if stat == "paired" else
             f"{stat} seconds / {stat} reference seconds")
