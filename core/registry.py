@@ -423,6 +423,9 @@ SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
                "breadth-first table", default=0, low=0, high=30, metavar="D"),
         Option("shorten", bool, "shorten a found path through the goal table", default=True,
                metavar="BOOL"),
+        Option("inverse", bool, "also search from the inverse position (the cubes) and keep "
+               "the shorter path: two searches, the limits bound both together", default=False,
+               metavar="BOOL"),
     ),
     "macro": (
         Option("max_states", int, "states the macro learner's search from the goal keeps (its "

@@ -39,6 +39,16 @@ child was a repeat) ends with the status ``beam-empty``, one that reaches ``max_
 with ``depth-limit``; neither claims that the state is unsolvable. Limits (time, nodes, memory)
 are checked once per layer and before each heuristic call.
 
+Inverse (``inverse=True``, puzzles with an inverse position: the cubes): a position and its
+inverse lie at the same distance from the goal, and a path that solves the inverse, reversed with
+each move inverted, solves the position (``puzzle.inverse_states``, ``puzzle.inverse_path``). The
+beam then runs twice at the same width, on the state and on its inverse, and returns the shorter
+path (the forward one on ties) mapped to the state. The work per state is doubled (two full-width
+searches); the limits bound both searches together (the inverse search gets what the forward one
+left), and the counts are those of both. ``extra.forward_length`` and ``extra.inverse_length``
+give each search's length (null when it did not solve), ``extra.from_inverse`` whether the path
+returned came from the inverse, ``extra.inverse_beam_sizes`` the inverse search's layers.
+
 Counts in the result: ``nodes_generated`` children generated (legal moves, up to the goal child
 in generation order in the last layer), ``nodes_expanded`` states whose children were generated
 (every state of every layer before the goal), ``iterations`` layers, ``extra.evaluations``
@@ -95,8 +105,10 @@ class BeamSearch(Solver):
     name = "beam"
 
     def __init__(self, width: int | None = None, max_depth: int | None = None,
-                 goal_depth: int | None = None, shorten: bool = True) -> None:
+                 goal_depth: int | None = None, shorten: bool = True,
+                 inverse: bool = False) -> None:
         self.shorten = bool(shorten)
+        self.inverse = bool(inverse)
         if goal_depth is not None and (isinstance(goal_depth, bool) or
                                        not isinstance(goal_depth, int | np.integer) or goal_depth < 0):
             raise InputError(f"--goal-depth: must be an integer >= 0, got {goal_depth!r}")
@@ -112,6 +124,8 @@ class BeamSearch(Solver):
     def solve(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
               limits: Limits | None = None) -> SolveResult:
         limits = limits or Limits()
+        if self.inverse and not hasattr(puzzle, "inverse_states"):
+            raise InputError(f"--inverse: {puzzle.name} has no inverse position (the cubes have one)")
         width = self.width or beam_width(puzzle.name)
         start = np.asarray(start, dtype=puzzle.dtype)
         if start.shape != (puzzle.state_dim,):
@@ -129,18 +143,43 @@ class BeamSearch(Solver):
         c = {"generated": 0, "expanded": 0, "evaluations": 0}
         sizes: list[int] = []
         t0 = time.perf_counter()
+        inv_sizes: list[int] = []
         with PeakMemory() as mem:
-            status, path = self._search(puzzle, heuristic, start, width, limits, mem, t0, c, sizes)
-            if path and self._table is not None and self.shorten:
-                short = self._table.shorten(path)
-                if len(short) < len(path) and puzzle.check_solution(start, short):
-                    extra["shortened_by"] = len(path) - len(short)
-                    path = short
+            status, path, saved = self._run(puzzle, heuristic, start, width, limits, mem, t0, c,
+                                            sizes)
+            if self.inverse:
+                inv_start = puzzle.inverse_states(start[None, :])[0]  # type: ignore[attr-defined]
+                inv_status, inv_path, inv_saved = self._run(puzzle, heuristic, inv_start, width,
+                                                            limits, mem, t0, c, inv_sizes)
+                if inv_path is not None:
+                    inv_path = puzzle.inverse_path(inv_path)  # type: ignore[attr-defined]
+                extra.update(forward_length=None if path is None else len(path),
+                             inverse_length=None if inv_path is None else len(inv_path),
+                             inverse_beam_sizes=_rle(inv_sizes))
+                use_inv = inv_path is not None and (path is None or len(inv_path) < len(path))
+                extra["from_inverse"] = use_inv
+                if use_inv:
+                    status, path, saved = inv_status, inv_path, inv_saved
+        if saved:
+            extra["shortened_by"] = saved
         extra.update(evaluations=c["evaluations"], beam_sizes=_rle(sizes), depth=len(sizes))
         return finish(puzzle, start, self.name, heuristic.name, status=status, actions=path,
-                      generated=c["generated"], expanded=c["expanded"], iterations=len(sizes),
+                      generated=c["generated"], expanded=c["expanded"],
+                      iterations=len(sizes) + len(inv_sizes),
                       h_start=h_start, time_s=time.perf_counter() - t0, load_s=load_s,
                       peak_rss_bytes=mem.peak_bytes, extra=extra)
+
+    def _run(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, width: int,
+             limits: Limits, mem: PeakMemory, t0: float, c: dict[str, int],
+             sizes: list[int]) -> tuple[Status, list[int] | None, int]:
+        """One beam from ``start``, its path shortened through the goal table: ``(status, path,
+        moves the shortening saved)``."""
+        status, path = self._search(puzzle, heuristic, start, width, limits, mem, t0, c, sizes)
+        if path and self._table is not None and self.shorten:
+            short = self._table.shorten(path)
+            if len(short) < len(path) and puzzle.check_solution(start, short):
+                return status, short, len(path) - len(short)
+        return status, path, 0
 
     def _search(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, width: int,
                 limits: Limits, mem: PeakMemory, t0: float, c: dict[str, int],

@@ -176,6 +176,31 @@ class CubeBase(Puzzle):
                 self._cubie_moves = CubieMoves(*parts)
         return self._cubie_moves
 
+    # ------------------------------------------------------------------ inverse position
+    def inverse_states(self, states: np.ndarray) -> np.ndarray:
+        """The inverse position of each state, ``(B, L) -> (B, L)``, computed on the cubies.
+
+        If the moves ``a1 .. ak`` take the solved cube to ``s``, then ``inv(ak) .. inv(a1)`` take
+        it to the inverse of ``s``; both lie at the same distance from solved, and a path that
+        solves the inverse maps to one that solves ``s`` by :meth:`inverse_path`. In the cubie
+        model a position is ``(p, o)`` with product ``(x*y).p = x.p[y.p]``, ``(x*y).o =
+        x.o[y.p] + y.o``, so the inverse is ``p' = argsort(p)``, ``o' = -o[p']`` (mod 3 for
+        corners, mod 2 for edges). States must be valid cubes.
+        """
+        parts = [np.asarray(x, dtype=np.int64) for x in self.to_cubies(states)]
+        out: list[np.ndarray] = []
+        for k in range(0, len(parts), 2):
+            perm, ori = parts[k], parts[k + 1]
+            mod = 3 if k == 0 else 2
+            inv = np.argsort(perm, axis=1, kind="stable")
+            out += [inv, (-np.take_along_axis(ori, inv, axis=1)) % mod]
+        return np.asarray(self.from_cubies(*out), dtype=self.dtype)  # type: ignore[attr-defined]
+
+    def inverse_path(self, actions: list[int]) -> list[int]:
+        """A path that solves the inverse position as one that solves the position itself: the
+        moves in reverse order, each inverted."""
+        return [self.inverse_action(int(a)) for a in reversed(actions)]
+
     # ------------------------------------------------------------------ text I/O
     def _tokens_to_actions(self, tokens: list[tuple[int, int]]) -> list[int]:
         out: list[int] = []
