@@ -57,22 +57,32 @@ def _corner_ori(oa: np.ndarray, ob: np.ndarray) -> np.ndarray:
     return np.where(am != bm, twist + 3, twist)
 
 
+def _take(x: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``x[..., idx]`` row by row: ``x`` one element ``(n,)`` or a batch ``(B, n)``, ``idx`` too."""
+    if x.ndim == 1:
+        return x[idx]
+    shape = np.broadcast_shapes(x.shape, idx.shape)
+    return np.take_along_axis(np.broadcast_to(x, shape), np.broadcast_to(idx, shape), axis=-1)
+
+
 def multiply(a: Cube, b: Cube) -> Cube:
-    """``a * b``: ``b`` applied after ``a``; mirrored corners (``co >= 3``) allowed."""
+    """``a * b``: ``b`` applied after ``a``; mirrored corners (``co >= 3``) allowed. Either
+    factor may be a batch (every part with a leading batch axis)."""
     acp, aco, aep, aeo = a
     bcp, bco, bep, beo = b
-    return acp[bcp], _corner_ori(aco[bcp], bco), aep[bep], (aeo[bep] + beo) % 2
+    return (_take(acp, bcp), _corner_ori(_take(aco, bcp), bco), _take(aep, bep),
+            (_take(aeo, bep) + beo) % 2)
 
 
 def inverse(a: Cube) -> Cube:
-    """``a^-1`` (``a * a^-1`` is the identity)."""
+    """``a^-1`` (``a * a^-1`` is the identity); ``a`` may be a batch."""
     cp, co, ep, eo = a
-    icp = np.argsort(cp).astype(np.int64)
-    iep = np.argsort(ep).astype(np.int64)
+    icp = np.argsort(cp, axis=-1).astype(np.int64)
+    iep = np.argsort(ep, axis=-1).astype(np.int64)
     # the inverse's orientation at position j undoes a's at the position i with cp[i] == j
-    oc = co[icp]
+    oc = _take(co, icp)
     ico = np.where(oc >= 3, oc, (3 - oc) % 3)
-    return icp, ico, iep, eo[iep].copy()
+    return icp, ico, iep, _take(eo, iep)
 
 
 def equal(a: Cube, b: Cube) -> bool:
@@ -80,7 +90,7 @@ def equal(a: Cube, b: Cube) -> bool:
 
 
 def conjugate(c: Cube, s: Cube) -> Cube:
-    """``s^-1 c s``."""
+    """``s^-1 c s`` (``c`` may be a batch)."""
     return multiply(multiply(inverse(s), c), s)
 
 
