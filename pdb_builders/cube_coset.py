@@ -276,11 +276,10 @@ def values(table: np.ndarray, sp: CosetSpace, cubies: S.Cube) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- catalog
-def build_table(metric: str, progress: bool = True, jobs: int = 0) -> np.ndarray:
-    """Catalog builder: the full reduced table ``(9930 * 7920,)`` uint8 of ``metric``.
-
-    ``jobs`` caps the Numba threads (``0``: all of them).
-    """
+def build_table(metric: str, corner_part: str = "full", edge_part: str = "full",
+                progress: bool = True, jobs: int = 0) -> np.ndarray:
+    """Catalog builder: the reduced table ``(classes * ne,)`` uint8 of ``metric`` (the full one:
+    ``9930 * 7920`` entries). ``jobs`` caps the Numba threads (``0``: all of them)."""
     import numba
 
     before = numba.get_num_threads()
@@ -288,35 +287,39 @@ def build_table(metric: str, progress: bool = True, jobs: int = 0) -> np.ndarray
         most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
         numba.set_num_threads(max(1, min(int(jobs), most)))
     try:
-        table, _ = build(metric, progress=progress)
+        table, _ = build(metric, corner_part, edge_part, progress=progress)
     finally:
         numba.set_num_threads(before)
     return table
 
 
-def table_spec(puzzle: str) -> Any:
+def table_spec(puzzle: str, corner_part: str = "full", edge_part: str = "full") -> Any:
     """The catalog :class:`~pdb_builders.catalog.TableSpec` of the reduced U-D coset table of
-    ``cube3`` (quarter turns) or ``cube3-htm``: ``<cache>/<puzzle>-coset-ud.h5``."""
+    ``cube3`` (quarter turns) or ``cube3-htm``: ``<cache>/<puzzle>-coset-ud.h5`` (projections:
+    ``<puzzle>-coset-ud-<corner_part>-<edge_part>.h5``)."""
     from pdb_builders.catalog import TableSpec
 
     if puzzle not in ("cube3", "cube3-htm"):
         raise InputError(f"puzzle: the coset table serves cube3 and cube3-htm; got {puzzle!r}")
     metric = "htm" if puzzle.endswith("-htm") else "qtm"
-    size = 9930 * 495 * NFLIP
+    sp = coset_space(metric, corner_part, edge_part)
+    size = sp.size
+    full = (corner_part, edge_part) == ("full", "full")
     attrs = {
         "puzzle": puzzle,
         "metric": metric,
-        "pattern": "coset-ud:corner-set-twist|slice-set-flips",
+        "pattern": f"coset-ud:corners-{corner_part}|slice-{edge_part}",
         "ranking": "subset-mask-rank-v1",
         "entries": int(size),
         "builder": "pdb_builders.cube_coset",
         "builder_version": BUILDER_VERSION,
     }
     return TableSpec(
-        key=f"{puzzle}-coset-ud",
+        key=f"{puzzle}-coset-ud" + ("" if full else f"-{corner_part}-{edge_part}"),
         attrs=attrs,
         builder="pdb_builders.cube_coset:build_table",
-        build_kwargs={"metric": metric, "jobs": 0},
+        build_kwargs={"metric": metric, "corner_part": corner_part, "edge_part": edge_part,
+                      "jobs": 0},
         entries=int(size),
         summary=f"{puzzle} U-D coset table reduced by 16 symmetries, {size:,} entries",
     )
