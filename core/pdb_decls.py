@@ -136,6 +136,12 @@ CUBE_PDBS: dict[str, PdbDecl] = {
                         "Korf 1997: corner database and two disjoint 6-edge databases (max)",
                         CUBE_TABLES, ci=False, build="31-40 s per metric, 760 MiB peak, 82.7 MiB",
                         stand_in_args=(("corners", "corner-perm"), ("edges", ((0, 1, 2), (8, 9, 10))))),
+    "pdb-coset": PdbDecl(("cube3", "cube3-htm"), "coset",
+                         "U-D coset table (corner layer and twists x slice edges and flips) "
+                         "reduced by 16 symmetries, looked up along three axes (max)",
+                         "pdb_builders.cube_coset:catalog_tables", ci=False,
+                         build="19 s (htm), 78.6 M entries, 39 MiB packed",
+                         stand_in_args=(("corner_part", "set"), ("edge_part", "set"))),
     "pdb-cube2": PdbDecl(("cube2", "cube2-htm"), "cube2", "every 2x2x2 state's exact distance",
                          CUBE_TABLES),
 }

@@ -178,6 +178,11 @@ DEVICE = Option("device", str, "where a network evaluates", choices=("auto", "cp
 PRECISION = Option("precision", str, "a network's hidden layers", choices=("float32", "bfloat16"),
                    default_text="the model's recommendation, else float32", metavar="P")
 
+#: the class of each cube pattern database heuristic
+_CUBE_PDB_CLASSES = {"pdb-korf": "heuristics.pdb_cube:KorfCubePDB",
+                     "pdb-coset": "heuristics.pdb_coset:CosetCubePDB",
+                     "pdb-cube2": "heuristics.pdb_cube:Cube2PDB"}
+
 #: the learned value network's name (it serves every value target: DAVI, diffusion distance)
 VALUE_NET = "value-net"
 #: the puzzles the training engine serves (Sokoban through its own reverse walks)
@@ -195,8 +200,7 @@ HEURISTICS: dict[str, Entry[HeuristicProps]] = {
         Entry("lights-on", "heuristics.lights:LightsOn", "lights on divided by 5, rounded up", {},
               replace(_KERNEL, puzzles="lightsout*", consistent=True)),
         *[  # the max of pattern databases (exact distances of abstractions) is consistent
-            Entry(name, "heuristics.pdb_cube:KorfCubePDB" if name == "pdb-korf"
-                  else "heuristics.pdb_cube:Cube2PDB", d.summary, {},
+            Entry(name, _CUBE_PDB_CLASSES[name], d.summary, {},
                   replace(_KERNEL, puzzles=d.puzzles, consistent=True, needs_pdb=True, pdb=d,
                           exact=name == "pdb-cube2"))
             for name, d in CUBE_PDBS.items()
