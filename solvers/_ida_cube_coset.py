@@ -52,6 +52,9 @@ def _expand(d: int, bound: int, path: np.ndarray, st: np.ndarray, kids: np.ndarr
             fval[d, a] = _INF
             continue
         generated += 1
+        # the axes in turn, stopping at the first that cuts the child off: its f is then a
+        # lower bound above ``bound`` (as the Korf kernel's passes), and the child is never
+        # expanded, so its other coordinates are not needed
         h = 0
         for k in range(3):
             b = amap[k, a]
@@ -62,6 +65,8 @@ def _expand(d: int, bound: int, path: np.ndarray, st: np.ndarray, kids: np.ndarr
             v = _value(c, e, ne, classof, symof, econj, table)
             if v > h:
                 h = v
+                if g + h > bound:
+                    break
         f = g + h
         fval[d, a] = f
         if f > bound:
