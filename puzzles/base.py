@@ -36,6 +36,11 @@ class Puzzle(ABC):
     #: every move has an inverse (``inverse_action``); searches prune a move that undoes the
     #: last one. Sokoban's pushes have none.
     reversible: bool = True
+    #: every move flips a parity of the state (a bipartite state graph), so any two paths
+    #: between the same two states differ in length by an even number: the sliding tiles (the
+    #: blank's square colour), the cubes in the quarter-turn metric (a quarter turn is an odd
+    #: permutation of the corners)
+    move_parity: bool = False
     dtype = np.uint8
 
     # ------------------------------------------------------------------ dynamics

@@ -52,6 +52,8 @@ class CubeBase(Puzzle):
         if metric not in ("qtm", "htm"):
             raise InputError(f"metric: expected 'qtm' or 'htm', got {metric!r}")
         self.metric = metric
+        # a quarter turn is a 4-cycle of corners (odd); a half turn is even
+        self.move_parity = metric == "qtm"
         n = self.size
         self.state_dim = 6 * n * n
         powers = (1, 3) if metric == "qtm" else (1, 3, 2)
