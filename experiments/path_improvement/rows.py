@@ -7,13 +7,14 @@ the length before and after, the row's optimal length where one is published for
 built. Lines already in ``--out`` are kept and skipped, so a stopped run resumes. A summary per
 window follows (printed, and written beside ``--out`` as ``.md`` with ``--summary``).
 
-Usage: python -m experiments.path_improvement.rows ROWS.jsonl --window 10 12 14 --out OUT.jsonl
+Usage: python -m experiments.path_improvement.rows ROWS.jsonl|RESULTS.csv --window 10 12 14 --out OUT.jsonl
        [--nonoptimal] [--limit N] [--summary]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import time
 from pathlib import Path
@@ -26,6 +27,15 @@ from suites.sources import published_optima
 
 
 def _rows(path: Path) -> list[dict]:
+    """The rows of a run's ``rows.jsonl`` or a result's ``results.csv``."""
+    if path.suffix == ".csv":
+        with path.open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        for r in rows:
+            r["length"] = int(r["length"]) if r["length"] else None
+            r["optimal"] = int(r["optimal"]) if r["optimal"] else None
+            r["goal"] = r["goal"] or None
+        return rows
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
@@ -62,7 +72,8 @@ def main() -> None:
     rows = [r for r in _rows(args.rows) if r.get("status") == "solved"][: args.limit]
     puzzle = registry.get_puzzle(rows[0]["puzzle"], goal=rows[0].get("goal"))
     optima = published_optima(puzzle.name, rows[0].get("goal"))
-    done = _rows(args.out) if args.out.is_file() else []
+    done = [json.loads(x) for x in args.out.read_text(encoding="utf-8").splitlines() if x] \
+        if args.out.is_file() else []
     have = {(x["key"], x["window"]) for x in done}
     with args.out.open("a", encoding="utf-8") as fh:
         for w in args.window:
