@@ -63,6 +63,11 @@ class Puzzle(ABC):
     def apply(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Apply one action per state: ``(B, L), (B,) -> (B, L)``. Illegal actions raise ``ValueError``."""
 
+    def position_maps(self) -> np.ndarray | None:
+        """``(A, L)`` index maps where every move moves entries between positions whatever the
+        state (``child = parent[maps[a]]``: the cubes' sticker permutations), else None."""
+        return None
+
     def is_goal(self, states: np.ndarray) -> np.ndarray:
         """``(B, L) -> (B,)`` bool."""
         states = np.atleast_2d(states)

@@ -13,10 +13,17 @@ from tiles_reference import puzzle8_states
 
 from core import registry
 from core.errors import InputError
+from solvers._window_kernels import sort_keys
 from solvers.beam import BeamSearch
 from solvers.best_first import BatchBestFirst
 from solvers.goal_table import state_hashes
-from solvers.window_shorten import ball, radius_for, shorten
+from solvers.window_shorten import DEPTH_BITS, _bfs, _keys, ball, radius_for, shorten
+
+SHIFT = np.uint64(DEPTH_BITS)
+
+
+def depth_of(keys: np.ndarray) -> np.ndarray:
+    return (np.asarray(keys, dtype=np.uint64) & np.uint64((1 << DEPTH_BITS) - 1)).astype(np.int64)
 
 
 def naive_distance(puzzle, a: np.ndarray, b: np.ndarray, bound: int) -> int | None:
@@ -52,15 +59,29 @@ def test_ball_holds_the_breadth_first_distances_on_the_8_puzzle() -> None:
     for r in (3, 9):
         b = ball(p, p.goal(), r)
         near = dist <= r
-        ref = state_hashes(states[near])
+        ref = state_hashes(states[near]) >> SHIFT
         order = np.argsort(ref)
-        assert np.array_equal(b.hashes, ref[order])
-        assert np.array_equal(b.depth.astype(np.int64), dist[near][order])
-        for pos in np.random.default_rng(0).choice(len(b), min(30, len(b)), replace=False):
-            moves = b.moves_to(int(pos))
-            assert len(moves) == b.depth[pos]
+        assert np.array_equal(b.keys >> SHIFT, ref[order])
+        assert np.array_equal(depth_of(b.keys), dist[near][order])
+        for key in np.random.default_rng(0).choice(b.keys, min(30, len(b)), replace=False):
+            moves = b.moves_to(int(key))
+            assert len(moves) == depth_of(key)
             end = p.apply_path(p.goal(), moves)
-            assert state_hashes(end[None, :])[0] == b.hashes[pos]
+            assert state_hashes(end[None, :])[0] >> SHIFT == key >> SHIFT
+
+
+@pytest.mark.parametrize("name", ["cube2", "cube3"])
+def test_cube_balls_read_through_position_maps_equal_breadth_first_balls(name: str) -> None:
+    p = registry.get_puzzle(name)
+    centre = p.scramble(1, 25, np.random.default_rng(4))[0][0]
+    mapped = ball(p, centre, 4)
+    _, h, depth, _, _ = _bfs(p.expand, centre, 4, keep_rows=False)
+    assert np.array_equal(mapped.keys >> SHIFT, np.sort(h >> SHIFT))
+    assert np.array_equal(np.sort(mapped.keys), np.sort(_keys(h, depth)))
+    for key in mapped.keys[:: max(1, len(mapped) // 40)]:
+        moves = mapped.moves_to(int(key))
+        end = p.apply_path(centre, moves)
+        assert len(moves) == depth_of(key) and state_hashes(end[None, :])[0] >> SHIFT == key >> SHIFT
 
 
 @pytest.mark.parametrize("name,depth", [("puzzle8", 31), ("cube2", 6), ("cube2-htm", 4)])
@@ -70,18 +91,18 @@ def test_declared_move_parity_matches_the_state_graph(name: str, depth: int) -> 
     there (False is always safe: it only widens the balls)."""
     p = registry.get_puzzle(name)
     b = ball(p, p.goal(), depth)
-    inner = b.depth < depth
+    hb, db = b.keys >> SHIFT, depth_of(b.keys)
     # rebuild the inner states from their paths and look their children up
     same_layer = False
-    for pos in np.flatnonzero(inner)[:3000]:
-        s = p.apply_path(p.goal(), b.moves_to(int(pos)))
+    for key in b.keys[db < depth][:3000]:
+        s = p.apply_path(p.goal(), b.moves_to(int(key)))
         children, valid = p.expand(s[None, :])
-        kh = state_hashes(children[0][valid[0]])
-        at = np.searchsorted(b.hashes, kh)
-        at[at == b.hashes.size] = 0
-        found = b.hashes[at] == kh
+        kh = state_hashes(children[0][valid[0]]) >> SHIFT
+        at = np.searchsorted(hb, kh)
+        at[at == hb.size] = 0
+        found = hb[at] == kh
         assert found.all()
-        if (b.depth[at[found]] == b.depth[pos]).any():
+        if (db[at[found]] == depth_of(key)).any():
             same_layer = True
             break
     assert same_layer is not bool(getattr(p, "move_parity", False))
@@ -169,3 +190,11 @@ def test_bad_windows_are_refused_in_one_line() -> None:
     p = registry.get_puzzle("sokoban")
     with pytest.raises(InputError, match="cannot be undone"):
         shorten(p, p.example(), [], 4)
+
+
+def test_bucket_sort_of_keys_equals_numpy_sort() -> None:
+    rng = np.random.default_rng(8)
+    for n in (0, 1, 7, 70_000, 300_000):
+        keys = rng.integers(0, 2**63, size=n, dtype=np.uint64) * np.uint64(2) + np.uint64(n % 2)
+        keys[: n // 10] = keys[n // 10: 2 * (n // 10)]  # repeats
+        assert np.array_equal(sort_keys(keys), np.sort(keys))

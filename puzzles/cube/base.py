@@ -116,6 +116,10 @@ class CubeBase(Puzzle):
             raise ValueError(f"{what}: expected shape (B, {self.state_dim}), got {states.shape}")
         return states
 
+    def position_maps(self) -> np.ndarray:
+        """The sticker permutations ``PERMS``: ``child = parent[PERMS[a]]``."""
+        return self.PERMS
+
     def expand(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(B, L) -> (children (B, A, L), valid (B, A))``; every action is always legal."""
         states = self._check_batch(states)
