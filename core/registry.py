@@ -411,6 +411,10 @@ BATCH = Option("batch", int, "nodes expanded per iteration (N)", low=1, cap=10**
 MAX_ITERATIONS = Option("max_iterations", int, "iterations before the search gives up "
                         "(status iteration-limit; Phipat 2020: 800 or 4,000)",
                         default_text="none", low=1, cap=10**12, metavar="I")
+IMPROVE_WINDOW = Option("improve_window", int, "after a solution is found, replace windows of "
+                        "up to L moves of its path by shortest segments (exact meet-in-the-middle "
+                        "searches of depth about L/2 around its states) until none improves; 0: "
+                        "off", default=0, low=0, high=40, metavar="L")
 SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
     "best_first": (WEIGHT, BATCH, MAX_ITERATIONS),
     "ida": (
@@ -430,6 +434,7 @@ SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
         Option("inverse", bool, "also search from the inverse position (the cubes) and keep "
                "the shorter path: two searches, the limits bound both together", default=False,
                metavar="BOOL"),
+        IMPROVE_WINDOW,
     ),
     "macro": (
         Option("max_states", int, "states the macro learner's search from the goal keeps (its "
@@ -451,7 +456,7 @@ SOLVERS: dict[str, Entry[SolverProps]] = {
               "batch weighted A* (DeepCubeA): f = weight*g + h, expand the N best per iteration",
               {"weight": 0.6, "batch": 10000}, SolverProps(),
               (replace(WEIGHT, default=0.6),
-               replace(BATCH, default=10000), MAX_ITERATIONS)),
+               replace(BATCH, default=10000), MAX_ITERATIONS, IMPROVE_WINDOW)),
         Entry("astar", "solvers.best_first:BatchBestFirst", "A* (weight 1, batch 1)",
               {"weight": 1.0, "batch": 1, "preset": "astar"},
               SolverProps(optimal=True, optimal_any_options=False),
@@ -460,7 +465,7 @@ SOLVERS: dict[str, Entry[SolverProps]] = {
         Entry("greedy", "solvers.best_first:BatchBestFirst", "greedy best-first on h alone",
               {"weight": 0.0, "batch": 1, "preset": "greedy"}, SolverProps(),
               (replace(WEIGHT, default=0.0),
-               replace(BATCH, default=1), MAX_ITERATIONS)),
+               replace(BATCH, default=1), MAX_ITERATIONS, IMPROVE_WINDOW)),
         Entry("beam", "solvers.beam:BeamSearch",
               "beam search: per depth the W distinct children of lowest h (one batch per layer)",
               {}, SolverProps(policy=True), SOLVER_OPTIONS["beam"]),

@@ -36,6 +36,11 @@ class Puzzle(ABC):
     #: every move has an inverse (``inverse_action``); searches prune a move that undoes the
     #: last one. Sokoban's pushes have none.
     reversible: bool = True
+    #: every move flips a parity of the state (a bipartite state graph), so any two paths
+    #: between the same two states differ in length by an even number: the sliding tiles (the
+    #: blank's square colour), the cubes in the quarter-turn metric (a quarter turn is an odd
+    #: permutation of the corners)
+    move_parity: bool = False
     dtype = np.uint8
 
     # ------------------------------------------------------------------ dynamics
@@ -57,6 +62,11 @@ class Puzzle(ABC):
     @abstractmethod
     def apply(self, states: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Apply one action per state: ``(B, L), (B,) -> (B, L)``. Illegal actions raise ``ValueError``."""
+
+    def position_maps(self) -> np.ndarray | None:
+        """``(A, L)`` index maps where every move moves entries between positions whatever the
+        state (``child = parent[maps[a]]``: the cubes' sticker permutations), else None."""
+        return None
 
     def is_goal(self, states: np.ndarray) -> np.ndarray:
         """``(B, L) -> (B,)`` bool."""

@@ -142,6 +142,7 @@ class NPuzzle(Puzzle):
     num_actions = 4
     action_names = ACTION_NAMES
     encoding_name = "onehot-tiles"
+    move_parity = True  # each move takes the blank to a square of the other colour
 
     def __init__(self, width: int = 4, goal: str = "blank-last") -> None:
         self.width = _check_width(width)

@@ -49,6 +49,13 @@ left), and the counts are those of both. ``extra.forward_length`` and ``extra.in
 give each search's length (null when it did not solve), ``extra.from_inverse`` whether the path
 returned came from the inverse, ``extra.inverse_beam_sizes`` the inverse search's layers.
 
+Window shortening (``improve_window`` L > 0): the path returned (after the goal table's
+shortening and the choice between forward and inverse) is shortened by exact meet-in-the-middle
+searches over its windows of up to L moves (:mod:`solvers.window_shorten`), within the time
+limit left. ``extra.unimproved_length`` is the length before, ``extra.window`` what the
+shortening did (moves ``saved``, ``balls`` built and their ``ball_states``, ``seconds``,
+``stopped``); the balls' states are not counted as generated nodes.
+
 Counts in the result: ``nodes_generated`` children generated (legal moves, up to the goal child
 in generation order in the last layer), ``nodes_expanded`` states whose children were generated
 (every state of every layer before the goal), ``iterations`` layers, ``extra.evaluations``
@@ -72,6 +79,7 @@ from puzzles.base import Puzzle
 from solvers.base import GoalTest, Solver, SolveResult, finish
 from solvers.goal_table import GoalTable, goal_table, member, state_hashes
 from solvers.memory import PeakMemory
+from solvers.window_shorten import check_improve_window, check_window, improve, warm
 
 DEFAULT_MAX_DEPTH = 1000
 
@@ -106,8 +114,9 @@ class BeamSearch(Solver):
 
     def __init__(self, width: int | None = None, max_depth: int | None = None,
                  goal_depth: int | None = None, shorten: bool = True,
-                 inverse: bool = False) -> None:
+                 inverse: bool = False, improve_window: int | None = None) -> None:
         self.shorten = bool(shorten)
+        self.improve_window = check_improve_window(improve_window)
         self.inverse = bool(inverse)
         if goal_depth is not None and (isinstance(goal_depth, bool) or
                                        not isinstance(goal_depth, int | np.integer) or goal_depth < 0):
@@ -126,12 +135,16 @@ class BeamSearch(Solver):
         limits = limits or Limits()
         if self.inverse and not hasattr(puzzle, "inverse_states"):
             raise InputError(f"--inverse: {puzzle.name} has no inverse position (the cubes have one)")
+        if self.improve_window:
+            check_window(puzzle, self.improve_window)
         width = self.width or beam_width(puzzle.name)
         start = np.asarray(start, dtype=puzzle.dtype)
         if start.shape != (puzzle.state_dim,):
             raise InputError(f"state: expected {puzzle.state_dim} entries, got shape {start.shape}")
         t_load = time.perf_counter()
         state_hashes(start[None, :])  # compile (or load) the hash kernel outside the timed search
+        if self.improve_window:
+            warm()
         self._table = goal_table(puzzle, self.goal_depth, limits.memory_bytes) \
             if self.goal_depth else None
         h_start = None if getattr(heuristic, "ranks_moves", False) else \
@@ -160,6 +173,8 @@ class BeamSearch(Solver):
                 extra["from_inverse"] = use_inv
                 if use_inv:
                     status, path, saved = inv_status, inv_path, inv_saved
+            if path and self.improve_window:
+                path = improve(puzzle, start, path, self.improve_window, limits, t0, extra)
         if saved:
             extra["shortened_by"] = saved
         extra.update(evaluations=c["evaluations"], beam_sizes=_rle(sizes), depth=len(sizes))

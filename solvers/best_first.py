@@ -31,6 +31,12 @@ each iteration and before each batch heuristic evaluation, so both can overshoot
 ``out-of-memory`` when the search's memory (the larger of its RSS growth, see
 :mod:`solvers.memory`, and the bytes of its own arrays) exceeds ``limits.memory_bytes`` or an
 allocation fails, and ``unsolvable`` when the open list runs empty.
+
+Window shortening (``improve_window`` L > 0, on ``bwas`` and ``greedy``): a found path is then
+shortened by exact meet-in-the-middle searches over its windows of up to L moves
+(:mod:`solvers.window_shorten`) within the time limit left; ``extra.unimproved_length`` is the
+length before, ``extra.window`` what the shortening did (its balls' states are not counted as
+generated nodes).
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from solvers import _bf_kernels as K
 from solvers.base import GoalTest, Solver, SolveResult, check_distance_heuristic, finish
 from solvers.ida import check_start
 from solvers.memory import PeakMemory, touch_pages
+from solvers.window_shorten import check_improve_window, check_window, improve, warm
 
 _PRESETS = {
     "bwas": dict(goal_test="generate"),
@@ -245,7 +252,7 @@ class BatchBestFirst(Solver):
 
     def __init__(self, weight: float = 0.6, batch: int = 10000, preset: str = "bwas",
                  goal_test: str | None = None, closed: str = "numba",
-                 max_iterations: int | None = None) -> None:
+                 max_iterations: int | None = None, improve_window: int | None = None) -> None:
         if preset not in _PRESETS:
             raise InputError(f"preset: expected one of {', '.join(_PRESETS)}, got {preset!r}")
         try:
@@ -274,6 +281,7 @@ class BatchBestFirst(Solver):
                                            != max_iterations or max_iterations < 1):
             raise InputError(f"--max-iterations: must be an integer >= 1, got {max_iterations!r}")
         self.max_iterations = None if max_iterations is None else int(max_iterations)
+        self.improve_window = check_improve_window(improve_window)
 
     def __repr__(self) -> str:
         return (f"BatchBestFirst({self.name}, weight={self.weight}, batch={self.batch}, "
@@ -286,7 +294,13 @@ class BatchBestFirst(Solver):
         limits = limits or Limits()
         check_distance_heuristic(self.name, heuristic)
         start = check_start(puzzle, start)
+        if self.improve_window:
+            check_window(puzzle, self.improve_window)
         compile_s = _compile_kernels()
+        if self.improve_window:
+            t_warm = time.perf_counter()
+            warm()
+            compile_s += time.perf_counter() - t_warm
         # map the pages of memory-mapped PDB tables (``heuristic.tables``, where there are
         # any) now, so the first search of a process does not pay their page faults
         t_pages = time.perf_counter()
@@ -313,6 +327,8 @@ class BatchBestFirst(Solver):
                              reopened=counters["reopened"])
             except (_OutOfMemory, MemoryError):
                 status = Status.OUT_OF_MEMORY
+            if actions and self.improve_window:
+                actions = improve(puzzle, start, actions, self.improve_window, limits, t0, extra)
             elapsed = time.perf_counter() - t0
         return finish(
             puzzle, start, self.name, heuristic.name, status=status, actions=actions,

@@ -52,6 +52,8 @@ class CubeBase(Puzzle):
         if metric not in ("qtm", "htm"):
             raise InputError(f"metric: expected 'qtm' or 'htm', got {metric!r}")
         self.metric = metric
+        # a quarter turn is a 4-cycle of corners (odd); a half turn is even
+        self.move_parity = metric == "qtm"
         n = self.size
         self.state_dim = 6 * n * n
         powers = (1, 3) if metric == "qtm" else (1, 3, 2)
@@ -113,6 +115,10 @@ class CubeBase(Puzzle):
         if states.ndim != 2 or states.shape[1] != self.state_dim:
             raise ValueError(f"{what}: expected shape (B, {self.state_dim}), got {states.shape}")
         return states
+
+    def position_maps(self) -> np.ndarray:
+        """The sticker permutations ``PERMS``: ``child = parent[PERMS[a]]``."""
+        return self.PERMS
 
     def expand(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(B, L) -> (children (B, A, L), valid (B, A))``; every action is always legal."""
