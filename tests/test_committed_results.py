@@ -32,6 +32,8 @@ WITHOUT_ROWS: dict[str, str] = {
     "gpu-check": "logs of a device check, no rows",
     "ida-speed": "timings of the IDA* kernel against a C program in its README, no suite rows",
     "house-plan": "parity checks against other programs (jsonl of a script), no suite rows",
+    "learned-path-improvement": "window shortening applied to finished runs' paths (jsonl of a "
+                                "script, experiments/path_improvement), no suite rows",
     "learning-engine": "training throughput measurements, no rows",
     "learning-targets": "per-target CSVs of a script (experiments/learning_targets/run.sh), no suite rows",
     "lightsout7-curve": "training curves and probe CSVs, no suite rows",
