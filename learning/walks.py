@@ -72,6 +72,8 @@ class TensorDomain:
     """Moves of one puzzle as tensors on ``device`` (see the module docstring)."""
 
     kind: str
+    #: whether ``_kernel_walk`` makes this domain's walks on the CPU
+    compiled_walks = False
 
     def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu") -> None:
         self.puzzle = puzzle
@@ -132,12 +134,35 @@ class TensorDomain:
         order = torch.argsort(depths, descending=True, stable=True)  # moving walkers: a prefix
         sd = depths[order]
         states = self.goal.expand(n, self.L).clone()
-        self._start(n)
         prev = torch.full((n,), -1, dtype=torch.long, device=self.device)
         max_depth = int(sd[0]) if n else 0
         counts = (sd.unsqueeze(0) > torch.arange(max_depth, device=self.device).unsqueeze(1)).sum(1)
+        if self.device.type == "cpu" and self.compiled_walks and n:
+            # the same walks by a compiled loop, from the same numbers (learning._walk_kernels)
+            u = torch.rand((int(counts.sum()), self.A), generator=gen, device=self.device)
+            self._kernel_walk(states.numpy(), u.numpy(), counts.numpy(), prev.numpy(), backtrack)
+        else:
+            self._tensor_walk(states, gen, counts, prev, backtrack)
+        out = torch.empty_like(states)
+        out[order] = states
+        last = torch.empty_like(prev)
+        last[order] = prev
+        return out, last
+
+    def _kernel_walk(self, states: np.ndarray, u: np.ndarray, counts: np.ndarray,
+                     prev: np.ndarray, backtrack: bool) -> None:
+        """Make the walks of ``_tensor_walk`` in place from all their random numbers ``u``
+        (``sum(counts) x A``, drawn in one call) by a compiled loop (domains with
+        ``compiled_walks``)."""
+        raise NotImplementedError
+
+    def _tensor_walk(self, states: torch.Tensor, gen: torch.Generator, counts: torch.Tensor,
+                     prev: torch.Tensor, backtrack: bool) -> None:
+        """The walks step by step as tensor operations (any device), in place."""
+        m0 = states.shape[0]
+        self._start(m0)
         counts_l = counts.tolist()
-        for t in range(max_depth):
+        for t in range(len(counts_l)):
             m = int(counts_l[t])
             rows = torch.arange(m, device=self.device)
             u = torch.rand((m, self.A), generator=gen, device=self.device)
@@ -150,11 +175,6 @@ class TensorDomain:
             self._step(states, rows, a)
             self._after(m, a)
             prev[:m] = a
-        out = torch.empty_like(states)
-        out[order] = states
-        last = torch.empty_like(prev)
-        last[order] = prev
-        return out, last
 
     def batch(self, iteration: int, seed: int, size: int, k_max: int, with_children: bool,
               backtrack: bool = False, k_min: int = 1, rows: slice | None = None) -> TensorBatch:
@@ -191,6 +211,7 @@ class PermutationDomain(TensorDomain):
     """Puzzles whose moves permute positions (the cubes): ``child = state[perm[a]]``."""
 
     kind = "permutation"
+    compiled_walks = True
 
     def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu",
                  canonical: bool = False) -> None:
@@ -198,6 +219,7 @@ class PermutationDomain(TensorDomain):
         self.perms = torch.as_tensor(np.array(puzzle.PERMS), dtype=torch.long,  # type: ignore[attr-defined]
                                      device=self.device)
         self.canonical = canonical and hasattr(puzzle, "ACTION_FACE")
+        self._np: tuple[np.ndarray, ...] | None = None  # the tables of the compiled walks
         if self.canonical:
             face = np.asarray(puzzle.ACTION_FACE)  # type: ignore[attr-defined]
             power = np.asarray(puzzle.ACTION_POWER)  # type: ignore[attr-defined]
@@ -240,6 +262,19 @@ class PermutationDomain(TensorDomain):
         m = rows.shape[0]
         states[:m] = torch.gather(states[:m], 1, self.perms[actions])
 
+    def _kernel_walk(self, states: np.ndarray, u: np.ndarray, counts: np.ndarray,
+                     prev: np.ndarray, backtrack: bool) -> None:
+        from learning._walk_kernels import permutation_walks
+
+        if self._np is None:
+            none = torch.zeros(self.A, dtype=torch.long)
+            self._np = tuple(np.ascontiguousarray(x.cpu().numpy()) for x in (
+                self.perms, self.inverse, *((self.axis, self.side, self.turn) if self.canonical
+                                            else (none, none, none))))
+        perms, inverse, axis, side, turn = self._np
+        permutation_walks(states, u, counts, perms, inverse, prev, backtrack, self.canonical,
+                          self.canonical and self.htm, axis, side, turn)
+
     def children(self, states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         ch = states[:, self.perms]  # (B, A, L)
         return ch, torch.ones(ch.shape[:2], dtype=torch.bool, device=self.device)
@@ -249,6 +284,7 @@ class TilesDomain(TensorDomain):
     """Sliding-tile puzzles: ``state[pos]`` is the tile at ``pos`` (0 = blank)."""
 
     kind = "tiles"
+    compiled_walks = True
 
     def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu") -> None:
         super().__init__(puzzle, device)
@@ -258,6 +294,7 @@ class TilesDomain(TensorDomain):
                                      dtype=torch.long, device=self.device)
         self.goal_blank = int(np.flatnonzero(puzzle.goal() == 0)[0])
         self.blank = torch.empty(0, dtype=torch.long, device=self.device)
+        self._np: tuple[np.ndarray, np.ndarray] | None = None  # the tables of the compiled walks
 
     def _start(self, n: int) -> None:
         self.blank = torch.full((n,), self.goal_blank, dtype=torch.long, device=self.device)
@@ -276,6 +313,15 @@ class TilesDomain(TensorDomain):
         states[rows, b] = states[rows, t]
         states[rows, t] = 0
         self.blank[:m] = t
+
+    def _kernel_walk(self, states: np.ndarray, u: np.ndarray, counts: np.ndarray,
+                     prev: np.ndarray, backtrack: bool) -> None:
+        from learning._walk_kernels import tile_walks
+
+        if self._np is None:
+            self._np = (np.ascontiguousarray(self.moves.cpu().numpy()),
+                        np.ascontiguousarray(self.inverse.cpu().numpy()))
+        tile_walks(states, u, counts, *self._np, prev, backtrack, self.goal_blank)
 
     def children(self, states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         blank = (states == 0).to(torch.uint8).argmax(dim=1)
