@@ -84,7 +84,8 @@ def solve_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="move sequence applied to the goal"),
         goal_option,
         click.option("--heuristic", "heuristic_name", metavar="H",
-                     help="heuristic name (bench list heuristics)"),
+                     help="heuristic name (bench list heuristics) [with --solver ida or "
+                          "astar: the puzzle's default, its strongest admissible one]"),
         registry_options("heuristic"),
         click.option("--solver", "solver_name", metavar="S", default=None,
                      help="solver name (bench list solvers) [ida for heuristics with a per-state "
