@@ -201,6 +201,8 @@ def _check_entry(e: Any, kind: str, entry_cls: Any, option_cls: Any,
         bounds = given.bounds
         if isinstance(bounds, str) or not all(isinstance(b, str) for b in bounds):
             raise BadEntry(f"{e.name}: props bounds must be a tuple of heuristic names")
+        if not isinstance(given.search_heuristic, str):
+            raise BadEntry(f"{e.name}: props search_heuristic must be a heuristic name")
         # --goal is the sliding tiles' option
         given = replace(given, family=given.family or e.name, bounds=tuple(bounds),
                         goal_layouts=False)

@@ -20,11 +20,14 @@ class PuzzleProps:
     """A puzzle's properties. ``family``: what kernels and tables it shares (``cube``,
     ``tiles``, ...; a plugin's defaults to its name); ``goal_layouts``: takes ``--goal``;
     ``bounds``: the admissible heuristics of a row's certified lower bound, strongest first
-    (``core.pdb_decls`` lists them)."""
+    (``core.pdb_decls`` lists them); ``search_heuristic``: the admissible heuristic an optimal
+    solver (IDA*, A*) runs with when none is given, where it is not the first of ``bounds`` (the
+    one with the fewest IDA* nodes need not have the highest values at random states)."""
 
     family: str = ""
     goal_layouts: bool = False
     bounds: tuple[str, ...] = ()
+    search_heuristic: str = ""
 
 
 @dataclass(frozen=True)

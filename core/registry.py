@@ -99,7 +99,8 @@ GOAL = Option("goal", str, "goal layout of a sliding-tile puzzle (korf1982: the 
               "1 2 3 / 8 B 4 / 7 6 5)", choices=("blank-first", "blank-last", "korf1982"),
               default_text="blank-last", metavar="LAYOUT")
 
-_CUBE3 = PuzzleProps("cube", bounds=_pdb.CUBE3_BOUNDS)
+_CUBE3 = PuzzleProps("cube", bounds=_pdb.CUBE3_BOUNDS, search_heuristic=_pdb.CUBE3_SEARCH)
+_CUBE3_HTM = PuzzleProps("cube", bounds=_pdb.CUBE3_HTM_BOUNDS, search_heuristic=_pdb.CUBE3_SEARCH)
 _CUBE2 = PuzzleProps("cube", bounds=_pdb.CUBE2_BOUNDS)
 _LIGHTS = PuzzleProps("lights", bounds=_pdb.LIGHTS_BOUNDS)
 _SOKOBAN = PuzzleProps("sokoban", bounds=_pdb.SOKOBAN_BOUNDS)
@@ -110,7 +111,7 @@ PUZZLES: dict[str, Entry[PuzzleProps]] = {
         Entry("cube3", "puzzles.cube:Cube3", "Rubik's cube 3x3x3, quarter-turn metric (12 actions, DeepCubeA)",
               {"metric": "qtm"}, _CUBE3),
         Entry("cube3-htm", "puzzles.cube:Cube3", "Rubik's cube 3x3x3, half-turn metric (18 actions, Korf 1997)",
-              {"metric": "htm"}, _CUBE3),
+              {"metric": "htm"}, _CUBE3_HTM),
         Entry("cube2", "puzzles.cube:Cube2", "2x2x2 cube, DBL corner fixed, quarter-turn metric (6 actions)",
               {"metric": "qtm"}, _CUBE2),
         Entry("cube2-htm", "puzzles.cube:Cube2", "2x2x2 cube, DBL corner fixed, half-turn metric (9 actions)",
@@ -153,6 +154,18 @@ def bound_heuristics(puzzle_name: str) -> tuple[str, ...]:
     """The admissible heuristics declared for ``puzzle_name``'s lower bounds, strongest first
     (its entry's ``bounds``; empty when it declares none)."""
     return tuple(puzzle_entry(puzzle_name).props.bounds)
+
+
+def default_heuristic(puzzle_name: str) -> str | None:
+    """The admissible heuristic an optimal search of ``puzzle_name`` runs with when none is
+    given (``bench solve --solver ida``): the strongest one its entry declares, its
+    ``search_heuristic``, else the first of its ``bounds``, whatever its tables cost (they are
+    built on first use: the lower bounds pass over a large table that is not cached, a search
+    does not). ``None`` when it declares none."""
+    props = puzzle_entry(puzzle_name).props
+    if props.search_heuristic:
+        return props.search_heuristic
+    return props.bounds[0] if props.bounds else None
 
 
 def get_puzzle(name: str, goal: str | None = None, **kwargs: Any):
@@ -535,6 +548,30 @@ def check_solver_heuristic(solver_name: str, heuristic_name: str | None) -> str:
         raise InputError(f"--heuristic: {heuristic_name} ranks moves and gives no distance "
                          f"estimate; solver {solver_name} needs one (use --solver {users})")
     return heuristic_name
+
+
+def takes_default_heuristic(solver_name: str) -> bool:
+    """Whether solver ``solver_name`` runs with its puzzle's :func:`default_heuristic` when no
+    heuristic is given: an optimal solver that reads one (IDA*, A*: only an admissible
+    heuristic keeps them optimal)."""
+    props = solver_entry(solver_name).props
+    return props.optimal and props.heuristic
+
+
+def solver_default_heuristic(solver_name: str, puzzle_name: str) -> str:
+    """The :func:`default_heuristic` of ``puzzle_name`` for ``solver_name`` (one that
+    :func:`takes_default_heuristic`); ``InputError`` when the puzzle declares none, or when the
+    solver needs a per-state kernel (IDA*) and the default has none."""
+    name = default_heuristic(puzzle_name)
+    if name is None:
+        raise InputError(f"--heuristic: missing, and {puzzle_name} declares no default "
+                         "admissible heuristic (see bench list heuristics)")
+    if solver_entry(solver_name).props.needs_kernel and not heuristic_entry(name).props.kernel:
+        others = "/".join(n for n in SOLVERS if takes_default_heuristic(n)
+                          and not SOLVERS[n].props.needs_kernel)
+        raise InputError(f"--heuristic: missing; {puzzle_name}'s default heuristic {name} has no "
+                         f"per-state kernel for {solver_name} (give one, or use --solver {others})")
+    return name
 
 
 def get_solver(name: str, **kwargs: Any):

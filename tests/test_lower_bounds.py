@@ -57,9 +57,24 @@ def test_every_declared_bound_is_an_admissible_heuristic_of_its_puzzle(name):
         assert bounds[-1] == "linear-conflict"  # needs no table: every tile puzzle has a bound
 
 
+@pytest.mark.parametrize("name", [*registry.PUZZLES, *MORE_PUZZLES])
+def test_the_search_default_is_one_of_the_bounds(name):
+    """What an optimal solver runs without --heuristic: the first bound, or the puzzle's
+    ``search_heuristic`` (one of its bounds too, chosen by IDA* nodes)."""
+    default = registry.default_heuristic(name)
+    bounds = registry.bound_heuristics(name)
+    props = registry.puzzle_entry(name).props
+    assert default == (props.search_heuristic or bounds[0]) and default in bounds
+    assert registry.default_heuristic("cube3") == registry.default_heuristic("cube3-htm") == \
+        "pdb-coset"
+    assert registry.default_heuristic("puzzle8") == "pdb-full"
+
+
 def test_the_declaration_follows_the_documented_order():
-    assert registry.bound_heuristics("cube3") == registry.bound_heuristics("cube3-htm") == \
-        ("pdb-korf",)
+    # the higher mean value at random states first (core.pdb_decls: Korf's in QTM, the coset
+    # table in HTM); the other one where only its tables are cached
+    assert registry.bound_heuristics("cube3") == ("pdb-korf", "pdb-coset")
+    assert registry.bound_heuristics("cube3-htm") == ("pdb-coset", "pdb-korf")
     assert registry.bound_heuristics("cube2") == ("pdb-cube2",)
     assert registry.heuristic_entry("pdb-cube2").props.exact
     assert registry.bound_heuristics("puzzle15")[:2] == ("pdb-78-reflect", "pdb-663-reflect")
@@ -103,7 +118,8 @@ def test_a_large_pdb_is_used_only_when_its_tables_are_stored(monkeypatch):
     _no_large_tables(monkeypatch, stored=True)
     assert bound_candidates("puzzle15")[0] == "pdb-78-reflect"
     assert bound_candidates("puzzle48")[0] == "pdb-5x9-3-reflect"
-    assert bound_candidates("cube3") == ["pdb-korf"]
+    assert bound_candidates("cube3") == ["pdb-korf", "pdb-coset"]
+    assert bound_candidates("cube3-htm") == ["pdb-coset", "pdb-korf"]
 
 
 def test_lower_bounds_name_the_strongest_available_heuristic(monkeypatch):

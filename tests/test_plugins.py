@@ -58,6 +58,10 @@ SOLVER = Entry("plug-greedy", "solvers.best_first:BatchBestFirst", "greedy again
 BAD_PROPS = Entry("bad-props", "plugmod_good:Scaled", "bad", {}, {"admisible": True})
 ALIAS_CLASH = Entry("davi", "plugmod_good:Scaled", "a former name of value-net", {}, {})
 PUZZLE_CLASH = Entry("lightsout9", "puzzles.lightsout:LightsOut", "a pattern name", {"size": 9}, {})
+TILES = Entry("tiles3", "puzzles.npuzzle:NPuzzle", "8-puzzle again", {"width": 3},
+              {"bounds": ("linear-conflict", "manhattan"), "search_heuristic": "manhattan"})
+BAD_SEARCH = Entry("bad-search", "puzzles.npuzzle:NPuzzle", "bad", {"width": 3},
+                   {"bounds": ("manhattan",), "search_heuristic": ("manhattan",)})
 
 
 def encode(puzzle, states):
@@ -164,6 +168,19 @@ def test_a_faulty_plugin_is_one_problem_naming_its_package(fake_eps, value, reas
     # everything else still loads, and the built-ins are untouched
     assert {"plug-a", "plug-b"} <= set(tables["heuristic"])
     assert tables["heuristic"]["manhattan"] is registry.HEURISTICS["manhattan"]
+
+
+def test_a_plugin_puzzle_names_its_search_default(fake_eps):
+    group = plugins.GROUPS["puzzle"]
+    fake_eps(("tiles3", "plugmod_good:TILES", group, "bench-tiles"),
+             ("bad-search", "plugmod_good:BAD_SEARCH", group, "bench-broken"))
+    tables = _tables()
+    found = plugins.load(tables, Entry, Option)
+    assert [str(p) for p in found.problems] == [
+        f"plugin bench-broken: {group} entry point 'bad-search' ignored: bad-search: props "
+        "search_heuristic must be a heuristic name"]
+    props = tables["puzzle"]["tiles3"].props
+    assert props.search_heuristic == "manhattan" and props.bounds[0] == "linear-conflict"
 
 
 def test_clashes_between_plugins_and_with_puzzle_patterns(fake_eps):

@@ -109,3 +109,117 @@ def test_json_actions_are_move_names_that_solve_the_state(capsys, puzzle, scramb
     assert rec["moves"] == " ".join(rec["actions"])
     assert p.check_solution(start, p.parse_moves(rec["moves"]))
     assert rec["length"] == len(rec["actions"]) <= len(p.parse_moves(scramble))
+
+
+# --------------------------------------------------------------------------- the default heuristic
+def test_ida_without_heuristic_runs_the_puzzles_default_and_is_optimal(capsys):
+    import numpy as np
+
+    from core import registry
+    from pdb_builders.catalog import tables_stored
+    from suites.reference import bfs_distances
+
+    p = registry.get_puzzle("puzzle8")
+    start = p.scramble(1, 40, np.random.default_rng(3))[0]
+    built = not tables_stored("puzzle8", "pdb-full")  # a small table: built here if absent
+    code, out, err = run(capsys, "solve", "puzzle8", p.format(start[0]), "--solver", "ida",
+                         "--json")
+    assert code == 0, err
+    rec = json.loads(out)
+    assert rec["status"] == "solved" and rec["heuristic"] == "pdb-full"
+    assert rec["length"] == bfs_distances(p, start)[0] > 0  # breadth-first truth
+    note = err.splitlines()[0]
+    assert note.startswith("heuristic: pdb-full (the default for puzzle8: its strongest "
+                           "admissible heuristic)")
+    assert ("building its tables now" in note) == built
+    code, _, err = run(capsys, "solve", "puzzle8", p.format(start[0]), "--solver", "ida")
+    assert code == 0 and err.count("\n") == 1 and "building" not in err  # cached now
+
+
+def test_astar_without_heuristic_runs_the_default_too(capsys):
+    import numpy as np
+
+    from core import registry
+    from suites.reference import bfs_distances
+
+    code, out, err = run(capsys, "solve", "cube2", "--scramble", "R U F' R U'", "--solver",
+                         "astar", "--json")
+    assert code == 0, err
+    rec = json.loads(out)
+    assert rec["heuristic"] == "pdb-cube2" and rec["status"] == "solved"
+    p = registry.get_puzzle("cube2")
+    assert rec["length"] == bfs_distances(p, np.stack([p.parse(rec["state"])]))[0]
+    assert "heuristic: pdb-cube2 (the default for cube2" in err
+    code, out, err = run(capsys, "solve", "lightsout5", LIGHTS, "--solver", "ida", "--json")
+    assert code == 0 and json.loads(out)["heuristic"] == "lights-on"
+    assert err.strip() == "heuristic: lights-on (the default for lightsout5: its strongest " \
+                          "admissible heuristic)"  # no tables to build
+
+
+def test_the_cube3_default_is_named_before_its_tables_load(capsys, monkeypatch):
+    from core import registry
+    from core.errors import InputError
+
+    loaded = []
+
+    def no_tables(name, puzzle, **kw):  # the coset table is not built in tests
+        loaded.append(name)
+        raise InputError("--heuristic: not loaded here")
+
+    monkeypatch.setattr(registry, "get_heuristic", no_tables)
+    code, out, err = run(capsys, "solve", "cube3", "--scramble", "R U", "--solver", "ida")
+    assert code == 2 and out == "" and loaded == ["pdb-coset"]
+    note, error = err.splitlines()
+    assert note.startswith("heuristic: pdb-coset (the default for cube3: its strongest")
+    assert error == "error: --heuristic: not loaded here"
+
+
+def test_the_note_says_when_tables_are_built(monkeypatch):
+    import pdb_builders.catalog as catalog
+    from bench.commands.solve import default_heuristic_note
+
+    monkeypatch.setattr(catalog, "tables_stored", lambda puzzle, heuristic: False)
+    note = default_heuristic_note("cube3-htm", "pdb-coset")
+    assert note.endswith("; building its tables now, once (first use: about 20 s per metric, "
+                         "78.6 M entries, 37.5 MiB)")
+    monkeypatch.setattr(catalog, "tables_stored", lambda puzzle, heuristic: True)
+    assert "building" not in default_heuristic_note("cube3-htm", "pdb-coset")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["sokoban", "#######/#.  $@#/#######", "--solver", "ida"],
+     "sokoban's default heuristic sokoban-matching has no per-state kernel for ida (give one, "
+     "or use --solver astar)"),
+    (["cube4", "--scramble", "R", "--solver", "ida"], "unknown puzzle 'cube4'"),
+    (["lightsout5", LIGHTS, "--solver", "bwas"], "--heuristic: missing (see bench list "
+     "heuristics; with --solver ida/astar it defaults to the puzzle's strongest admissible one)"),
+    (["lightsout5", LIGHTS, "--solver", "ida", "--heuristic", "policy"],
+     "policy ranks moves and gives no distance estimate"),
+    (["lightsout5", LIGHTS, "--solver", "ida", "--heuristic", "pdb-full"],
+     "pdb-full does not apply to lightsout5"),
+])
+def test_without_a_usable_heuristic_one_line_exit_2(capsys, args, needle):
+    code, out, err = run(capsys, "solve", *args)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and needle in err, err
+
+
+def test_list_heuristics_marks_each_puzzles_default(capsys):
+    import re
+
+    from core import registry
+
+    code, out, _ = run(capsys, "list", "heuristics")
+    assert code == 0
+    marked: dict[str, str] = {}
+    for line in out.splitlines():
+        name, admissible = line.split()[:2]  # the columns parse as before
+        assert name in registry.HEURISTICS and admissible in ("admissible", "inadmissible")
+        m = re.search(r" \[default for ([^\]]+)\]", line)
+        for puzzle in m.group(1).split(", ") if m else ():
+            assert admissible == "admissible" and puzzle not in marked
+            marked[puzzle] = name
+    assert marked["puzzle8"] == "pdb-full" and marked["cube2"] == marked["cube2-htm"] == \
+        "pdb-cube2"
+    assert marked["cube3"] == marked["cube3-htm"] == "pdb-coset"
+    assert marked == {p: registry.default_heuristic(p) for p in registry.PUZZLES}

@@ -18,7 +18,8 @@ from core.errors import InputError
 @click.argument("kind", type=click.Choice(["puzzles", "heuristics", "solvers"]), default="puzzles")
 def list_cmd(kind: str) -> None:
     """List the registered puzzles (name, actions, states), heuristics or solvers; an entry
-    an installed plugin declares ends with [plugin: PACKAGE]."""
+    an installed plugin declares ends with [plugin: PACKAGE]. A heuristic that optimal solvers
+    (ida, astar) run with when no --heuristic is given says so: [default for PUZZLES]."""
     if kind == "puzzles":
         for name, e in registry.PUZZLES.items():
             try:
@@ -35,6 +36,11 @@ def list_cmd(kind: str) -> None:
             click.echo(f"{name:<12} {p.num_actions:>3} actions  {states:>32} states  "
                        f"{e.summary}{_provider(e)}")
     elif kind == "heuristics":
+        defaults: dict[str, list[str]] = {}  # heuristic -> the puzzles it is the default of
+        for pname in registry.PUZZLES:
+            d = registry.default_heuristic(pname)
+            if d is not None:
+                defaults.setdefault(d, []).append(pname)
         for name, h in registry.HEURISTICS.items():
             puzzles = h.props.puzzles
             where = puzzles if isinstance(puzzles, str) else ",".join(puzzles)
@@ -42,6 +48,8 @@ def list_cmd(kind: str) -> None:
             line = f"{name:<20} {adm:<13} {where:<40} {h.summary}"
             if h.props.aliases:  # former names, still accepted
                 line += f" [also: {', '.join(h.props.aliases)}]"
+            if name in defaults:  # what --solver ida/astar run without --heuristic
+                line += f" [default for {', '.join(defaults[name])}]"
             decl = h.props.pdb
             if decl is not None and decl.build:  # sizes: bench pdb list (imports the builders)
                 line += f" [built in {decl.build}]"

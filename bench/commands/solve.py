@@ -84,7 +84,8 @@ def solve_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="move sequence applied to the goal"),
         goal_option,
         click.option("--heuristic", "heuristic_name", metavar="H",
-                     help="heuristic name (bench list heuristics)"),
+                     help="heuristic name (bench list heuristics) [with --solver ida or "
+                          "astar: the puzzle's default, its strongest admissible one]"),
         registry_options("heuristic"),
         click.option("--solver", "solver_name", metavar="S", default=None,
                      help="solver name (bench list solvers) [ida for heuristics with a per-state "
@@ -138,17 +139,46 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
         click.echo(summary_text(s.puzzle, s.state, s.result))
 
 
+def _missing_heuristic() -> InputError:
+    """The error of a search that needs a heuristic and has none, naming the solvers that
+    default to one."""
+    optimal = "/".join(n for n in registry.SOLVERS if registry.takes_default_heuristic(n))
+    return InputError(f"--heuristic: missing (see bench list heuristics; with --solver "
+                      f"{optimal} it defaults to the puzzle's strongest admissible one)")
+
+
+def default_heuristic_note(puzzle_name: str, heuristic_name: str) -> str:
+    """The line ``bench solve`` prints when it runs ``puzzle_name``'s default heuristic: which
+    one, and whether its tables are built now (their builder's progress bar follows)."""
+    line = f"heuristic: {heuristic_name} (the default for {puzzle_name}: its strongest " \
+           "admissible heuristic)"
+    decl = registry.heuristic_entry(heuristic_name).props.pdb
+    if decl is not None:
+        from pdb_builders.catalog import tables_stored
+
+        if not tables_stored(puzzle_name, heuristic_name):
+            cost = f": {decl.build}" if decl.build else ""
+            line += f"; building its tables now, once (first use{cost})"
+    return line
+
+
 def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | None,
                 heuristic_name: str | None, solver_name: str | None, time_limit: str | None,
                 node_limit: str | None, memory_limit: str | None,
                 options: dict[str, Any]) -> Solved:
     """Check the options of :func:`solve_options` (one-line ``InputError``s), make the puzzle,
     the state, the heuristic and the solver from the registry, and run the search."""
+    by_default = False  # the puzzle's default heuristic, said on stderr before it loads
     if solver_name is not None:
         registry.solver_entry(solver_name)
+        if heuristic_name is None and registry.takes_default_heuristic(solver_name):
+            heuristic_name = registry.solver_default_heuristic(solver_name, puzzle)
+            by_default = True
+        elif heuristic_name is None and registry.uses_heuristic(solver_name):
+            raise _missing_heuristic()
         heuristic_name = registry.check_solver_heuristic(solver_name, heuristic_name)
     elif heuristic_name is None:
-        raise InputError("--heuristic: missing (see bench list heuristics)")
+        raise _missing_heuristic()
     t = _number("--time-limit", time_limit, float, 0.0, False, cap=10**9)
     n = _number("--node-limit", node_limit, int, 0, False, cap=2**62)
     mb = _number("--memory-limit", memory_limit, float, 0.0, False, cap=2**40)
@@ -178,6 +208,8 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
     solver = registry.get_solver(solver_name, **given)
     if precision is not None and learned and entry.option("precision") is not None:
         hargs["precision"] = precision
+    if by_default:
+        click.echo(default_heuristic_note(p.name, heuristic_name), err=True)
     h = registry.get_heuristic(heuristic_name, p, **hargs)
     limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
     result = solver.run(p, h, s, limits)

@@ -67,14 +67,16 @@ def registry_page() -> str:
         "",
         "## Puzzles",
         "",
-        "| name | summary | family | `--goal` | lower bounds from | entry point |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| name | summary | family | `--goal` | lower bounds from | optimal search default | "
+        "entry point |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for e in r.PUZZLES.values():
         bounds = ", ".join(f"`{b}`" for b in e.props.bounds) or "-"
+        default = r.default_heuristic(e.name)
         out.append(f"| `{e.name}` | {_cell(e.summary)} | {e.props.family} | "
                    f"{'yes' if e.props.goal_layouts else '-'} | {bounds} | "
-                   f"`{e.target}` |")
+                   f"{f'`{default}`' if default else '-'} | `{e.target}` |")
     out += [
         "",
         "`lightsoutN` and `sokobanN` name other sizes of the last two (an N x N board). "
