@@ -290,7 +290,7 @@ def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
     return dict(kind=kind, md=md, ent_tiles=ent_tiles, ent_k=ent_k, ent_flag=ent_flag,
                 ent_tab=ent_tab, transpose=transpose, dep=dep, dep_w=dep_w, packed=packed,
                 tables=tabs, num_plain=num_plain, sparse=sparse, flat=flat, fpacked=fpacked,
-                offsets=offsets, prefetch=bool(spec.params.get("prefetch", True)))
+                offsets=offsets)
 
 
 class TilesSearch:
@@ -383,7 +383,7 @@ class TilesSearch:
                             self.idx, self.undo_e, self.undo_v, self.undo_i, self.undo_n,
                             u["ent_tiles"], u["ent_k"], u["ent_flag"], u["ent_tab"],
                             u["transpose"], u["dep"], u["dep_w"], u["tables"], u["packed"],
-                            u["sparse"], u["flat"], u["fpacked"], u["prefetch"])
+                            u["sparse"], u["flat"], u["fpacked"])
         else:
             code = _run_lc(self.w, self.bound, budget_end, self.tiles, self.moves, st,
                            self.next_a, self.path, self.hs, u["md"], self.lcr, self.lcc)

@@ -13,34 +13,6 @@ from numba import njit
 
 from pdb_builders._additive_kernels import entry_value, table_get
 from solvers._ida_engine import ITER_DONE, PAUSED, SOLVED, U
-from solvers._prefetch import prefetch
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _prefetch_children(blank: int, back: int, tiles: np.ndarray, moves: np.ndarray,
-                       dep: np.ndarray, dep_w: np.ndarray, idx: np.ndarray, ent_flag: np.ndarray,
-                       transpose: np.ndarray, flat: np.ndarray, fpacked: bool) -> None:
-    """Start loading the sparse-table entries every child of the node (blank on ``blank``,
-    ``back`` the move undoing its parent's) reads for its moved tile, plain and reflected, so
-    that the children's cache misses overlap instead of coming one after another."""
-    for cur in range(4):
-        if cur == back:
-            continue
-        nb = moves[U(blank * 4 + cur)]
-        if nb < 0:
-            continue
-        t = tiles[U(nb)]
-        for side in range(2):
-            e = dep[U(t), U(side)]
-            if e < 0:
-                continue
-            c0 = nb
-            c1 = blank
-            if ent_flag[U(e)]:
-                c0 = transpose[U(c0)]
-                c1 = transpose[U(c1)]
-            ni = idx[U(e)] + (c1 - c0) * dep_w[U(t), U(side)]
-            prefetch(flat, U(ni >> 1) if fpacked else U(ni))
 
 
 @njit(cache=True, nogil=True)
@@ -50,7 +22,7 @@ def run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndar
             undo_v: np.ndarray, undo_i: np.ndarray, undo_n: np.ndarray, ent_tiles: np.ndarray,
             ent_k: np.ndarray, ent_flag: np.ndarray, ent_tab: np.ndarray, transpose: np.ndarray,
             dep: np.ndarray, dep_w: np.ndarray, tables, packed: np.ndarray,
-            sparse: bool, flat: np.ndarray, fpacked: bool, prefetching: bool = True) -> int:
+            sparse: bool, flat: np.ndarray, fpacked: bool) -> int:
     """The search kernel for additive PDBs (state and return codes as in ``solvers._ida_tiles._run_lc``),
     without copying the terms per depth.
 
@@ -63,9 +35,6 @@ def run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndar
     sparse_layout``), one after the other in ``flat`` (nibbles when ``fpacked``), and ``idx[e]``
     holds each term's index there, moved by ``dep_w`` times the moved piece's change of cell
     (logged in ``undo_i``); otherwise each lookup ranks its placement in ``tables``.
-
-    ``prefetching`` (sparse layout): on entering a node, start loading the entries its children
-    will read (:func:`_prefetch_children`); the values and node counts are the same either way.
 
     The reflected terms are read only when they can matter: a child whose plain sum already puts
     it beyond the bound is cut without them unless its ``f`` could still lower the next bound, so
@@ -202,9 +171,6 @@ def run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndar
         a = 0
         back = cur ^ 1
         exp += 1
-        if sparse and prefetching:
-            _prefetch_children(blank, back, tiles, moves, dep, dep_w, idx, ent_flag, transpose,
-                               flat, fpacked)
         if gen >= budget_end:
             next_a[U(d)] = 0
             status = PAUSED

@@ -231,25 +231,3 @@ def test_ida_sparse_and_ranked_lookups_search_alike(monkeypatch) -> None:
         b = _ida_tiles.search(p, ranked_h.ida_spec(), s, None, None)
         assert a == b
         assert len(a["actions"]) <= 40
-
-
-def test_ida_prefetching_changes_no_search() -> None:
-    """The sparse kernel's prefetch of the children's entries is a hint only: the same paths and
-    node counts with it and without it, on every iteration."""
-    import dataclasses
-
-    from solvers import _ida_tiles
-
-    p = get_puzzle("puzzle15", goal="blank-first")
-    spec = get_heuristic("pdb-555-reflect", p).ida_spec()
-    assert spec.params["sparse"] and spec.params.get("prefetch", True)
-    off = dataclasses.replace(spec, params={**spec.params, "prefetch": False})
-    rng = np.random.default_rng(5)
-    for _ in range(3):
-        s = p.goal()[None, :]
-        for _ in range(45):
-            s = p.apply(s, np.array([rng.choice(p.legal_actions(s[0]))]))
-        a = _ida_tiles.search(p, spec, s[0], None, None)
-        b = _ida_tiles.search(p, off, s[0], None, None)
-        assert a == b
-        assert p.is_goal(p.apply_path(s[0], a["actions"])[None])[0]
