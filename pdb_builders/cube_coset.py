@@ -220,6 +220,53 @@ def coset_space(metric: str, corner_part: str = "full", edge_part: str = "full")
                       reps, selfsym, cgoal, egoal)
 
 
+@functools.cache
+def inverse_tables(metric: str) -> dict[str, np.ndarray]:
+    """Tables to read the coset coordinates of a cube's inverse along the three axes from the
+    inverse's cubies, for a search that keeps the inverse ``t`` of each node.
+
+    A move ``m`` applied to a node ``s`` (``s * m``) premultiplies its inverse (``m^-1 * t``),
+    which relabels the cubies of ``t`` rather than moving its positions, so the coset
+    coordinates of ``t`` do not follow from their own values: ``t`` is kept whole (``cp, co,
+    ep, eo``) and its coordinates along axis ``k`` (those of ``r_k^-1 t r_k``,
+    :func:`pdb_builders.cube_symmetry.axis_rotations`) are computed when needed:
+
+    * ``imc (A, 8, 2)``, ``ime (A, 12, 2)``: the inverse of move ``a`` as ``(cubie it puts in
+      the place of cubie c, twist/flip it adds)``: ``(m^-1 t).cp[i] = imc[a, t.cp[i], 0]``,
+      ``(m^-1 t).co[i] = t.co[i] + imc[a, t.cp[i], 1]``;
+    * ``axc (3, 8, 4)``: per axis rotation ``r`` and index ``i``: ``r.cp[i]``, whether
+      ``r^-1.cp[i]`` is a U-layer corner, ``r^-1.co[i]``, ``r.co[i]``; then
+      ``(r^-1 t r).cp[i] = r^-1.cp[t.cp[r.cp[i]]]`` and its twist is
+      ``r^-1.co[t.cp[r.cp[i]]] + t.co[r.cp[i]] + r.co[i]``;
+    * ``axe (3, 12, 4)``: the same for edges (slice edges: ``ep >= 8``);
+    * ``rank8 (256,)``, ``rank12 (4096,)``: the subset ranks of the position masks.
+
+    The rotations and moves hold no mirrored corner, so twists add.
+    """
+    from pdb_builders.korf_cube import cubie_moves
+
+    if metric not in METRICS:
+        raise InputError(f"metric: expected one of {', '.join(METRICS)}, got {metric!r}")
+    m = cubie_moves(metric)
+    num = m.num_actions
+    imc = np.empty((num, 8, 2), np.int64)
+    ime = np.empty((num, 12, 2), np.int64)
+    for a in range(num):
+        icp, ico, iep, ieo = S.inverse((m.cp[a], m.co[a], m.ep[a], m.eo[a]))
+        imc[a, :, 0], imc[a, :, 1] = icp, ico
+        ime[a, :, 0], ime[a, :, 1] = iep, ieo
+    axc = np.empty((3, 8, 4), np.int64)
+    axe = np.empty((3, 12, 4), np.int64)
+    for k, r in enumerate(S.axis_rotations()):
+        if (r[1] >= 3).any():
+            raise ValueError("inverse_tables: an axis rotation with a mirrored corner")
+        ri = S.inverse(r)
+        axc[k] = np.stack([r[0], ri[0] < 4, ri[1], r[1]], axis=1)
+        axe[k] = np.stack([r[2], ri[2] >= 8, ri[3], r[3]], axis=1)
+    return {"imc": imc, "ime": ime, "axc": axc, "axe": axe,
+            "rank8": _subsets(8, 4)[1].copy(), "rank12": _subsets(12, 4)[1].copy()}
+
+
 # ----------------------------------------------------------------------------- building
 def build(metric: str, corner_part: str = "full", edge_part: str = "full",
           backward_ratio: float = 0.25, progress: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
