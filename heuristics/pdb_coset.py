@@ -179,7 +179,8 @@ class CosetCubePDB(Heuristic):
         arrays: tuple[np.ndarray, ...] = (
             cpm.astype(np.uint16), twm.astype(np.uint16), em, sp.cmove, sp.emove, sp.classof,
             sp.symof.astype(np.int64), np.ascontiguousarray(sp.econj), self.table, amap,
-            self.corner_table, *(inv[k] for k in ("imc", "ime", "axc", "axe", "rank8", "rank12")))
+            self.corner_table,
+            *(inv[k] for k in ("imc", "ime", "cpos", "cax", "epos", "eax", "rank8", "rank12")))
         goals = [kc.goal_index(kc.parse_pattern(kc.edge_pattern_name(s))) for s in kc.KORF_EDGES]
         num_actions = moves.num_actions
         params = dict(

@@ -67,34 +67,31 @@ def _inv_child(ist: np.ndarray, ikids: np.ndarray, d: int, a: int, imc: np.ndarr
 
 
 @njit(cache=True, inline="always")
-def _inv_value(u: np.ndarray, d: int, a: int, k: int, axc: np.ndarray, axe: np.ndarray,
-               rank8: np.ndarray, rank12: np.ndarray, cset: bool, emode: int, ne: int,
-               classof: np.ndarray, symof: np.ndarray, econj: np.ndarray,
-               table: np.ndarray) -> int:
+def _inv_value(u: np.ndarray, d: int, a: int, k: int, cpos: np.ndarray, cax: np.ndarray,
+               epos: np.ndarray, eax: np.ndarray, rank8: np.ndarray, rank12: np.ndarray,
+               cset: bool, emode: int, ne: int, classof: np.ndarray, symof: np.ndarray,
+               econj: np.ndarray, table: np.ndarray) -> int:
     """The table value of the inverse ``u[d, a]`` seen along axis ``k`` (``r^-1 u r``)."""
-    mask = 0
-    tw = 0
+    sc = 0
     for i in range(8):
-        p = axc[k, i, 0]
-        c = u[d, a, p]
-        mask |= axc[k, c, 1] << i
-        if i < 7:
-            tw = tw * 3 + (axc[k, c, 2] + u[d, a, 8 + p] + axc[k, i, 3]) % 3
+        p = cpos[k, i]
+        sc += cax[k, i, u[d, a, p], u[d, a, 8 + p]]
     if cset:
-        cc = rank8[mask]
+        cc = rank8[sc >> 16]
     else:
-        cc = rank8[mask] * 2187 + tw
-    emask = 0
-    fl = 0
-    j = 0
+        cc = rank8[sc >> 16] * 2187 + (sc & 0xFFFF)
+    se = 0
     for i in range(12):
-        p = axe[k, i, 0]
-        c = u[d, a, 16 + p]
-        if axe[k, c, 1]:
-            emask |= 1 << i
-            fl |= ((axe[k, c, 2] + u[d, a, 28 + p] + axe[k, i, 3]) & 1) << j
-            j += 1
+        p = epos[k, i]
+        se += eax[k, i, u[d, a, 16 + p], u[d, a, 28 + p]]
+    emask = se >> 12
     if emode == 0:
+        # the flips of the slice positions, lowest first
+        fl = 0
+        j = 0
+        for i in range(12):
+            fl |= ((se >> i) & 1) << j
+            j += (emask >> i) & 1
         e = rank12[emask] * 16 + fl
     elif emode == 1:
         e = rank12[emask]
@@ -110,8 +107,9 @@ def _expand(d: int, bound: int, path: np.ndarray, st: np.ndarray, kids: np.ndarr
             cmove: np.ndarray, emove: np.ndarray, classof: np.ndarray, symof: np.ndarray,
             econj: np.ndarray, table: np.ndarray, amap: np.ndarray, ne: int, use_corner: bool,
             ccpart: int, nt: int, ctab: np.ndarray, probe: int, imc: np.ndarray,
-            ime: np.ndarray, axc: np.ndarray, axe: np.ndarray, rank8: np.ndarray,
-            rank12: np.ndarray, cset: bool, emode: int) -> tuple[int, int]:
+            ime: np.ndarray, cpos: np.ndarray, cax: np.ndarray, epos: np.ndarray,
+            eax: np.ndarray, rank8: np.ndarray, rank12: np.ndarray, cset: bool,
+            emode: int) -> tuple[int, int]:
     """Generate every child of the node at depth ``d``; returns ``(children, least f > bound)``."""
     num_moves = cpm.shape[1]
     g = d + 1
@@ -151,8 +149,8 @@ def _expand(d: int, bound: int, path: np.ndarray, st: np.ndarray, kids: np.ndarr
             _inv_child(ist, ikids, d, a, imc, ime)
             if probe == 2 or g + h == bound:
                 for k in range(3):
-                    v = _inv_value(ikids, d, a, k, axc, axe, rank8, rank12, cset, emode, ne,
-                                   classof, symof, econj, table)
+                    v = _inv_value(ikids, d, a, k, cpos, cax, epos, eax, rank8, rank12, cset,
+                                   emode, ne, classof, symof, econj, table)
                     if v > h:
                         h = v
                         if g + h > bound:
@@ -181,8 +179,9 @@ def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st
          twm: np.ndarray, em: np.ndarray, cmove: np.ndarray, emove: np.ndarray,
          classof: np.ndarray, symof: np.ndarray, econj: np.ndarray, table: np.ndarray,
          amap: np.ndarray, ne: int, use_corner: bool, ccpart: int, nt: int, ctab: np.ndarray,
-         probe: int, imc: np.ndarray, ime: np.ndarray, axc: np.ndarray, axe: np.ndarray,
-         rank8: np.ndarray, rank12: np.ndarray, cset: bool, emode: int) -> int:
+         probe: int, imc: np.ndarray, ime: np.ndarray, cpos: np.ndarray, cax: np.ndarray,
+         epos: np.ndarray, eax: np.ndarray, rank8: np.ndarray, rank12: np.ndarray, cset: bool,
+         emode: int) -> int:
     """Resume the depth-first iteration stored in the arrays (as ``solvers._ida_cube._run``)."""
     num_moves = cpm.shape[1]
     d = cur[_D]
@@ -195,7 +194,7 @@ def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st
         cur[_FRESH] = 0
         n, nb = _expand(0, bound, path, st, kids, fval, ist, ikids, face, cw, qtm, cpm, twm, em,
                         cmove, emove, classof, symof, econj, table, amap, ne, use_corner, ccpart,
-                        nt, ctab, probe, imc, ime, axc, axe, rank8, rank12, cset, emode)
+                        nt, ctab, probe, imc, ime, cpos, cax, epos, eax, rank8, rank12, cset, emode)
         gen += n
         if nb < nextb:
             nextb = nb
@@ -230,7 +229,7 @@ def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st
         exp += 1
         n, nb = _expand(d, bound, path, st, kids, fval, ist, ikids, face, cw, qtm, cpm, twm, em,
                         cmove, emove, classof, symof, econj, table, amap, ne, use_corner, ccpart,
-                        nt, ctab, probe, imc, ime, axc, axe, rank8, rank12, cset, emode)
+                        nt, ctab, probe, imc, ime, cpos, cax, epos, eax, rank8, rank12, cset, emode)
         gen += n
         if nb < nextb:
             nextb = nb
@@ -244,8 +243,9 @@ def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st
 @njit(cache=True)
 def _node_value(st: np.ndarray, ist: np.ndarray, ne: int, classof: np.ndarray,
                 symof: np.ndarray, econj: np.ndarray, table: np.ndarray, use_corner: bool,
-                ccpart: int, nt: int, ctab: np.ndarray, probe: int, axc: np.ndarray,
-                axe: np.ndarray, rank8: np.ndarray, rank12: np.ndarray, cset: bool,
+                ccpart: int, nt: int, ctab: np.ndarray, probe: int, cpos: np.ndarray,
+                cax: np.ndarray, epos: np.ndarray, eax: np.ndarray, rank8: np.ndarray,
+                rank12: np.ndarray, cset: bool,
                 emode: int) -> int:
     """The heuristic of the node ``st (_W,)`` with inverse ``ist (1, 1, _IW)``: every lookup
     the options name (a root's value: the inverse is read in either probe mode)."""
@@ -258,8 +258,8 @@ def _node_value(st: np.ndarray, ist: np.ndarray, ne: int, classof: np.ndarray,
             h = v
     if probe > 0:
         for k in range(3):
-            v = _inv_value(ist, 0, 0, k, axc, axe, rank8, rank12, cset, emode, ne, classof,
-                           symof, econj, table)
+            v = _inv_value(ist, 0, 0, k, cpos, cax, epos, eax, rank8, rank12, cset, emode, ne,
+                           classof, symof, econj, table)
             if v > h:
                 h = v
     return h
@@ -267,23 +267,31 @@ def _node_value(st: np.ndarray, ist: np.ndarray, ne: int, classof: np.ndarray,
 
 def _kernel_args(puzzle: Puzzle, spec: IdaSpec) -> tuple[Any, ...]:
     """The kernel's arguments after ``budget``; ``spec.arrays`` is ``(cpm, twm, em, cmove,
-    emove, classof, symof, econj, table, amap, ctab, imc, ime, axc, axe, rank8, rank12)``."""
+    emove, classof, symof, econj, table, amap, ctab, imc, ime, cpos, cax, epos, eax, rank8,
+    rank12)``."""
     p = spec.params
     face = np.asarray(p["faces"], dtype=np.int64)
     cw = np.asarray(p["clockwise"], dtype=np.bool_)
     if face.shape[0] != puzzle.num_actions:
         raise ValueError(f"cube coset IDA* spec has {face.shape[0]} actions, {puzzle.name} has "
                          f"{puzzle.num_actions}")
-    (cpm, twm, em, cmove, emove, classof, symof, econj, table, amap, ctab, imc, ime, axc, axe,
-     rank8, rank12) = spec.arrays
+    (cpm, twm, em, cmove, emove, classof, symof, econj, table, amap, ctab, imc, ime, cpos, cax,
+     epos, eax, rank8, rank12) = spec.arrays
     return (face, cw, bool(p["metric"] == "qtm"), int(p["goal_a"]), int(p["goal_b"]), cpm, twm,
             em, cmove, emove, classof, symof, econj, table, amap, int(p["ne"]),
             bool(p["use_corner"]), int(p["ccpart"]), int(p["nt"]), ctab, int(p["probe"]), imc,
-            ime, axc, axe, rank8, rank12, bool(p["cset"]), int(p["emode"]))
+            ime, cpos, cax, epos, eax, rank8, rank12, bool(p["cset"]), int(p["emode"]))
 
 
-#: positions in the kernel's arguments (after ``budget``) of what :func:`_node_value` reads
-_NODE_ARGS = (15, 10, 11, 12, 13, 16, 17, 18, 19, 20, 23, 24, 25, 26, 27, 28)
+#: the kernel's arguments after ``budget``, as :func:`_kernel_args` returns them
+ARG_NAMES = ("face", "cw", "qtm", "goal_a", "goal_b", "cpm", "twm", "em", "cmove", "emove",
+             "classof", "symof", "econj", "table", "amap", "ne", "use_corner", "ccpart", "nt",
+             "ctab", "probe", "imc", "ime", "cpos", "cax", "epos", "eax", "rank8", "rank12",
+             "cset", "emode")
+#: positions among them of what :func:`_node_value` reads
+_NODE_ARGS = tuple(ARG_NAMES.index(n) for n in (
+    "ne", "classof", "symof", "econj", "table", "use_corner", "ccpart", "nt", "ctab", "probe",
+    "cpos", "cax", "epos", "eax", "rank8", "rank12", "cset", "emode"))
 
 
 def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray:

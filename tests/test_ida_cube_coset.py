@@ -101,10 +101,10 @@ def test_inverse_values_are_the_inverse_cubes_values(metric):
     plain = CosetCubePDB(puzzle, "set", "full", progress=False)
     h = CosetCubePDB(puzzle, "set", "full", progress=False, probe_inverse="on")
     spec = h.ida_spec()
-    args = ida._kernel_args(puzzle, spec)
-    (imc, ime, axc, axe, rank8, rank12, cset, emode, ne, classof, symof, econj,
-     table) = (args[21], args[22], args[23], args[24], args[25], args[26], args[27], args[28],
-               args[15], args[10], args[11], args[12], args[13])
+    args = dict(zip(ida.ARG_NAMES, ida._kernel_args(puzzle, spec), strict=True))
+    imc, ime = args["imc"], args["ime"]
+    value_args = tuple(args[n] for n in ("cpos", "cax", "epos", "eax", "rank8", "rank12", "cset",
+                                         "emode", "ne", "classof", "symof", "econj", "table"))
     rng = np.random.default_rng(8)
     raised = 0
     for _ in range(12):
@@ -116,8 +116,7 @@ def test_inverse_values_are_the_inverse_cubes_values(metric):
             node[0] = kids[0, a]
             state = puzzle.from_moves(actions[:n])
             inv = plain(_inverse_of(puzzle, actions[:n])[None, :])[0]
-            kernel = max(ida._inv_value(kids, 0, a, k, axc, axe, rank8, rank12, cset, emode, ne,
-                                        classof, symof, econj, table) for k in range(3))
+            kernel = max(ida._inv_value(kids, 0, a, k, *value_args) for k in range(3))
             assert kernel == inv
             assert h(state[None, :])[0] == max(plain(state[None, :])[0], inv)
             raised += int(inv > plain(state[None, :])[0])
