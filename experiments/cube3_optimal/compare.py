@@ -58,6 +58,7 @@ def timed_search(puzzle: Any, h: Any, start: np.ndarray, time_limit: float,
     nodes: list[int] = []
     seconds: list[float] = []
     cpu: list[float] = []
+    bounds: list[int] = []
     bound = search.first_bound()
     h_start = search.h_root
     status, actions = "bound-limit", None
@@ -81,12 +82,14 @@ def timed_search(puzzle: Any, h: Any, start: np.ndarray, time_limit: float,
             status = "timeout"
             break
         nodes.append(int(ctl[E.GEN]) - before)
+        bounds.append(int(bound))
         seconds.append(round(time.perf_counter() - t0, 3))
         cpu.append(round(time.process_time() - c0, 3))
         bound = search.next_bound(int(ctl[E.NEXT]))
     return {"status": status, "length": None if actions is None else len(actions),
             "seconds": round(time.perf_counter() - t_start, 2), "h_start": int(h_start),
-            "nodes_generated": int(ctl[E.GEN]), "iteration_nodes": nodes,
+            "nodes_generated": int(ctl[E.GEN]), "iteration_bounds": bounds,
+            "iteration_nodes": nodes,
             "iteration_seconds": seconds, "iteration_cpu_seconds": cpu}
 
 
@@ -107,33 +110,31 @@ def main() -> None:
     by_id = {inst.id: inst for inst in iset.instances}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for text in args.heuristics.split(","):
-        hname, opts = parse_heuristic(text)
-        t0 = time.perf_counter()
-        h = get_heuristic(hname, puzzle, progress=False, **opts)
-        load = time.perf_counter() - t0
-        print(f"{text}: loaded in {load:.1f} s, {h.nbytes / 2**20:.1f} MiB", flush=True)
-        solver = IDAStar()
-        for cid in wanted:
-            inst = by_id[cid]
-            optimal = inst.optimal if args.puzzle == "cube3-htm" else None
-            row: dict[str, Any] = {"cube": cid, "puzzle": args.puzzle, "optimal": optimal,
-                                   "heuristic": text}
-            if args.max_bound is None:
-                r = solver.solve(puzzle, h, inst.state, Limits(time_s=args.time_limit))
-                row.update(status=str(r.status.value), length=r.length,
-                           seconds=round(r.time_s, 2), nodes_generated=r.nodes_generated,
-                           h_start=r.h_start, iteration_nodes=r.extra.get("iteration_nodes"))
-            else:
-                row.update(timed_search(puzzle, h, inst.state, args.time_limit, args.max_bound))
-                row["max_bound"] = args.max_bound
-            row["time_limit_s"] = args.time_limit
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-    with out.open("w") as f:
-        for row in rows:
-            f.write(json.dumps(row) + "\n")
+    with out.open("w") as f:  # a row is written as soon as it is made
+        for text in args.heuristics.split(","):
+            hname, opts = parse_heuristic(text)
+            t0 = time.perf_counter()
+            h = get_heuristic(hname, puzzle, progress=False, **opts)
+            load = time.perf_counter() - t0
+            print(f"{text}: loaded in {load:.1f} s, {h.nbytes / 2**20:.1f} MiB", flush=True)
+            solver = IDAStar()
+            for cid in wanted:
+                inst = by_id[cid]
+                optimal = inst.optimal if args.puzzle == "cube3-htm" else None
+                row: dict[str, Any] = {"cube": cid, "puzzle": args.puzzle, "optimal": optimal,
+                                       "heuristic": text}
+                if args.max_bound is None:
+                    r = solver.solve(puzzle, h, inst.state, Limits(time_s=args.time_limit))
+                    row.update(status=str(r.status.value), length=r.length,
+                               seconds=round(r.time_s, 2), nodes_generated=r.nodes_generated,
+                               h_start=r.h_start, iteration_nodes=r.extra.get("iteration_nodes"))
+                else:
+                    row.update(timed_search(puzzle, h, inst.state, args.time_limit, args.max_bound))
+                    row["max_bound"] = args.max_bound
+                row["time_limit_s"] = args.time_limit
+                f.write(json.dumps(row) + "\n")
+                f.flush()
+                print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":
