@@ -196,6 +196,20 @@ _CUBE_PDB_CLASSES = {"pdb-korf": "heuristics.pdb_cube:KorfCubePDB",
                      "pdb-coset": "heuristics.pdb_coset:CosetCubePDB",
                      "pdb-cube2": "heuristics.pdb_cube:Cube2PDB"}
 
+#: options of the cube pattern database heuristics
+_CUBE_PDB_OPTIONS: dict[str, tuple[Option, ...]] = {
+    "pdb-coset": (
+        Option("probe_inverse", str, "also look up the inverse position along the three axes "
+               "(admissible, not always consistent); near: in IDA*, only for children the "
+               "forward lookups leave exactly at the cost bound", choices=("off", "near", "on"),
+               default="off", metavar="P"),
+        Option("corner_pdb", str, "Korf's corner table in the max (corners: 88.2 M entries, "
+               "exact corner distances; corner-perm/corner-twist: small projections)",
+               choices=("none", "corners", "corner-perm", "corner-twist"), default="none",
+               metavar="C"),
+    ),
+}
+
 #: the learned value network's name (it serves every value target: DAVI, diffusion distance)
 VALUE_NET = "value-net"
 #: the puzzles the training engine serves (Sokoban through its own reverse walks)
@@ -215,7 +229,7 @@ HEURISTICS: dict[str, Entry[HeuristicProps]] = {
         *[  # the max of pattern databases (exact distances of abstractions) is consistent
             Entry(name, _CUBE_PDB_CLASSES[name], d.summary, {},
                   replace(_KERNEL, puzzles=d.puzzles, consistent=True, needs_pdb=True, pdb=d,
-                          exact=name == "pdb-cube2"))
+                          exact=name == "pdb-cube2"), _CUBE_PDB_OPTIONS.get(name, ()))
             for name, d in CUBE_PDBS.items()
         ],
         *[  # additive sums are not consistent (their minimum over blank regions can drop by

@@ -11,6 +11,18 @@ move changes each by at most one, so the max is consistent.
 
 ``corner_part`` / ``edge_part`` (``"set"``, ``"none"``) choose smaller projections of the same
 coordinates (tests); the defaults give the full table.
+
+Two options add lookups to the max (both off by default):
+
+* ``probe_inverse`` (``"on"``, ``"near"``): the three-axis values of the cube's inverse. A cube
+  and its inverse are at the same distance (a solution of one, reversed and inverted, solves
+  the other), so these are admissible too; the max is no longer consistent in general (a move
+  premultiplies the inverse, which is not a move of the coset's graph). ``"near"`` changes only
+  the IDA* kernel: it reads the inverse of a child only when the forward value leaves it
+  exactly at the cost bound (:mod:`solvers._ida_cube_coset`); the batch values always include it.
+* ``corner_pdb`` (``"corners"``: Korf's exact corner table, 88.2 M entries, shared with
+  ``pdb-korf``; ``"corner-perm"``/``"corner-twist"``: its small projections, for tests). The
+  inverse's corner distance equals the cube's, so it is read for the cube only.
 """
 
 from __future__ import annotations
@@ -24,6 +36,11 @@ from core.pdb_decls import CUBE_PDBS
 from heuristics.base import Heuristic, IdaSpec
 from puzzles.base import Puzzle
 
+#: ``probe_inverse`` values, in the kernel's order (``params["probe"]``)
+PROBES = ("off", "near", "on")
+#: ``corner_pdb`` values: none, or a corner pattern of :mod:`pdb_builders.korf_cube`
+CORNER_PDBS = ("none", "corners", "corner-perm", "corner-twist")
+
 
 class CosetCubePDB(Heuristic):
     """Max over three axes of the U-D coset table (``pdb-coset``)."""
@@ -32,7 +49,8 @@ class CosetCubePDB(Heuristic):
     consistent = True
 
     def __init__(self, puzzle: Puzzle, corner_part: str = "full", edge_part: str = "full",
-                 progress: bool = True) -> None:
+                 progress: bool = True, probe_inverse: str = "off",
+                 corner_pdb: str = "none") -> None:
         super().__init__(puzzle)
         from pdb_builders import cube_coset as cc
 
@@ -40,8 +58,21 @@ class CosetCubePDB(Heuristic):
         if puzzle.name not in serves or not hasattr(puzzle, "to_cubies"):
             raise InputError(f"--heuristic: pdb-coset applies to {' and '.join(serves)}, not "
                              f"{puzzle.name}")
+        if probe_inverse not in PROBES:
+            raise InputError(f"--probe-inverse: expected one of {', '.join(PROBES)}, got "
+                             f"{probe_inverse!r}")
+        if corner_pdb not in CORNER_PDBS:
+            raise InputError(f"--corner-pdb: expected one of {', '.join(CORNER_PDBS)}, got "
+                             f"{corner_pdb!r}")
         full = (corner_part, edge_part) == ("full", "full")
         self.name = "pdb-coset" if full else f"pdb-coset[{corner_part}|{edge_part}]"
+        if probe_inverse != "off":
+            self.name += "+inverse" + ("-near" if probe_inverse == "near" else "")
+        if corner_pdb != "none":
+            self.name += f"+{corner_pdb}"
+        self.probe_inverse = probe_inverse
+        self.corner_pdb = corner_pdb
+        self.consistent = probe_inverse == "off"
         self.metric = "htm" if puzzle.name.endswith("-htm") else "qtm"
         t0 = time.perf_counter()
         self.space = cc.coset_space(self.metric, corner_part, edge_part)
@@ -51,12 +82,22 @@ class CosetCubePDB(Heuristic):
         if self.table.shape != (self.space.size,):
             raise InputError(f"pdb-coset: table {self.spec_table.key} has {self.table.shape[0]} "
                              f"entries, expected {self.space.size}")
+        self.corner_pattern = None
+        self.corner_table = np.zeros(1, dtype=np.uint8)
+        if corner_pdb != "none":
+            from pdb_builders import korf_cube as kc
+
+            self.corner_pattern = kc.parse_pattern(corner_pdb)
+            packed = kc.table_spec(puzzle.name, self.corner_pattern).ensure(progress=progress,
+                                                                            jobs=0)
+            self.corner_table = np.ascontiguousarray(packed.data)
         self._spec: IdaSpec | None = None
         self.load_seconds = time.perf_counter() - t0
 
     @property
     def nbytes(self) -> int:
-        return int(self.table.nbytes)
+        return int(self.table.nbytes) + (int(self.corner_table.nbytes)
+                                          if self.corner_pattern is not None else 0)
 
     def _cubies(self, states: np.ndarray) -> tuple[np.ndarray, ...]:
         states = np.asarray(states)
@@ -79,13 +120,41 @@ class CosetCubePDB(Heuristic):
             out[:, 2 * k], out[:, 2 * k + 1] = self.space.project(conj)
         return out
 
+    def inverse_axis_coordinates(self, states: np.ndarray) -> np.ndarray:
+        """``(B, 6)`` int64: the raw coordinates of each state's inverse along each axis."""
+        from pdb_builders import cube_symmetry as S
+
+        inv = S.inverse(self._cubies(states))  # type: ignore[arg-type]
+        out = np.empty((inv[0].shape[0], 6), dtype=np.int64)
+        for k, r in enumerate(S.axis_rotations()):
+            out[:, 2 * k], out[:, 2 * k + 1] = self.space.project(S.conjugate(inv, r))
+        return out
+
+    def _axes_max(self, coords: np.ndarray, out: np.ndarray) -> None:
+        for k in range(3):
+            idx = self.space.index(coords[:, 2 * k], coords[:, 2 * k + 1])
+            np.maximum(out, self.table[idx], out=out)
+
+    def corner_values(self, states: np.ndarray) -> np.ndarray:
+        """``(B,)`` the corner table's values (``corner_pdb``; zeros without one)."""
+        from pdb_builders import _cube_tables as K
+        from pdb_builders import korf_cube as kc
+
+        cubies = self._cubies(states)
+        if self.corner_pattern is None:
+            return np.zeros(cubies[0].shape[0], dtype=np.int32)
+        idx = kc.pattern_index(self.corner_pattern, cubies)
+        return K.lookup_packed(self.corner_table, idx).astype(np.int32)
+
     def __call__(self, states: np.ndarray) -> np.ndarray:
         """``(B, L)`` facelet states -> ``(B,)`` int32 lower bounds on the distance."""
         coords = self.axis_coordinates(states)
         out = np.zeros(coords.shape[0], dtype=np.int32)
-        for k in range(3):
-            idx = self.space.index(coords[:, 2 * k], coords[:, 2 * k + 1])
-            np.maximum(out, self.table[idx], out=out)
+        self._axes_max(coords, out)
+        if self.probe_inverse != "off":
+            self._axes_max(self.inverse_axis_coordinates(states), out)
+        if self.corner_pattern is not None:
+            np.maximum(out, self.corner_values(states), out=out)
         return out
 
     def ida_spec(self) -> IdaSpec:
@@ -95,6 +164,8 @@ class CosetCubePDB(Heuristic):
         return self._spec
 
     def _make_spec(self) -> IdaSpec:
+        from heuristics.pdb_cube import CORNER_PARTS
+        from pdb_builders import cube_coset as cc
         from pdb_builders import cube_symmetry as S
         from pdb_builders import korf_cube as kc
 
@@ -103,9 +174,13 @@ class CosetCubePDB(Heuristic):
         em = kc.edge_move_table(self.metric, 6)
         sp = self.space
         amap = np.ascontiguousarray(S.axis_move_map(self.metric), dtype=np.int64)
-        arrays = (cpm.astype(np.uint16), twm.astype(np.uint16), em, sp.cmove, sp.emove,
-                  sp.classof, sp.symof.astype(np.int64), np.ascontiguousarray(sp.econj),
-                  self.table, amap)
+        inv = cc.inverse_tables(self.metric)
+        # the order :func:`solvers._ida_cube_coset._kernel_args` unpacks
+        arrays: tuple[np.ndarray, ...] = (
+            cpm.astype(np.uint16), twm.astype(np.uint16), em, sp.cmove, sp.emove, sp.classof,
+            sp.symof.astype(np.int64), np.ascontiguousarray(sp.econj), self.table, amap,
+            self.corner_table,
+            *(inv[k] for k in ("imc", "ime", "cpos", "cax", "epos", "eax", "rank8", "rank12")))
         goals = [kc.goal_index(kc.parse_pattern(kc.edge_pattern_name(s))) for s in kc.KORF_EDGES]
         num_actions = moves.num_actions
         params = dict(
@@ -113,5 +188,9 @@ class CosetCubePDB(Heuristic):
             faces=tuple(int(f) for f in moves.faces),
             clockwise=tuple(a % (2 if self.metric == "qtm" else 3) == 0
                             for a in range(num_actions)),
+            use_corner=self.corner_pattern is not None,
+            ccpart=CORNER_PARTS[self.corner_pdb] if self.corner_pattern is not None else 0,
+            nt=2187, probe=PROBES.index(self.probe_inverse), cset=sp.corner_part == "set",
+            emode=("full", "set", "none").index(sp.edge_part),
         )
         return IdaSpec(family="cube_coset", kind="coset-3axis", arrays=arrays, params=params)

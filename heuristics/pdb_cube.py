@@ -24,7 +24,7 @@ from core.registry import CUBE_NAMES
 from heuristics.base import Heuristic, IdaSpec
 from puzzles.base import Puzzle
 
-_CORNER_PARTS = {"corners": 0, "corner-perm": 1, "corner-twist": 2, "cube2-full": 0}
+CORNER_PARTS = {"corners": 0, "corner-perm": 1, "corner-twist": 2, "cube2-full": 0}
 
 
 class _CubePDB(Heuristic):
@@ -123,7 +123,7 @@ class _CubePDB(Heuristic):
             t1, t2 = self.tables[1], self.tables[2]
         relabel = kc.CUBE2_RELABEL if self.cube2 else kc.CUBE3_RELABEL
         return (cf, ef, clut, elut, flut, int(cube.U), int(cube.D), relabel,
-                _CORNER_PARTS[self.corner_pattern.name], 729 if self.cube2 else 2187,
+                CORNER_PARTS[self.corner_pattern.name], 729 if self.cube2 else 2187,
                 self.tables[0], e1, t1, e2, t2)
 
     def ida_spec(self) -> IdaSpec:
@@ -160,7 +160,7 @@ class _CubePDB(Heuristic):
         params.update(
             metric=self.metric,
             cube2=self.cube2,
-            corner_part=_CORNER_PARTS[self.corner_pattern.name],
+            corner_part=CORNER_PARTS[self.corner_pattern.name],
             nt=729 if self.cube2 else 2187,
             faces=tuple(int(f) for f in moves.faces),
             # action 2*face (qtm) / 3*face (htm) is the clockwise quarter turn

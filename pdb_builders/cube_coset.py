@@ -220,6 +220,68 @@ def coset_space(metric: str, corner_part: str = "full", edge_part: str = "full")
                       reps, selfsym, cgoal, egoal)
 
 
+@functools.cache
+def inverse_tables(metric: str) -> dict[str, np.ndarray]:
+    """Tables to read the coset coordinates of a cube's inverse along the three axes from the
+    inverse's cubies, for a search that keeps the inverse ``t`` of each node.
+
+    A move ``m`` applied to a node ``s`` (``s * m``) premultiplies its inverse (``m^-1 * t``),
+    which relabels the cubies of ``t`` rather than moving its positions, so the coset
+    coordinates of ``t`` do not follow from their own values: ``t`` is kept whole (``cp, co,
+    ep, eo``) and its coordinates along axis ``k`` (those of ``r_k^-1 t r_k``,
+    :func:`pdb_builders.cube_symmetry.axis_rotations`) are computed when needed:
+
+    * ``imc (A, 8, 2)``, ``ime (A, 12, 2)``: the inverse of move ``a`` as ``(cubie it puts in
+      the place of cubie c, twist/flip it adds)``: ``(m^-1 t).cp[i] = imc[a, t.cp[i], 0]``,
+      ``(m^-1 t).co[i] = t.co[i] + imc[a, t.cp[i], 1]``;
+    * ``cpos (3, 8)``, ``cax (3, 8, 8, 3)``: per axis rotation ``r``, position ``i``, cubie ``c``
+      and twist ``o`` of ``t`` at ``r.cp[i] = cpos[k, i]``: position ``i`` of ``r^-1 t r`` holds
+      the corner ``r^-1.cp[c]`` with twist ``r^-1.co[c] + o + r.co[i]``; ``cax`` holds its
+      share of the coordinate, ``(U-layer bit << i) << 16`` plus ``twist * 3**(6 - i)``
+      (``i < 7``), so that the sum over ``i`` is ``mask << 16 | twist rank``;
+    * ``epos (3, 12)``, ``eax (3, 12, 12, 2)``: the same for edges, ``(slice bit << i) << 12``
+      plus ``(flip and slice bit) << i``;
+    * ``rank8 (256,)``, ``rank12 (4096,)``: the subset ranks of the position masks.
+
+    The rotations and moves hold no mirrored corner, so twists add.
+    """
+    from pdb_builders.korf_cube import cubie_moves
+
+    if metric not in METRICS:
+        raise InputError(f"metric: expected one of {', '.join(METRICS)}, got {metric!r}")
+    m = cubie_moves(metric)
+    num = m.num_actions
+    imc = np.empty((num, 8, 2), np.int64)
+    ime = np.empty((num, 12, 2), np.int64)
+    for a in range(num):
+        icp, ico, iep, ieo = S.inverse((m.cp[a], m.co[a], m.ep[a], m.eo[a]))
+        imc[a, :, 0], imc[a, :, 1] = icp, ico
+        ime[a, :, 0], ime[a, :, 1] = iep, ieo
+    cpos = np.empty((3, 8), np.int64)
+    epos = np.empty((3, 12), np.int64)
+    cax = np.zeros((3, 8, 8, 3), np.int64)
+    eax = np.zeros((3, 12, 12, 2), np.int64)
+    for k, r in enumerate(S.axis_rotations()):
+        if (r[1] >= 3).any():
+            raise ValueError("inverse_tables: an axis rotation with a mirrored corner")
+        ri = S.inverse(r)
+        cpos[k], epos[k] = r[0], r[2]
+        for i in range(8):
+            for c in range(8):
+                for o in range(3):
+                    tw = (ri[1][c] + o + r[1][i]) % 3
+                    cax[k, i, c, o] = (int(ri[0][c] < 4) << i << 16) + (
+                        tw * 3 ** (6 - i) if i < 7 else 0)
+        for i in range(12):
+            for c in range(12):
+                for o in range(2):
+                    inslice = int(ri[2][c] >= 8)
+                    flip = (ri[3][c] + o + r[3][i]) % 2
+                    eax[k, i, c, o] = (inslice << i << 12) + ((flip & inslice) << i)
+    return {"imc": imc, "ime": ime, "cpos": cpos, "cax": cax, "epos": epos, "eax": eax,
+            "rank8": _subsets(8, 4)[1].copy(), "rank12": _subsets(12, 4)[1].copy()}
+
+
 # ----------------------------------------------------------------------------- building
 def build(metric: str, corner_part: str = "full", edge_part: str = "full",
           backward_ratio: float = 0.25, progress: bool = False) -> tuple[np.ndarray, dict[str, Any]]:

@@ -8,6 +8,19 @@ child costs move-table lookups only: along axis ``k`` the move ``a`` acts as the
 ``classof[C] * ne + econj[E, symof[C]]``, the max over the three axes. Move pruning, the
 quarter-turn parity rule, the resumable search and the node counts are those of the Korf cube
 kernel (:mod:`solvers._ida_cube`).
+
+Options of the heuristic (``params``):
+
+* ``corner_pdb``: Korf's corner table (or a projection of it) joins the max, read first from
+  the node's corner coordinates;
+* ``probe`` (``0`` off, ``1`` near, ``2`` on): the three-axis values of the node's inverse
+  join the max (the inverse is at the same distance). A node also keeps its inverse ``t`` whole
+  (``ist``: ``cp, co, ep, eo``, 40 entries): a move premultiplies it (``m^-1 t``), and its coset
+  coordinates along each axis are computed from its cubies
+  (:func:`pdb_builders.cube_coset.inverse_tables`). The inverse is updated for every child the
+  forward lookups keep and read, axis by axis until one cuts the child off, for all of them
+  (``on``) or only for those the forward value leaves exactly at the bound (``near``: one more
+  would cut them off). The max with the inverse is admissible, not always consistent.
 """
 
 from __future__ import annotations
@@ -18,6 +31,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from heuristics._cube_lookup import corner_value
 from heuristics.base import IdaSpec
 from puzzles.base import Puzzle
 from puzzles.permutations import parity
@@ -28,6 +42,8 @@ _INF = 1 << 30
 _D, _BOUND, _FRESH = 0, 1, 2
 #: per node: cp, tw, eA, eB, then C_k, E_k for the three axes
 _W = 10
+#: per node's inverse: cp (8), co (8), ep (12), eo (12)
+_IW = 40
 
 
 @njit(cache=True, inline="always")
@@ -36,12 +52,64 @@ def _value(c: int, e: int, ne: int, classof: np.ndarray, symof: np.ndarray, econ
     return table[classof[c] * ne + econj[e, symof[c]]]
 
 
+@njit(cache=True, inline="always")
+def _inv_child(ist: np.ndarray, ikids: np.ndarray, d: int, a: int, imc: np.ndarray,
+               ime: np.ndarray) -> None:
+    """``ikids[d, a] = m_a^-1 * ist[d]``: the inverse of the child ``s * m_a``."""
+    for i in range(8):
+        c = ist[d, i]
+        ikids[d, a, i] = imc[a, c, 0]
+        ikids[d, a, 8 + i] = (imc[a, c, 1] + ist[d, 8 + i]) % 3
+    for i in range(12):
+        c = ist[d, 16 + i]
+        ikids[d, a, 16 + i] = ime[a, c, 0]
+        ikids[d, a, 28 + i] = ime[a, c, 1] ^ ist[d, 28 + i]
+
+
+@njit(cache=True, inline="always")
+def _inv_value(u: np.ndarray, d: int, a: int, k: int, cpos: np.ndarray, cax: np.ndarray,
+               epos: np.ndarray, eax: np.ndarray, rank8: np.ndarray, rank12: np.ndarray,
+               cset: bool, emode: int, ne: int, classof: np.ndarray, symof: np.ndarray,
+               econj: np.ndarray, table: np.ndarray) -> int:
+    """The table value of the inverse ``u[d, a]`` seen along axis ``k`` (``r^-1 u r``)."""
+    sc = 0
+    for i in range(8):
+        p = cpos[k, i]
+        sc += cax[k, i, u[d, a, p], u[d, a, 8 + p]]
+    if cset:
+        cc = rank8[sc >> 16]
+    else:
+        cc = rank8[sc >> 16] * 2187 + (sc & 0xFFFF)
+    se = 0
+    for i in range(12):
+        p = epos[k, i]
+        se += eax[k, i, u[d, a, 16 + p], u[d, a, 28 + p]]
+    emask = se >> 12
+    if emode == 0:
+        # the flips of the slice positions, lowest first
+        fl = 0
+        j = 0
+        for i in range(12):
+            fl |= ((se >> i) & 1) << j
+            j += (emask >> i) & 1
+        e = rank12[emask] * 16 + fl
+    elif emode == 1:
+        e = rank12[emask]
+    else:
+        e = 0
+    return _value(cc, e, ne, classof, symof, econj, table)
+
+
 @njit(cache=True)
 def _expand(d: int, bound: int, path: np.ndarray, st: np.ndarray, kids: np.ndarray,
-            fval: np.ndarray, face: np.ndarray, cw: np.ndarray, qtm: bool,
-            cpm: np.ndarray, twm: np.ndarray, em: np.ndarray, cmove: np.ndarray,
-            emove: np.ndarray, classof: np.ndarray, symof: np.ndarray, econj: np.ndarray,
-            table: np.ndarray, amap: np.ndarray, ne: int) -> tuple[int, int]:
+            fval: np.ndarray, ist: np.ndarray, ikids: np.ndarray, face: np.ndarray,
+            cw: np.ndarray, qtm: bool, cpm: np.ndarray, twm: np.ndarray, em: np.ndarray,
+            cmove: np.ndarray, emove: np.ndarray, classof: np.ndarray, symof: np.ndarray,
+            econj: np.ndarray, table: np.ndarray, amap: np.ndarray, ne: int, use_corner: bool,
+            ccpart: int, nt: int, ctab: np.ndarray, probe: int, imc: np.ndarray,
+            ime: np.ndarray, cpos: np.ndarray, cax: np.ndarray, epos: np.ndarray,
+            eax: np.ndarray, rank8: np.ndarray, rank12: np.ndarray, cset: bool,
+            emode: int) -> tuple[int, int]:
     """Generate every child of the node at depth ``d``; returns ``(children, least f > bound)``."""
     num_moves = cpm.shape[1]
     g = d + 1
@@ -52,29 +120,51 @@ def _expand(d: int, bound: int, path: np.ndarray, st: np.ndarray, kids: np.ndarr
             fval[d, a] = _INF
             continue
         generated += 1
-        # the axes in turn, stopping at the first that cuts the child off: its f is then a
+        # the lookups in turn, stopping at the first that cuts the child off: its f is then a
         # lower bound above ``bound`` (as the Korf kernel's passes), and the child is never
         # expanded, so its other coordinates are not needed
         h = 0
-        for k in range(3):
-            b = amap[k, a]
-            c = cmove[st[d, 4 + 2 * k], b]
-            e = emove[st[d, 5 + 2 * k], b]
-            kids[d, a, 4 + 2 * k] = c
-            kids[d, a, 5 + 2 * k] = e
-            v = _value(c, e, ne, classof, symof, econj, table)
-            if v > h:
-                h = v
-                if g + h > bound:
-                    break
+        cut = False
+        if use_corner:
+            cp = cpm[st[d, 0], a]
+            tw = twm[st[d, 1], a]
+            kids[d, a, 0] = cp
+            kids[d, a, 1] = tw
+            h = corner_value(cp, tw, ccpart, nt, ctab)
+            cut = g + h > bound
+        if not cut:
+            for k in range(3):
+                b = amap[k, a]
+                c = cmove[st[d, 4 + 2 * k], b]
+                e = emove[st[d, 5 + 2 * k], b]
+                kids[d, a, 4 + 2 * k] = c
+                kids[d, a, 5 + 2 * k] = e
+                v = _value(c, e, ne, classof, symof, econj, table)
+                if v > h:
+                    h = v
+                    if g + h > bound:
+                        cut = True
+                        break
+        if not cut and probe > 0:
+            _inv_child(ist, ikids, d, a, imc, ime)
+            if probe == 2 or g + h == bound:
+                for k in range(3):
+                    v = _inv_value(ikids, d, a, k, cpos, cax, epos, eax, rank8, rank12, cset,
+                                   emode, ne, classof, symof, econj, table)
+                    if v > h:
+                        h = v
+                        if g + h > bound:
+                            cut = True
+                            break
         f = g + h
         fval[d, a] = f
-        if f > bound:
+        if cut:
             if f < nextb:
                 nextb = f
             continue
-        kids[d, a, 0] = cpm[st[d, 0], a]
-        kids[d, a, 1] = twm[st[d, 1], a]
+        if not use_corner:
+            kids[d, a, 0] = cpm[st[d, 0], a]
+            kids[d, a, 1] = twm[st[d, 1], a]
         ea = st[d, 2]
         eb = st[d, 3]
         kids[d, a, 2] = em[ea >> 6, a] ^ (ea & 63)
@@ -84,10 +174,14 @@ def _expand(d: int, bound: int, path: np.ndarray, st: np.ndarray, kids: np.ndarr
 
 @njit(cache=True)
 def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st: np.ndarray,
-         kids: np.ndarray, fval: np.ndarray, budget: int, face: np.ndarray, cw: np.ndarray,
-         qtm: bool, goal_a: int, goal_b: int, cpm: np.ndarray, twm: np.ndarray, em: np.ndarray,
-         cmove: np.ndarray, emove: np.ndarray, classof: np.ndarray, symof: np.ndarray,
-         econj: np.ndarray, table: np.ndarray, amap: np.ndarray, ne: int) -> int:
+         kids: np.ndarray, fval: np.ndarray, ist: np.ndarray, ikids: np.ndarray, budget: int,
+         face: np.ndarray, cw: np.ndarray, qtm: bool, goal_a: int, goal_b: int, cpm: np.ndarray,
+         twm: np.ndarray, em: np.ndarray, cmove: np.ndarray, emove: np.ndarray,
+         classof: np.ndarray, symof: np.ndarray, econj: np.ndarray, table: np.ndarray,
+         amap: np.ndarray, ne: int, use_corner: bool, ccpart: int, nt: int, ctab: np.ndarray,
+         probe: int, imc: np.ndarray, ime: np.ndarray, cpos: np.ndarray, cax: np.ndarray,
+         epos: np.ndarray, eax: np.ndarray, rank8: np.ndarray, rank12: np.ndarray, cset: bool,
+         emode: int) -> int:
     """Resume the depth-first iteration stored in the arrays (as ``solvers._ida_cube._run``)."""
     num_moves = cpm.shape[1]
     d = cur[_D]
@@ -98,8 +192,9 @@ def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st
     stop = gen + budget
     if cur[_FRESH]:
         cur[_FRESH] = 0
-        n, nb = _expand(0, bound, path, st, kids, fval, face, cw, qtm, cpm, twm, em, cmove,
-                        emove, classof, symof, econj, table, amap, ne)
+        n, nb = _expand(0, bound, path, st, kids, fval, ist, ikids, face, cw, qtm, cpm, twm, em,
+                        cmove, emove, classof, symof, econj, table, amap, ne, use_corner, ccpart,
+                        nt, ctab, probe, imc, ime, cpos, cax, epos, eax, rank8, rank12, cset, emode)
         gen += n
         if nb < nextb:
             nextb = nb
@@ -126,11 +221,15 @@ def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st
             continue
         for j in range(_W):
             st[d + 1, j] = kids[d, a, j]
+        if probe > 0:
+            for j in range(_IW):
+                ist[d + 1, j] = ikids[d, a, j]
         d += 1
         nxt[d] = 0
         exp += 1
-        n, nb = _expand(d, bound, path, st, kids, fval, face, cw, qtm, cpm, twm, em, cmove,
-                        emove, classof, symof, econj, table, amap, ne)
+        n, nb = _expand(d, bound, path, st, kids, fval, ist, ikids, face, cw, qtm, cpm, twm, em,
+                        cmove, emove, classof, symof, econj, table, amap, ne, use_corner, ccpart,
+                        nt, ctab, probe, imc, ime, cpos, cax, epos, eax, rank8, rank12, cset, emode)
         gen += n
         if nb < nextb:
             nextb = nb
@@ -141,15 +240,58 @@ def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st
     return status
 
 
+@njit(cache=True)
+def _node_value(st: np.ndarray, ist: np.ndarray, ne: int, classof: np.ndarray,
+                symof: np.ndarray, econj: np.ndarray, table: np.ndarray, use_corner: bool,
+                ccpart: int, nt: int, ctab: np.ndarray, probe: int, cpos: np.ndarray,
+                cax: np.ndarray, epos: np.ndarray, eax: np.ndarray, rank8: np.ndarray,
+                rank12: np.ndarray, cset: bool,
+                emode: int) -> int:
+    """The heuristic of the node ``st (_W,)`` with inverse ``ist (1, 1, _IW)``: every lookup
+    the options name (a root's value: the inverse is read in either probe mode)."""
+    h = 0
+    if use_corner:
+        h = corner_value(st[0], st[1], ccpart, nt, ctab)
+    for k in range(3):
+        v = _value(st[4 + 2 * k], st[5 + 2 * k], ne, classof, symof, econj, table)
+        if v > h:
+            h = v
+    if probe > 0:
+        for k in range(3):
+            v = _inv_value(ist, 0, 0, k, cpos, cax, epos, eax, rank8, rank12, cset, emode, ne,
+                           classof, symof, econj, table)
+            if v > h:
+                h = v
+    return h
+
+
 def _kernel_args(puzzle: Puzzle, spec: IdaSpec) -> tuple[Any, ...]:
+    """The kernel's arguments after ``budget``; ``spec.arrays`` is ``(cpm, twm, em, cmove,
+    emove, classof, symof, econj, table, amap, ctab, imc, ime, cpos, cax, epos, eax, rank8,
+    rank12)``."""
     p = spec.params
     face = np.asarray(p["faces"], dtype=np.int64)
     cw = np.asarray(p["clockwise"], dtype=np.bool_)
     if face.shape[0] != puzzle.num_actions:
         raise ValueError(f"cube coset IDA* spec has {face.shape[0]} actions, {puzzle.name} has "
                          f"{puzzle.num_actions}")
-    return (face, cw, bool(p["metric"] == "qtm"), int(p["goal_a"]), int(p["goal_b"]),
-            *spec.arrays, int(p["ne"]))
+    (cpm, twm, em, cmove, emove, classof, symof, econj, table, amap, ctab, imc, ime, cpos, cax,
+     epos, eax, rank8, rank12) = spec.arrays
+    return (face, cw, bool(p["metric"] == "qtm"), int(p["goal_a"]), int(p["goal_b"]), cpm, twm,
+            em, cmove, emove, classof, symof, econj, table, amap, int(p["ne"]),
+            bool(p["use_corner"]), int(p["ccpart"]), int(p["nt"]), ctab, int(p["probe"]), imc,
+            ime, cpos, cax, epos, eax, rank8, rank12, bool(p["cset"]), int(p["emode"]))
+
+
+#: the kernel's arguments after ``budget``, as :func:`_kernel_args` returns them
+ARG_NAMES = ("face", "cw", "qtm", "goal_a", "goal_b", "cpm", "twm", "em", "cmove", "emove",
+             "classof", "symof", "econj", "table", "amap", "ne", "use_corner", "ccpart", "nt",
+             "ctab", "probe", "imc", "ime", "cpos", "cax", "epos", "eax", "rank8", "rank12",
+             "cset", "emode")
+#: positions among them of what :func:`_node_value` reads
+_NODE_ARGS = tuple(ARG_NAMES.index(n) for n in (
+    "ne", "classof", "symof", "econj", "table", "use_corner", "ccpart", "nt", "ctab", "probe",
+    "cpos", "cax", "epos", "eax", "rank8", "rank12", "cset", "emode"))
 
 
 def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray:
@@ -172,20 +314,27 @@ def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray
     return out
 
 
+def inverse_cubies(puzzle: Puzzle, states: np.ndarray) -> np.ndarray:
+    """``(B, L)`` facelet states -> ``(B, 40)`` int64: each state's inverse ``cp, co, ep, eo``."""
+    from pdb_builders import cube_symmetry as S
+
+    parts = puzzle.to_cubies(np.atleast_2d(states))  # type: ignore[attr-defined]
+    inv = S.inverse(tuple(np.asarray(x, dtype=np.int64) for x in parts))  # type: ignore[arg-type]
+    return np.ascontiguousarray(np.concatenate(inv, axis=1), dtype=np.int64)
+
+
 class CosetSearch:
     """One IDA* search under ``pdb-coset`` (the :class:`solvers._ida_engine.Search` protocol)."""
 
     def __init__(self, puzzle: Puzzle, spec: IdaSpec, start: np.ndarray) -> None:
         self.args = _kernel_args(puzzle, spec)
         self.root = coordinates(puzzle, spec, start)[0]
+        self.iroot = inverse_cubies(puzzle, start)[0]
         goal_a, goal_b = self.args[3], self.args[4]
         r = self.root
         self.goal = r[0] == 0 and r[1] == 0 and r[2] == goal_a and r[3] == goal_b
-        _, _, _, _, _, classof, symof, econj, table, _ = spec.arrays
-        ne = int(spec.params["ne"])
-        self.h_root = max(int(table[classof[r[4 + 2 * k]] * ne + econj[r[5 + 2 * k],
-                                                                       symof[r[4 + 2 * k]]]])
-                          for k in range(3))
+        self.h_root = int(_node_value(r, self.iroot.reshape(1, 1, _IW),
+                                      *(self.args[i] for i in _NODE_ARGS)))
         self.parity: int | None = None
         if spec.params["metric"] == "qtm":
             cperm = puzzle.to_cubies(np.asarray(start)[None, :])[0][0]  # type: ignore[attr-defined]
@@ -195,6 +344,8 @@ class CosetSearch:
         self.st = np.zeros((MAX_DEPTH + 1, _W), dtype=np.int64)
         self.kids = np.zeros((MAX_DEPTH + 1, puzzle.num_actions, _W), dtype=np.int64)
         self.fval = np.zeros((MAX_DEPTH + 1, puzzle.num_actions), dtype=np.int64)
+        self.ist = np.zeros((MAX_DEPTH + 1, _IW), dtype=np.int64)
+        self.ikids = np.zeros((MAX_DEPTH + 1, puzzle.num_actions, _IW), dtype=np.int64)
         self.cur = np.zeros(3, dtype=np.int64)
         self.ctl = np.zeros(3, dtype=np.int64)
 
@@ -214,12 +365,13 @@ class CosetSearch:
 
     def begin(self, bound: int) -> None:
         self.st[0] = self.root
+        self.ist[0] = self.iroot
         self.nxt[0] = 0
         self.cur[:] = (0, bound, 1)
 
     def run(self, budget: int) -> int:
         return int(_run(self.ctl, self.cur, self.path, self.nxt, self.st, self.kids, self.fval,
-                        budget, *self.args))
+                        self.ist, self.ikids, budget, *self.args))
 
     def solution(self) -> list[int]:
         return [int(a) for a in self.path[: int(self.cur[_D])]]

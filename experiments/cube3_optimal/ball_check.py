@@ -2,13 +2,16 @@
 quarter turns of the goal, and print each table's distance histogram.
 
     python -m experiments.cube3_optimal.ball_check
+    python -m experiments.cube3_optimal.ball_check --probe-inverse on --corner-pdb corners
 """
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
 
-from heuristics.pdb_coset import CosetCubePDB
+from heuristics.pdb_coset import CORNER_PDBS, PROBES, CosetCubePDB
 from puzzles import cube
 
 
@@ -27,16 +30,23 @@ def _ball(puzzle: cube.Cube3, depth: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--probe-inverse", default="off", choices=PROBES)
+    ap.add_argument("--corner-pdb", default="none", choices=CORNER_PDBS)
+    args = ap.parse_args()
     for metric, radius in (("htm", 4), ("qtm", 5)):
         puzzle = cube.Cube3(metric)
-        h = CosetCubePDB(puzzle, progress=False)
+        h = CosetCubePDB(puzzle, progress=False, probe_inverse=args.probe_inverse,
+                         corner_pdb=args.corner_pdb)
         states, dist = _ball(puzzle, radius)
         v = h(states)
-        print(f"{metric}: {len(states)} states within {radius}, {int((v > dist).sum())} above "
-              f"their distance, {float((v == dist).mean()):.3f} exact")
-        hist = np.bincount(h.table)
-        mean = float((hist * np.arange(hist.size)).sum() / hist.sum())
-        print(f"{metric}: table histogram {hist.tolist()}, mean {mean:.2f}")
+        print(f"{metric} {h.name}: {len(states)} states within {radius}, "
+              f"{int((v > dist).sum())} above their distance, "
+              f"{float((v == dist).mean()):.3f} exact")
+        if (args.probe_inverse, args.corner_pdb) == ("off", "none"):
+            hist = np.bincount(h.table)
+            mean = float((hist * np.arange(hist.size)).sum() / hist.sum())
+            print(f"{metric}: table histogram {hist.tolist()}, mean {mean:.2f}")
 
 
 if __name__ == "__main__":
