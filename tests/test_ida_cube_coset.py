@@ -40,23 +40,6 @@ def test_never_above_the_breadth_first_distance_and_consistent(metric, radius, p
         assert ida.CosetSearch(puzzle, spec, states[i]).h_root == values[i]
 
 
-@pytest.mark.parametrize("metric", ["qtm", "htm"])
-def test_optimal_lengths_equal_the_korf_kernels(metric):
-    puzzle = cube.Cube3(metric)
-    spec = CosetCubePDB(puzzle, "full", "none", progress=False).ida_spec()
-    korf = KorfCubePDB(puzzle, progress=False, **KORF_SMALL).ida_spec()
-    rng = np.random.default_rng(21)
-    for depth in range(1, 9):
-        states, _ = puzzle.scramble(2, depth, rng)
-        for s in states:
-            out = ida.search(puzzle, spec, s, None, None)
-            ref = korf_ida.search(puzzle, korf, s, None, None)
-            assert out["status"] == "solved" and ref["status"] == "solved"
-            assert len(out["actions"]) == len(ref["actions"]) <= depth
-            assert puzzle.check_solution(s, out["actions"])
-            assert out["nodes_generated"] >= len(out["actions"])
-
-
 def test_node_limit_and_goal_start():
     puzzle = cube.Cube3("htm")
     spec = CosetCubePDB(puzzle, "set", "set", progress=False).ida_spec()
@@ -124,14 +107,15 @@ def test_inverse_values_are_the_inverse_cubes_values(metric):
 
 
 @pytest.mark.parametrize("metric", ["qtm", "htm"])
-@pytest.mark.parametrize("probe, corner", OPTIONS)
-def test_options_keep_optimal_lengths(metric, probe, corner):
+@pytest.mark.parametrize("probe, corner", [("off", "none"), *OPTIONS])
+def test_optimal_lengths_equal_the_korf_kernels(metric, probe, corner):
+    """The coset kernel, with each option, finds the lengths of the Korf cube kernel."""
     puzzle = cube.Cube3(metric)
     spec = CosetCubePDB(puzzle, "full", "none", progress=False, probe_inverse=probe,
                         corner_pdb=corner).ida_spec()
     korf = KorfCubePDB(puzzle, progress=False, **KORF_SMALL).ida_spec()
-    rng = np.random.default_rng(23)
-    for depth in range(1, 8):
+    rng = np.random.default_rng(21 if probe == "off" else 23)
+    for depth in range(1, 9 if probe == "off" else 8):
         states, _ = puzzle.scramble(2, depth, rng)
         for s in states:
             out = ida.search(puzzle, spec, s, None, None)
@@ -139,6 +123,7 @@ def test_options_keep_optimal_lengths(metric, probe, corner):
             assert out["status"] == "solved" and ref["status"] == "solved"
             assert len(out["actions"]) == len(ref["actions"]) <= depth
             assert puzzle.check_solution(s, out["actions"])
+            assert out["nodes_generated"] >= len(out["actions"])
 
 
 def test_options_are_checked():
