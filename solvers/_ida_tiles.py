@@ -6,12 +6,14 @@ depth-first search keeps an explicit stack, so it can stop after a budget of gen
 resume exactly where it stopped: the driver (``solvers._ida_engine``) calls it in slices of
 ``SLICE`` nodes and checks the node limit and the clock between slices (a slice takes well under
 a second). Each heuristic has its own search loop, tuned for it (Manhattan evaluates a child
-before moving the tile, so children beyond the bound cost no move); the additive PDBs' loop is
-``solvers._ida_tiles_pdb.run_pdb``.
+before moving the tile, so children beyond the bound cost no move, and walks precomputed lists
+of each cell's moves without the previous move's inverse, see :func:`md_tables`); the additive
+PDBs' loop is ``solvers._ida_tiles_pdb.run_pdb``.
 
 Heuristics, all evaluated incrementally per move:
 
-* ``manhattan``: ``h += md[t, old blank cell] - md[t, tile's old cell]`` for the moved tile ``t``;
+* ``manhattan``: ``h += md[t, old blank cell] - md[t, tile's old cell]`` for the moved tile ``t``
+  (one lookup in a table of these differences per tile and move);
 * ``linear-conflict``: the same plus the conflicts of the two lines the tile left and entered;
 * ``additive-pdb``: only the terms that read the moved tile (one plain, one reflected) or the
   blank (``pdb-full``) are looked up again; the plain and reflected sums are kept apart.
@@ -138,73 +140,117 @@ def _run_lc(w: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
     return status
 
 
-@njit(cache=True, nogil=True)
-def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.ndarray,
-            st: np.ndarray, next_a: np.ndarray, path: np.ndarray, hs: np.ndarray,
-            md: np.ndarray) -> int:
-    """The search kernel for Manhattan distance (the hot loop of the node-rate benchmark); its
-    state and return codes are those of :func:`_run_lc`.
+def md_tables(w: int, md: np.ndarray) -> tuple[np.ndarray, int]:
+    """The one table of the Manhattan kernel :func:`_run_md` and the start of its move lists.
 
-    ``moves`` is ``(n * 4,)`` (blank cell, action) -> cell or -1, ``md`` is ``(n * n,)``
-    (tile, cell) -> distance. Children beyond the bound are counted without being applied.
+    A move ``m = nb * 4 + a`` brings the blank to cell ``nb`` with action ``a``, so the tile
+    that was on ``nb`` goes to the cell the blank left. ``tab[(m << sh) + t]`` is the change of
+    ``md`` when tile ``t`` makes move ``m`` (``sh`` bits hold a tile). From ``ops0`` on, each
+    (blank cell, inverse of the previous action or none) has five slots: its legal moves in
+    action order, then -1. A slot packs what the loop needs with constant shifts:
+    ``(child's list << 28) | ((m << sh) << 10) | (nb << 2) | a``, the child's list being the
+    one for (``nb``, ``a ^ 1``).
+    """
+    n = w * w
+    sh = max(1, (n - 1).bit_length())
+    ops0 = (n * 4) << sh
+    if n > 256 or ops0 >= 1 << 18:
+        raise ValueError(f"tiles IDA*: width {w} is too large for the Manhattan kernel")
+    moves = blank_moves_table(w)
+    md = np.asarray(md, dtype=np.int64)
+    tab = np.zeros(ops0 + n * 25, dtype=np.int64)
+    nb, a = np.divmod(np.arange(n * 4), 4)
+    left = moves[nb, a ^ 1]  # the cell the blank came from: where the tile goes
+    ok = left >= 0
+    tiles = np.arange(n)
+    rows = (np.flatnonzero(ok) << sh)[:, None] + tiles[None, :]
+    tab[rows] = (md[:, left[ok]] - md[:, nb[ok]]).T
+    tab[ops0:] = -1
+    for b in range(n):
+        for back in range(-1, 4):
+            k = ops0 + (b * 5 + back + 1) * 5
+            for act in range(4):
+                c = int(moves[b, act])
+                if act != back and c >= 0:
+                    child = ops0 + (c * 5 + (act ^ 1) + 1) * 5
+                    tab[k] = (child << 28) | (((c * 4 + act) << sh) << 10) | (c << 2) | act
+                    k += 1
+    return tab, ops0
+
+
+@njit(cache=True, nogil=True)
+def _run_md(ops0: int, bound: int, budget_end: int, tiles: np.ndarray, tab: np.ndarray,
+            st: np.ndarray, path: np.ndarray, fr: np.ndarray) -> int:
+    """The search kernel for Manhattan distance (the hot loop of the node-rate benchmark);
+    ``st`` and the return codes are those of :func:`_run_lc`.
+
+    ``tab`` and ``ops0`` come from :func:`md_tables`. ``fr`` holds four int64 per depth: the
+    position in the move list of the next move to try (0: the node's list is not started;
+    it is found from the blank and ``path[d - 1]``), the blank's cell, the heuristic, unused.
+    ``path`` is written on return (the actions from the iteration's root to depth ``st[0]``),
+    not per node. Children beyond the bound are counted without being applied.
     """
     d = st[0]
     blank = st[1]
     gen = st[2]
     exp = st[3]
     nextb = st[4]
-    h = hs[U(d)]
-    back = path[U(d - 1)] ^ 1 if d > 0 else -1
-    a = next_a[U(d)]  # the next action to try at depth d lives in a register until we descend
+    root = st[5]
+    h = fr[U(4 * d + 2)]
+    p = fr[U(4 * d)]
+    if p == 0:
+        back = path[U(d - 1)] ^ 1 if d > 0 else -1
+        p = ops0 + (blank * 5 + back + 1) * 5
+    lim = bound - d - 1  # a child at depth d + 1 is within the bound when its h <= lim
     status = ITER_DONE
     while True:
-        if a >= 4:
-            if d == st[5]:
+        e = tab[U(p)]
+        if e < 0:
+            if d == root:
                 status = ITER_DONE
                 break
             d -= 1
-            ob = moves[U(blank * 4 + (path[U(d)] ^ 1))]
+            q = U(4 * d)
+            ob = fr[q + U(1)]
             t = tiles[U(ob)]
             tiles[U(blank)] = t
             tiles[U(ob)] = 0
             blank = ob
-            h = hs[U(d)]
-            a = next_a[U(d)]
-            back = path[U(d - 1)] ^ 1 if d > 0 else -1
+            p = fr[q]
+            h = fr[q + U(2)]
+            lim += 1
             continue
-        cur = a
-        a += 1
-        if cur == back:
-            continue
-        nb = moves[U(blank * 4 + cur)]
-        if nb < 0:
-            continue
+        p += 1
+        nb = (e >> 2) & 255
         t = tiles[U(nb)]
-        nh = h + md[U(t * n + blank)] - md[U(t * n + nb)]
+        nh = h + tab[U(((e >> 10) & 0x3FFFF) + t)]
         gen += 1
-        f = d + 1 + nh
-        if f > bound:
+        if nh > lim:
+            f = nh + (bound - lim)
             if f < nextb:
                 nextb = f
             continue
         tiles[U(blank)] = t
         tiles[U(nb)] = 0
+        q = U(4 * d)
+        fr[q] = p
+        fr[q + U(1)] = blank
         blank = nb
-        path[U(d)] = cur
-        next_a[U(d)] = a
         d += 1
+        lim -= 1
         if nh == 0:
             status = SOLVED
             break
-        a = 0
-        hs[U(d)] = nh
+        p = e >> 28
+        fr[U(4 * d + 2)] = nh
         h = nh
-        back = cur ^ 1
         exp += 1
         if gen >= budget_end:
-            next_a[U(d)] = 0
+            fr[U(4 * d)] = p
             status = PAUSED
             break
+    for dd in range(root, d):  # the move taken at dd is the slot before its list position
+        path[U(dd)] = tab[U(fr[U(4 * dd)] - 1)] & 3
     st[0] = d
     st[1] = blank
     st[2] = gen
@@ -262,6 +308,7 @@ def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
     if kind is None:
         raise ValueError(f"tiles IDA*: unknown heuristic kind {spec.kind!r}")
     z64 = np.zeros((1, 1), dtype=np.int64)
+    md_tab, md_ops0 = np.zeros(1, np.int64), 0
     if kind == K_PDB:
         ent_tiles, ent_k, ent_flag, ent_tab, transpose, dep, dep_w, packed, *tables = spec.arrays
         md = np.zeros((n, n), dtype=np.int32)
@@ -277,6 +324,8 @@ def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
             tabs = tuple(tables)
     else:
         md = np.ascontiguousarray(spec.arrays[0], dtype=np.int32)
+        if kind == K_MANHATTAN:
+            md_tab, md_ops0 = md_tables(w, md)
         ent_tiles, ent_k = z64, np.zeros(0, np.int64)
         ent_flag, ent_tab = np.zeros(0, np.bool_), np.zeros(0, np.int64)
         transpose, dep = np.arange(n, dtype=np.int64), np.full((n, 2), -1, np.int64)
@@ -290,7 +339,7 @@ def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
     return dict(kind=kind, md=md, ent_tiles=ent_tiles, ent_k=ent_k, ent_flag=ent_flag,
                 ent_tab=ent_tab, transpose=transpose, dep=dep, dep_w=dep_w, packed=packed,
                 tables=tabs, num_plain=num_plain, sparse=sparse, flat=flat, fpacked=fpacked,
-                offsets=offsets)
+                offsets=offsets, md_tab=md_tab, md_ops0=md_ops0)
 
 
 class TilesSearch:
@@ -307,12 +356,12 @@ class TilesSearch:
         self.u = u = _unpack(spec, w) if unpacked is None else unpacked
         self.moves = np.ascontiguousarray(blank_moves_table(w), dtype=np.int64)
         self.moves_flat = self.moves.reshape(-1).copy()
-        self.md_flat = np.ascontiguousarray(u["md"], dtype=np.int64).reshape(-1)
         depth_cap = MAX_DEPTH + 2
         self.pos = np.empty(n, dtype=np.int64)
         self.next_a = np.zeros(depth_cap, dtype=np.int64)
         self.path = np.zeros(depth_cap, dtype=np.int64)
         self.hs = np.zeros(depth_cap, dtype=np.int64)
+        self.frames = np.zeros(4 * depth_cap, dtype=np.int64)  # Manhattan: see _run_md
         self.lcr = np.zeros((depth_cap, w), dtype=np.int64)
         self.lcc = np.zeros((depth_cap, w), dtype=np.int64)
         self.nent = nent = max(1, u["ent_k"].shape[0])
@@ -349,6 +398,7 @@ class TilesSearch:
             self.path[:root] = prefix
             for a in (self.hs, self.lcr, self.lcc, self.sums):
                 a[root] = a[0]
+        self.frames[4 * root + 2] = self.hs[root]
         self.st[5] = root
         self.blank0 = int(self.pos[0])
         self.ctl[:] = 0
@@ -369,14 +419,15 @@ class TilesSearch:
         self.st[0] = self.root
         self.st[1] = self.blank0
         self.next_a[self.root] = 0
+        self.frames[4 * self.root] = 0
 
     def run(self, budget: int) -> int:
         st, ctl, u = self.st, self.ctl, self.u
         st[2], st[3], st[4] = ctl[GEN], ctl[EXP], ctl[NEXT]
         budget_end = int(st[2]) + budget
         if u["kind"] == K_MANHATTAN:
-            code = _run_md(self.n, self.bound, budget_end, self.tiles, self.moves_flat, st,
-                           self.next_a, self.path, self.hs, self.md_flat)
+            code = _run_md(u["md_ops0"], self.bound, budget_end, self.tiles, u["md_tab"], st,
+                           self.path, self.frames)
         elif u["kind"] == K_PDB:
             code = run_pdb(self.w, self.bound, budget_end, self.tiles, self.pos,
                             self.moves_flat, st, self.next_a, self.path, self.sums, self.vals,
