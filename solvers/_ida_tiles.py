@@ -184,11 +184,12 @@ def _run_md(ops0: int, bound: int, budget_end: int, tiles: np.ndarray, tab: np.n
     """The search kernel for Manhattan distance (the hot loop of the node-rate benchmark);
     ``st`` and the return codes are those of :func:`_run_lc`.
 
-    ``tab`` and ``ops0`` come from :func:`md_tables`. ``fr`` holds four int64 per depth: the
-    position in the move list of the next move to try (0: the node's list is not started;
-    it is found from the blank and ``path[d - 1]``), the blank's cell, the heuristic, unused.
-    ``path`` is written on return (the actions from the iteration's root to depth ``st[0]``),
-    not per node. Children beyond the bound are counted without being applied.
+    ``tab`` and ``ops0`` come from :func:`md_tables`. ``fr`` holds two int64 per depth ``d``:
+    the position in the node's move list of the next move to try, with the node's blank cell
+    above bit 32 (position 0: the list is not started; it is found from the blank and
+    ``path[d - 1]``), and the node's heuristic. ``path`` is written on return (the actions from
+    the iteration's root to depth ``st[0]``), not per node. Children beyond the bound are
+    counted without being applied.
     """
     d = st[0]
     blank = st[1]
@@ -196,8 +197,8 @@ def _run_md(ops0: int, bound: int, budget_end: int, tiles: np.ndarray, tab: np.n
     exp = st[3]
     nextb = st[4]
     root = st[5]
-    h = fr[U(4 * d + 2)]
-    p = fr[U(4 * d)]
+    h = fr[U(2 * d + 1)]
+    p = fr[U(2 * d)] & 0xFFFFFFFF
     if p == 0:
         back = path[U(d - 1)] ^ 1 if d > 0 else -1
         p = ops0 + (blank * 5 + back + 1) * 5
@@ -210,14 +211,15 @@ def _run_md(ops0: int, bound: int, budget_end: int, tiles: np.ndarray, tab: np.n
                 status = ITER_DONE
                 break
             d -= 1
-            q = U(4 * d)
-            ob = fr[q + U(1)]
+            q = U(2 * d)
+            w0 = fr[q]
+            ob = w0 >> 32
             t = tiles[U(ob)]
             tiles[U(blank)] = t
             tiles[U(ob)] = 0
             blank = ob
-            p = fr[q]
-            h = fr[q + U(2)]
+            p = w0 & 0xFFFFFFFF
+            h = fr[q + U(1)]
             lim += 1
             continue
         p += 1
@@ -232,9 +234,9 @@ def _run_md(ops0: int, bound: int, budget_end: int, tiles: np.ndarray, tab: np.n
             continue
         tiles[U(blank)] = t
         tiles[U(nb)] = 0
-        q = U(4 * d)
-        fr[q] = p
-        fr[q + U(1)] = blank
+        q = U(2 * d)
+        fr[q] = p | (blank << 32)
+        fr[q + U(1)] = h
         blank = nb
         d += 1
         lim -= 1
@@ -242,15 +244,15 @@ def _run_md(ops0: int, bound: int, budget_end: int, tiles: np.ndarray, tab: np.n
             status = SOLVED
             break
         p = e >> 28
-        fr[U(4 * d + 2)] = nh
         h = nh
         exp += 1
         if gen >= budget_end:
-            fr[U(4 * d)] = p
+            fr[U(2 * d)] = p
+            fr[U(2 * d + 1)] = nh
             status = PAUSED
             break
     for dd in range(root, d):  # the move taken at dd is the slot before its list position
-        path[U(dd)] = tab[U(fr[U(4 * dd)] - 1)] & 3
+        path[U(dd)] = tab[U((fr[U(2 * dd)] & 0xFFFFFFFF) - 1)] & 3
     st[0] = d
     st[1] = blank
     st[2] = gen
@@ -361,7 +363,7 @@ class TilesSearch:
         self.next_a = np.zeros(depth_cap, dtype=np.int64)
         self.path = np.zeros(depth_cap, dtype=np.int64)
         self.hs = np.zeros(depth_cap, dtype=np.int64)
-        self.frames = np.zeros(4 * depth_cap, dtype=np.int64)  # Manhattan: see _run_md
+        self.frames = np.zeros(2 * depth_cap, dtype=np.int64)  # Manhattan: see _run_md
         self.lcr = np.zeros((depth_cap, w), dtype=np.int64)
         self.lcc = np.zeros((depth_cap, w), dtype=np.int64)
         self.nent = nent = max(1, u["ent_k"].shape[0])
@@ -401,7 +403,7 @@ class TilesSearch:
             self.path[:root] = prefix
             for a in (self.hs, self.lcr, self.lcc, self.sums):
                 a[root] = a[0]
-        self.frames[4 * root + 2] = self.hs[root]
+        self.frames[2 * root + 1] = self.hs[root]
         self.st[5] = root
         self.blank0 = int(self.pos[0])
         self.ctl[:] = 0
@@ -422,7 +424,7 @@ class TilesSearch:
         self.st[0] = self.root
         self.st[1] = self.blank0
         self.next_a[self.root] = 0
-        self.frames[4 * self.root] = 0
+        self.frames[2 * self.root] = 0
 
     def run(self, budget: int) -> int:
         st, ctl, u = self.st, self.ctl, self.u
