@@ -310,7 +310,6 @@ def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
     if kind is None:
         raise ValueError(f"tiles IDA*: unknown heuristic kind {spec.kind!r}")
     z64 = np.zeros((1, 1), dtype=np.int64)
-    md_tab, md_ops0 = np.zeros(1, np.int64), 0
     if kind == K_PDB:
         ent_tiles, ent_k, ent_flag, ent_tab, transpose, dep, dep_w, packed, *tables = spec.arrays
         md = np.zeros((n, n), dtype=np.int32)
@@ -326,8 +325,6 @@ def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
             tabs = tuple(tables)
     else:
         md = np.ascontiguousarray(spec.arrays[0], dtype=np.int32)
-        if kind == K_MANHATTAN:
-            md_tab, md_ops0 = md_tables(w, md)
         ent_tiles, ent_k = z64, np.zeros(0, np.int64)
         ent_flag, ent_tab = np.zeros(0, np.bool_), np.zeros(0, np.int64)
         transpose, dep = np.arange(n, dtype=np.int64), np.full((n, 2), -1, np.int64)
@@ -341,7 +338,7 @@ def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
     return dict(kind=kind, md=md, ent_tiles=ent_tiles, ent_k=ent_k, ent_flag=ent_flag,
                 ent_tab=ent_tab, transpose=transpose, dep=dep, dep_w=dep_w, packed=packed,
                 tables=tabs, num_plain=num_plain, sparse=sparse, flat=flat, fpacked=fpacked,
-                offsets=offsets, md_tab=md_tab, md_ops0=md_ops0)
+                offsets=offsets)
 
 
 class TilesSearch:
@@ -356,6 +353,8 @@ class TilesSearch:
         n = w * w
         self.w, self.n = w, n
         self.u = u = _unpack(spec, w) if unpacked is None else unpacked
+        if u["kind"] == K_MANHATTAN and "md_tab" not in u:  # made once, shared by the threads
+            u["md_tab"], u["md_ops0"] = md_tables(w, u["md"])
         self.moves = np.ascontiguousarray(blank_moves_table(w), dtype=np.int64)
         self.moves_flat = self.moves.reshape(-1).copy()
         depth_cap = MAX_DEPTH + 2
