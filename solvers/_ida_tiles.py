@@ -204,6 +204,9 @@ def _run_md(ops0: int, bound: int, budget_end: int, tiles: np.ndarray, tab: np.n
         p = ops0 + (blank * 5 + back + 1) * 5
     lim = bound - d - 1  # a child at depth d + 1 is within the bound when its h <= lim
     status = ITER_DONE
+    # no `continue`: every path falls through to the loop's one end, so LLVM keeps one loop
+    # (with several back edges it splits off a loop of descents, and each child cut off by the
+    # bound then leaves that loop and reloads the counters from the stack: 10% slower)
     while True:
         e = tab[U(p)]
         if e < 0:
@@ -221,36 +224,34 @@ def _run_md(ops0: int, bound: int, budget_end: int, tiles: np.ndarray, tab: np.n
             p = w0 & 0xFFFFFFFF
             h = fr[q + U(1)]
             lim += 1
-            continue
-        p += 1
-        nb = (e >> 2) & 255
-        t = tiles[U(nb)]
-        nh = h + tab[U(((e >> 10) & 0x3FFFF) + t)]
-        gen += 1
-        if nh > lim:
-            f = nh + (bound - lim)
-            if f < nextb:
-                nextb = f
-            continue
-        tiles[U(blank)] = t
-        tiles[U(nb)] = 0
-        q = U(2 * d)
-        fr[q] = p | (blank << 32)
-        fr[q + U(1)] = h
-        blank = nb
-        d += 1
-        lim -= 1
-        if nh == 0:
-            status = SOLVED
-            break
-        p = e >> 28
-        h = nh
-        exp += 1
-        if gen >= budget_end:
-            fr[U(2 * d)] = p
-            fr[U(2 * d + 1)] = nh
-            status = PAUSED
-            break
+        else:
+            p += 1
+            nb = (e >> 2) & 255
+            t = tiles[U(nb)]
+            nh = h + tab[U(((e >> 10) & 0x3FFFF) + t)]
+            gen += 1
+            if nh > lim:
+                nextb = min(nextb, nh + (bound - lim))
+            else:
+                tiles[U(blank)] = t
+                tiles[U(nb)] = 0
+                q = U(2 * d)
+                fr[q] = p | (blank << 32)
+                fr[q + U(1)] = h
+                blank = nb
+                d += 1
+                lim -= 1
+                if nh == 0:
+                    status = SOLVED
+                    break
+                p = e >> 28
+                h = nh
+                exp += 1
+                if gen >= budget_end:
+                    fr[U(2 * d)] = p
+                    fr[U(2 * d + 1)] = nh
+                    status = PAUSED
+                    break
     for dd in range(root, d):  # the move taken at dd is the slot before its list position
         path[U(dd)] = tab[U((fr[U(2 * dd)] & 0xFFFFFFFF) - 1)] & 3
     st[0] = d
