@@ -5,9 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
-
 _ROOT = Path(__file__).resolve().parent.parent
+
+
+def _user_cache() -> Path:
+    """The user's cache folder for this project (``platformdirs`` is imported when a path
+    under it is first asked for, not at every start)."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("heuristic-bench"))
 
 
 def shared_dir() -> Path:
@@ -21,7 +27,7 @@ def shared_dir() -> Path:
 def cache_dir() -> Path:
     """``$BENCH_CACHE``, default the user's cache directory; created on demand."""
     env = os.environ.get("BENCH_CACHE")
-    path = Path(env).expanduser() if env else Path(platformdirs.user_cache_dir("heuristic-bench"))
+    path = Path(env).expanduser() if env else _user_cache()
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -50,8 +56,7 @@ def display_path(path: str | Path) -> str:
     except OSError:
         return "/".join(p.parts[-3:])
     env_cache = os.environ.get("BENCH_CACHE")
-    cache = Path(env_cache).expanduser() if env_cache else \
-        Path(platformdirs.user_cache_dir("heuristic-bench"))
+    cache = Path(env_cache).expanduser() if env_cache else _user_cache()
     for root, prefix in ((_ROOT, ""), (shared_dir(), "shared/"), (cache, "cache/")):
         try:
             return prefix + p.relative_to(root.resolve()).as_posix()

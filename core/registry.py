@@ -17,7 +17,6 @@ A heuristic may be known by other names too (``aliases``: the learned value netw
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import re
 from collections.abc import Callable
@@ -86,6 +85,8 @@ class Entry(Generic[P]):
 
 
 def _did_you_mean(kind: str, name: str, known: list[str]) -> InputError:
+    import difflib  # only for this message
+
     close = difflib.get_close_matches(name, known, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return InputError(f"unknown {kind} {name!r}{hint}; known: {', '.join(known)}")

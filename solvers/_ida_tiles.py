@@ -6,12 +6,14 @@ depth-first search keeps an explicit stack, so it can stop after a budget of gen
 resume exactly where it stopped: the driver (``solvers._ida_engine``) calls it in slices of
 ``SLICE`` nodes and checks the node limit and the clock between slices (a slice takes well under
 a second). Each heuristic has its own search loop, tuned for it (Manhattan evaluates a child
-before moving the tile, so children beyond the bound cost no move); the additive PDBs' loop is
-``solvers._ida_tiles_pdb.run_pdb``.
+before moving the tile, so children beyond the bound cost no move, and walks precomputed lists
+of each cell's moves without the previous move's inverse, see :func:`md_tables`); the additive
+PDBs' loop is ``solvers._ida_tiles_pdb.run_pdb``.
 
 Heuristics, all evaluated incrementally per move:
 
-* ``manhattan``: ``h += md[t, old blank cell] - md[t, tile's old cell]`` for the moved tile ``t``;
+* ``manhattan``: ``h += md[t, old blank cell] - md[t, tile's old cell]`` for the moved tile ``t``
+  (one lookup in a table of these differences per tile and move);
 * ``linear-conflict``: the same plus the conflicts of the two lines the tile left and entered;
 * ``additive-pdb``: only the terms that read the moved tile (one plain, one reflected) or the
   blank (``pdb-full``) are looked up again; the plain and reflected sums are kept apart.
@@ -138,73 +140,120 @@ def _run_lc(w: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.nd
     return status
 
 
-@njit(cache=True, nogil=True)
-def _run_md(n: int, bound: int, budget_end: int, tiles: np.ndarray, moves: np.ndarray,
-            st: np.ndarray, next_a: np.ndarray, path: np.ndarray, hs: np.ndarray,
-            md: np.ndarray) -> int:
-    """The search kernel for Manhattan distance (the hot loop of the node-rate benchmark); its
-    state and return codes are those of :func:`_run_lc`.
+def md_tables(w: int, md: np.ndarray) -> tuple[np.ndarray, int]:
+    """The one table of the Manhattan kernel :func:`_run_md` and the start of its move lists.
 
-    ``moves`` is ``(n * 4,)`` (blank cell, action) -> cell or -1, ``md`` is ``(n * n,)``
-    (tile, cell) -> distance. Children beyond the bound are counted without being applied.
+    A move ``m = nb * 4 + a`` brings the blank to cell ``nb`` with action ``a``, so the tile
+    that was on ``nb`` goes to the cell the blank left. ``tab[(m << sh) + t]`` is the change of
+    ``md`` when tile ``t`` makes move ``m`` (``sh`` bits hold a tile). From ``ops0`` on, each
+    (blank cell, inverse of the previous action or none) has five slots: its legal moves in
+    action order, then -1. A slot packs what the loop needs with constant shifts:
+    ``(child's list << 28) | ((m << sh) << 10) | (nb << 2) | a``, the child's list being the
+    one for (``nb``, ``a ^ 1``).
+    """
+    n = w * w
+    sh = max(1, (n - 1).bit_length())
+    ops0 = (n * 4) << sh
+    if n > 256 or ops0 >= 1 << 18:
+        raise ValueError(f"tiles IDA*: width {w} is too large for the Manhattan kernel")
+    moves = blank_moves_table(w)
+    md = np.asarray(md, dtype=np.int64)
+    tab = np.zeros(ops0 + n * 25, dtype=np.int64)
+    nb, a = np.divmod(np.arange(n * 4), 4)
+    left = moves[nb, a ^ 1]  # the cell the blank came from: where the tile goes
+    ok = left >= 0
+    tiles = np.arange(n)
+    rows = (np.flatnonzero(ok) << sh)[:, None] + tiles[None, :]
+    tab[rows] = (md[:, left[ok]] - md[:, nb[ok]]).T
+    tab[ops0:] = -1
+    for b in range(n):
+        for back in range(-1, 4):
+            k = ops0 + (b * 5 + back + 1) * 5
+            for act in range(4):
+                c = int(moves[b, act])
+                if act != back and c >= 0:
+                    child = ops0 + (c * 5 + (act ^ 1) + 1) * 5
+                    tab[k] = (child << 28) | (((c * 4 + act) << sh) << 10) | (c << 2) | act
+                    k += 1
+    return tab, ops0
+
+
+@njit(cache=True, nogil=True)
+def _run_md(ops0: int, bound: int, budget_end: int, tiles: np.ndarray, tab: np.ndarray,
+            st: np.ndarray, path: np.ndarray, fr: np.ndarray) -> int:
+    """The search kernel for Manhattan distance (the hot loop of the node-rate benchmark);
+    ``st`` and the return codes are those of :func:`_run_lc`.
+
+    ``tab`` and ``ops0`` come from :func:`md_tables`. ``fr`` holds two int64 per depth ``d``:
+    the position in the node's move list of the next move to try, with the node's blank cell
+    above bit 32 (position 0: the list is not started; it is found from the blank and
+    ``path[d - 1]``), and the node's heuristic. ``path`` is written on return (the actions from
+    the iteration's root to depth ``st[0]``), not per node. Children beyond the bound are
+    counted without being applied.
     """
     d = st[0]
     blank = st[1]
     gen = st[2]
     exp = st[3]
     nextb = st[4]
-    h = hs[U(d)]
-    back = path[U(d - 1)] ^ 1 if d > 0 else -1
-    a = next_a[U(d)]  # the next action to try at depth d lives in a register until we descend
+    root = st[5]
+    h = fr[U(2 * d + 1)]
+    p = fr[U(2 * d)] & 0xFFFFFFFF
+    if p == 0:
+        back = path[U(d - 1)] ^ 1 if d > 0 else -1
+        p = ops0 + (blank * 5 + back + 1) * 5
+    lim = bound - d - 1  # a child at depth d + 1 is within the bound when its h <= lim
     status = ITER_DONE
+    # no `continue`: every path falls through to the loop's one end, so LLVM keeps one loop
+    # (with several back edges it splits off a loop of descents, and each child cut off by the
+    # bound then leaves that loop and reloads the counters from the stack: 10% slower)
     while True:
-        if a >= 4:
-            if d == st[5]:
+        e = tab[U(p)]
+        if e < 0:
+            if d == root:
                 status = ITER_DONE
                 break
             d -= 1
-            ob = moves[U(blank * 4 + (path[U(d)] ^ 1))]
+            q = U(2 * d)
+            w0 = fr[q]
+            ob = w0 >> 32
             t = tiles[U(ob)]
             tiles[U(blank)] = t
             tiles[U(ob)] = 0
             blank = ob
-            h = hs[U(d)]
-            a = next_a[U(d)]
-            back = path[U(d - 1)] ^ 1 if d > 0 else -1
-            continue
-        cur = a
-        a += 1
-        if cur == back:
-            continue
-        nb = moves[U(blank * 4 + cur)]
-        if nb < 0:
-            continue
-        t = tiles[U(nb)]
-        nh = h + md[U(t * n + blank)] - md[U(t * n + nb)]
-        gen += 1
-        f = d + 1 + nh
-        if f > bound:
-            if f < nextb:
-                nextb = f
-            continue
-        tiles[U(blank)] = t
-        tiles[U(nb)] = 0
-        blank = nb
-        path[U(d)] = cur
-        next_a[U(d)] = a
-        d += 1
-        if nh == 0:
-            status = SOLVED
-            break
-        a = 0
-        hs[U(d)] = nh
-        h = nh
-        back = cur ^ 1
-        exp += 1
-        if gen >= budget_end:
-            next_a[U(d)] = 0
-            status = PAUSED
-            break
+            p = w0 & 0xFFFFFFFF
+            h = fr[q + U(1)]
+            lim += 1
+        else:
+            p += 1
+            nb = (e >> 2) & 255
+            t = tiles[U(nb)]
+            nh = h + tab[U(((e >> 10) & 0x3FFFF) + t)]
+            gen += 1
+            if nh > lim:
+                nextb = min(nextb, nh + (bound - lim))
+            else:
+                tiles[U(blank)] = t
+                tiles[U(nb)] = 0
+                q = U(2 * d)
+                fr[q] = p | (blank << 32)
+                fr[q + U(1)] = h
+                blank = nb
+                d += 1
+                lim -= 1
+                if nh == 0:
+                    status = SOLVED
+                    break
+                p = e >> 28
+                h = nh
+                exp += 1
+                if gen >= budget_end:
+                    fr[U(2 * d)] = p
+                    fr[U(2 * d + 1)] = nh
+                    status = PAUSED
+                    break
+    for dd in range(root, d):  # the move taken at dd is the slot before its list position
+        path[U(dd)] = tab[U((fr[U(2 * dd)] & 0xFFFFFFFF) - 1)] & 3
     st[0] = d
     st[1] = blank
     st[2] = gen
@@ -305,14 +354,16 @@ class TilesSearch:
         n = w * w
         self.w, self.n = w, n
         self.u = u = _unpack(spec, w) if unpacked is None else unpacked
+        if u["kind"] == K_MANHATTAN and "md_tab" not in u:  # made once, shared by the threads
+            u["md_tab"], u["md_ops0"] = md_tables(w, u["md"])
         self.moves = np.ascontiguousarray(blank_moves_table(w), dtype=np.int64)
         self.moves_flat = self.moves.reshape(-1).copy()
-        self.md_flat = np.ascontiguousarray(u["md"], dtype=np.int64).reshape(-1)
         depth_cap = MAX_DEPTH + 2
         self.pos = np.empty(n, dtype=np.int64)
         self.next_a = np.zeros(depth_cap, dtype=np.int64)
         self.path = np.zeros(depth_cap, dtype=np.int64)
         self.hs = np.zeros(depth_cap, dtype=np.int64)
+        self.frames = np.zeros(2 * depth_cap, dtype=np.int64)  # Manhattan: see _run_md
         self.lcr = np.zeros((depth_cap, w), dtype=np.int64)
         self.lcc = np.zeros((depth_cap, w), dtype=np.int64)
         self.nent = nent = max(1, u["ent_k"].shape[0])
@@ -335,11 +386,14 @@ class TilesSearch:
         u, w, n = self.u, self.w, self.n
         self.tiles = start.astype(np.int64)
         self.pos[self.tiles] = np.arange(n)
-        self.hs[0] = int(_initial_terms(u["kind"], w, self.tiles, self.pos, u["md"], self.lcr,
-                                        self.lcc, self.vals2, u["ent_tiles"], u["ent_k"],
-                                        u["ent_flag"], u["ent_tab"], u["transpose"], u["tables"],
-                                        u["packed"], u["num_plain"], u["sparse"], self.idx,
-                                        u["flat"], u["fpacked"], u["offsets"]))
+        if u["kind"] == K_MANHATTAN:  # the sum _initial_terms makes, without loading a kernel
+            self.hs[0] = int(u["md"][self.tiles, np.arange(n)].sum())
+        else:
+            self.hs[0] = int(_initial_terms(
+                u["kind"], w, self.tiles, self.pos, u["md"], self.lcr, self.lcc, self.vals2,
+                u["ent_tiles"], u["ent_k"], u["ent_flag"], u["ent_tab"], u["transpose"],
+                u["tables"], u["packed"], u["num_plain"], u["sparse"], self.idx, u["flat"],
+                u["fpacked"], u["offsets"]))
         self.sums[0, 0] = self.vals2[0, self.nent]
         self.sums[0, 1] = self.vals2[0, self.nent + 1]
         self.root = root = len(prefix)
@@ -349,6 +403,7 @@ class TilesSearch:
             self.path[:root] = prefix
             for a in (self.hs, self.lcr, self.lcc, self.sums):
                 a[root] = a[0]
+        self.frames[2 * root + 1] = self.hs[root]
         self.st[5] = root
         self.blank0 = int(self.pos[0])
         self.ctl[:] = 0
@@ -369,14 +424,15 @@ class TilesSearch:
         self.st[0] = self.root
         self.st[1] = self.blank0
         self.next_a[self.root] = 0
+        self.frames[2 * self.root] = 0
 
     def run(self, budget: int) -> int:
         st, ctl, u = self.st, self.ctl, self.u
         st[2], st[3], st[4] = ctl[GEN], ctl[EXP], ctl[NEXT]
         budget_end = int(st[2]) + budget
         if u["kind"] == K_MANHATTAN:
-            code = _run_md(self.n, self.bound, budget_end, self.tiles, self.moves_flat, st,
-                           self.next_a, self.path, self.hs, self.md_flat)
+            code = _run_md(u["md_ops0"], self.bound, budget_end, self.tiles, u["md_tab"], st,
+                           self.path, self.frames)
         elif u["kind"] == K_PDB:
             code = run_pdb(self.w, self.bound, budget_end, self.tiles, self.pos,
                             self.moves_flat, st, self.next_a, self.path, self.sums, self.vals,

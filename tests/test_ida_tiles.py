@@ -63,6 +63,50 @@ def test_node_counts_match_naive_ida() -> None:
         assert out["nodes_expanded"] <= generated + out["iterations"]
 
 
+@pytest.mark.nojit
+def test_manhattan_resumes_exactly_after_any_slice(monkeypatch) -> None:
+    """Slices of a few nodes (the kernel pauses and resumes hundreds of times per iteration):
+    the same path, node counts and iterations as one slice, and as the naive IDA*."""
+    p = get_puzzle("puzzle8", goal="blank-first")
+    spec = get_heuristic("manhattan", p).ida_spec()
+    states, _ = p.scramble(3, 16, np.random.default_rng(4))
+    for s in states:
+        whole = _ida_tiles.search(p, spec, s, None, None)
+        monkeypatch.setattr(_ida_tiles, "SLICE", 5)
+        sliced = _ida_tiles.search(p, spec, s, None, None)
+        monkeypatch.undo()
+        length, generated = ref.ida_manhattan(s, p.goal(), 3)
+        assert sliced == whole
+        assert (len(whole["actions"]), whole["nodes_generated"]) == (length, generated)
+        assert p.check_solution(s, whole["actions"])
+
+
+@pytest.mark.parametrize("w", range(2, 16))
+def test_manhattan_move_lists_and_deltas(w: int) -> None:
+    """Each (blank cell, previous move) list of ``md_tables`` holds the legal moves but the
+    inverse of the previous one, in action order, with the change of Manhattan distance."""
+    md = np.array([[abs(t // w - c // w) + abs(t % w - c % w) for c in range(w * w)]
+                   for t in range(w * w)])
+    tab, ops0 = _ida_tiles.md_tables(w, md)
+    sh = max(1, (w * w - 1).bit_length())
+    rng = np.random.default_rng(w)
+    for blank in range(w * w):
+        for back in range(-1, 4):
+            want = [(a, c) for a, c in ref.neighbours(blank, w) if a != back]
+            k = ops0 + (blank * 5 + back + 1) * 5
+            got = []
+            while tab[k] >= 0:
+                e = int(tab[k])
+                a, c = e & 3, (e >> 2) & 255
+                assert e >> 28 == ops0 + (c * 5 + (a ^ 1) + 1) * 5
+                t = int(rng.integers(1, w * w))
+                assert tab[((e >> 10) & 0x3FFFF) + t] == md[t, blank] - md[t, c]
+                assert (e >> 10) & 0x3FFFF == (c * 4 + a) << sh
+                got.append((a, c))
+                k += 1
+            assert got == want
+
+
 def test_limits() -> None:
     p = get_puzzle("puzzle15", goal="blank-first")
     spec = get_heuristic("manhattan", p).ida_spec()

@@ -97,8 +97,14 @@ def fake_eps(tmp_path, monkeypatch):
         sys.modules.pop(mod, None)
     declared: list[FakeEntryPoint] = []
 
+    class Installed:
+        """What ``entry_points()`` without a group returns: every group, for ``select``."""
+
+        def select(self, group: str) -> list[FakeEntryPoint]:
+            return [ep for ep in declared if ep.group == group]
+
     def entry_points(group=None, **_):
-        return [ep for ep in declared if ep.group == group]
+        return Installed() if group is None else Installed().select(group)
 
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
     monkeypatch.delenv(plugins.DISABLE_ENV, raising=False)
@@ -199,6 +205,20 @@ def test_clashes_between_plugins_and_with_puzzle_patterns(fake_eps):
                for s in lines)
     assert any("plugin tiles-too" in s and "clashes with the built-in puzzle" in s for s in lines)
     assert tables["heuristic"]["plug-a"].plugin == "first"
+
+
+def test_the_installed_packages_are_read_once(fake_eps, monkeypatch):
+    fake_eps(("pair", "plugmod_good:TWO", H, "bench-fine"),
+             ("my-codes", "plugmod_good:encode", plugins.ENCODING_GROUP, "bench-fine"))
+    calls = []
+    read = importlib.metadata.entry_points
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda **kw: calls.append(kw) or read(**kw))
+    tables = _tables()
+    found = plugins.load(tables, Entry, Option)
+    assert found.problems == [] and "plug-a" in tables["heuristic"]
+    assert list(found.encodings) == ["my-codes"]
+    assert calls == [{}]
 
 
 def test_no_plugins_when_disabled(fake_eps, monkeypatch):

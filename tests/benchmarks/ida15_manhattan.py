@@ -3,6 +3,7 @@ one line per instance (length, nodes generated, CPU seconds) and the total; for 
 project's kernel against the C reference as whole processes, pair by pair.
 
     python tests/benchmarks/ida15_manhattan.py [FIRST LAST]    # Korf ids, default 1 10
+    python tests/benchmarks/ida15_manhattan.py 1 0             # no instance: the fixed cost
     gcc -O3 -march=native -o ref_ida15 ../shared/tools/ref_ida15.c
     sed -n '...' korf100 | ./ref_ida15                         # the same instances in C
 """
@@ -38,7 +39,8 @@ def main(first: int = 1, last: int = 10) -> None:
         total += out["nodes_generated"]
         cpu += dt
         print(f"{r[0]} len={len(out['actions'])} nodes={out['nodes_generated']} time={dt:.3f}")
-    print(f"total nodes={total} time={cpu:.2f} Mnodes/s={total / cpu / 1e6:.1f}")
+    rate = total / cpu / 1e6 if cpu > 0 else 0.0
+    print(f"total nodes={total} time={cpu:.2f} Mnodes/s={rate:.1f}")
 
 
 if __name__ == "__main__":
