@@ -34,6 +34,7 @@ import numpy as np
 from core.errors import InputError
 from core.pdb_decls import CUBE_PDBS
 from heuristics.base import Heuristic, IdaSpec
+from heuristics.pdb_cube import state_batch
 from puzzles.base import Puzzle
 
 #: ``probe_inverse`` values, in the kernel's order (``params["probe"]``)
@@ -100,13 +101,7 @@ class CosetCubePDB(Heuristic):
                                           if self.corner_pattern is not None else 0)
 
     def _cubies(self, states: np.ndarray) -> tuple[np.ndarray, ...]:
-        states = np.asarray(states)
-        if states.ndim == 1:
-            states = states[None, :]
-        if states.ndim != 2 or states.shape[1] != self.puzzle.state_dim:
-            raise InputError(
-                f"states: expected shape (B, {self.puzzle.state_dim}), got {states.shape}")
-        parts = self.puzzle.to_cubies(states)  # type: ignore[attr-defined]
+        parts = self.puzzle.to_cubies(state_batch(self.puzzle, states))  # type: ignore[attr-defined]
         return tuple(np.asarray(x, dtype=np.int64) for x in parts)
 
     def axis_coordinates(self, states: np.ndarray) -> np.ndarray:

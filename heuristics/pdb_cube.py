@@ -27,6 +27,17 @@ from puzzles.base import Puzzle
 CORNER_PARTS = {"corners": 0, "corner-perm": 1, "corner-twist": 2, "cube2-full": 0}
 
 
+def state_batch(puzzle: Puzzle, states: np.ndarray) -> np.ndarray:
+    """``states`` as a ``(B, L)`` batch of ``puzzle``'s facelet states (one state: ``B = 1``);
+    ``InputError`` on another shape."""
+    states = np.asarray(states)
+    if states.ndim == 1:
+        states = states[None, :]
+    if states.ndim != 2 or states.shape[1] != puzzle.state_dim:
+        raise InputError(f"states: expected shape (B, {puzzle.state_dim}), got {states.shape}")
+    return states
+
+
 class _CubePDB(Heuristic):
     """Max over cube databases; the tables are 4-bit packed ``(ceil(size / 2),)`` uint8."""
 
@@ -69,12 +80,7 @@ class _CubePDB(Heuristic):
         """``(B, L)`` facelet states -> ``(B,)`` int32 lower bounds on the distance."""
         from heuristics import _cube_lookup as K
 
-        states = np.asarray(states)
-        if states.ndim == 1:
-            states = states[None, :]
-        if states.ndim != 2 or states.shape[1] != self.puzzle.state_dim:
-            raise InputError(
-                f"states: expected shape (B, {self.puzzle.state_dim}), got {states.shape}")
+        states = state_batch(self.puzzle, states)
         out = np.zeros(states.shape[0], dtype=np.int32)
         bad = K.pdb_values_from_facelets(  # type: ignore[call-arg]
             np.ascontiguousarray(states, dtype=np.uint8), *self._facelet_args, out)

@@ -137,3 +137,6 @@ def test_options_are_checked():
     h = CosetCubePDB(puzzle, "set", "set", progress=False, probe_inverse="near",
                      corner_pdb="corner-perm")
     assert h.name == "pdb-coset[set|set]+inverse-near+corner-perm"
+    with pytest.raises(InputError, match=r"states: expected shape \(B, 54\)"):
+        h(np.zeros((2, 53), np.uint8))
+    assert h(puzzle.goal()).tolist() == [0]
