@@ -159,11 +159,8 @@ class TensorDomain:
     def _tensor_walk(self, states: torch.Tensor, gen: torch.Generator, counts: torch.Tensor,
                      prev: torch.Tensor, backtrack: bool) -> None:
         """The walks step by step as tensor operations (any device), in place."""
-        m0 = states.shape[0]
-        self._start(m0)
-        counts_l = counts.tolist()
-        for t in range(len(counts_l)):
-            m = int(counts_l[t])
+        self._start(states.shape[0])
+        for t, m in enumerate(counts.tolist()):
             rows = torch.arange(m, device=self.device)
             u = torch.rand((m, self.A), generator=gen, device=self.device)
             legal = self._legal(m, states)
