@@ -462,6 +462,9 @@ SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
         Option("inverse", bool, "also search from the inverse position (the cubes) and keep "
                "the shorter path: two searches, the limits bound both together", default=False,
                metavar="BOOL"),
+        Option("distinct_moves", bool, "never make a move twice on one path (puzzles whose "
+               "moves commute and undo themselves: Lights Out); every path found is then a "
+               "shortest one with its effect", default=False, metavar="BOOL"),
         IMPROVE_WINDOW,
     ),
     "macro": (

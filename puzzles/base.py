@@ -41,6 +41,10 @@ class Puzzle(ABC):
     #: blank's square colour), the cubes in the quarter-turn metric (a quarter turn is an odd
     #: permutation of the corners)
     move_parity: bool = False
+    #: every move is its own inverse and any two moves commute (Lights Out): a path's net effect
+    #: is the set of moves made an odd number of times, so a path that never repeats a move
+    #: is as short as any path with its effect
+    commuting_moves: bool = False
     dtype = np.uint8
 
     # ------------------------------------------------------------------ dynamics

@@ -77,6 +77,7 @@ class LightsOut(Puzzle):
     num_symbols = 2
     encoding_name = "binary"
     positional_moves = True  # a press XORs a fixed mask
+    commuting_moves = True  # presses are involutions and commute (XOR)
 
     def __init__(self, size: int = 7) -> None:
         self.size = _check_size(size)

@@ -49,6 +49,15 @@ left), and the counts are those of both. ``extra.forward_length`` and ``extra.in
 give each search's length (null when it did not solve), ``extra.from_inverse`` whether the path
 returned came from the inverse, ``extra.inverse_beam_sizes`` the inverse search's layers.
 
+Distinct moves (``distinct_moves=True``, puzzles whose moves commute and undo themselves:
+Lights Out): a child is dropped when its move was already made on its parent's path, so every
+path the beam holds makes each move at most once and the search ends after ``num_actions``
+layers at most. A path's net effect is the set of moves it makes an odd number of times; one
+that repeats no move is therefore a shortest path with its effect (on Lights Out 7x7, whose
+press matrix is invertible over GF(2), the shortest solution). A tail from the goal table may
+repeat a move of the beam's path; such pairs are cancelled (``extra.shortened_by`` counts the
+moves removed).
+
 Window shortening (``improve_window`` L > 0): the path returned (after the goal table's
 shortening and the choice between forward and inverse) is shortened by exact meet-in-the-middle
 searches over its windows of up to L moves (:mod:`solvers.window_shorten`), within the time
@@ -94,6 +103,20 @@ def _rle(sizes: list[int]) -> list[list[int]]:
     return out
 
 
+def cancel_pairs(path: list[int]) -> list[int]:
+    """The moves ``path`` makes an odd number of times, each where it is last made: on a
+    puzzle whose moves commute and undo themselves, the same net effect with no move twice."""
+    odd = np.zeros(max(path, default=-1) + 1, dtype=bool)
+    for m in path:
+        odd[m] = not odd[m]
+    out: list[int] = []
+    for m in reversed(path):
+        if odd[m]:
+            out.append(m)
+            odd[m] = False
+    return out[::-1]
+
+
 def lowest(values: np.ndarray, k: int) -> np.ndarray:
     """Indices of the ``k`` lowest ``values`` in ascending index order, ties broken by index (the
     first ``k`` of a stable sort): a partition finds the k-th value, so no full sort is needed."""
@@ -114,8 +137,10 @@ class BeamSearch(Solver):
 
     def __init__(self, width: int | None = None, max_depth: int | None = None,
                  goal_depth: int | None = None, shorten: bool = True,
-                 inverse: bool = False, improve_window: int | None = None) -> None:
+                 inverse: bool = False, improve_window: int | None = None,
+                 distinct_moves: bool = False) -> None:
         self.shorten = bool(shorten)
+        self.distinct_moves = bool(distinct_moves)
         self.improve_window = check_improve_window(improve_window)
         self.inverse = bool(inverse)
         if goal_depth is not None and (isinstance(goal_depth, bool) or
@@ -135,6 +160,9 @@ class BeamSearch(Solver):
         limits = limits or Limits()
         if self.inverse and not hasattr(puzzle, "inverse_states"):
             raise InputError(f"--inverse: {puzzle.name} has no inverse position (the cubes have one)")
+        if self.distinct_moves and not puzzle.commuting_moves:
+            raise InputError(f"--distinct-moves: the moves of {puzzle.name} do not commute "
+                             "(Lights Out's do)")
         if self.improve_window:
             check_window(puzzle, self.improve_window)
         width = self.width or beam_width(puzzle.name)
@@ -151,6 +179,8 @@ class BeamSearch(Solver):
             float(np.asarray(heuristic(start[None, :]), dtype=np.float64)[0])
         load_s = time.perf_counter() - t_load
         extra: dict[str, Any] = {"width": width, "max_depth": self.max_depth}
+        if self.distinct_moves:
+            extra["distinct_moves"] = True
         if self.goal_depth:
             extra["goal_depth"] = self.goal_depth
         c = {"generated": 0, "expanded": 0, "evaluations": 0}
@@ -190,6 +220,11 @@ class BeamSearch(Solver):
         """One beam from ``start``, its path shortened through the goal table: ``(status, path,
         moves the shortening saved)``."""
         status, path = self._search(puzzle, heuristic, start, width, limits, mem, t0, c, sizes)
+        if path and self.distinct_moves:
+            odd = cancel_pairs(path)
+            if len(odd) < len(path) and puzzle.check_solution(start, odd):
+                return status, odd, len(path) - len(odd)
+            return status, path, 0
         if path and self._table is not None and self.shorten:
             short = self._table.shorten(path)
             if len(short) < len(path) and puzzle.check_solution(start, short):
@@ -231,6 +266,8 @@ class BeamSearch(Solver):
         layer_score = np.zeros(1)  # a policy's cumulative log-probability of each layer state
         layer_hash = state_hashes(layer)
         prev_hash = np.zeros(0, dtype=np.uint64)
+        # distinct moves: per layer state, the moves its path has made
+        used = np.zeros((1, puzzle.num_actions), dtype=bool) if self.distinct_moves else None
         sizes.append(1)
         while True:
             stop = over_limit()
@@ -239,6 +276,8 @@ class BeamSearch(Solver):
             if len(sizes) > self.max_depth:
                 return Status.DEPTH_LIMIT, None
             children, valid = puzzle.expand(layer)
+            if used is not None:
+                valid = valid & ~used
             b, a, length = children.shape
             flat_valid = valid.reshape(-1)
             flat = children.reshape(b * a, length)
@@ -296,6 +335,9 @@ class BeamSearch(Solver):
             src = idx[keep]
             parents.append(src // a)
             actions.append(src % a)
+            if used is not None:
+                used = used[src // a]
+                used[np.arange(src.size), src % a] = True
             prev_hash = layer_hash
             layer = kids[keep]
             layer_hash = hk[keep]
