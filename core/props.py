@@ -22,12 +22,14 @@ class PuzzleProps:
     ``bounds``: the admissible heuristics of a row's certified lower bound, strongest first
     (``core.pdb_decls`` lists them); ``search_heuristic``: the admissible heuristic an optimal
     solver (IDA*, A*) runs with when none is given, where it is not the first of ``bounds`` (the
-    one with the fewest IDA* nodes need not have the highest values at random states)."""
+    one with the fewest IDA* nodes need not have the highest values at random states);
+    ``search_heuristic_args``: the options that heuristic runs with there (name, value pairs)."""
 
     family: str = ""
     goal_layouts: bool = False
     bounds: tuple[str, ...] = ()
     search_heuristic: str = ""
+    search_heuristic_args: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

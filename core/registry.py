@@ -100,8 +100,10 @@ GOAL = Option("goal", str, "goal layout of a sliding-tile puzzle (korf1982: the 
               "1 2 3 / 8 B 4 / 7 6 5)", choices=("blank-first", "blank-last", "korf1982"),
               default_text="blank-last", metavar="LAYOUT")
 
-_CUBE3 = PuzzleProps("cube", bounds=_pdb.CUBE3_BOUNDS, search_heuristic=_pdb.CUBE3_SEARCH)
-_CUBE3_HTM = PuzzleProps("cube", bounds=_pdb.CUBE3_HTM_BOUNDS, search_heuristic=_pdb.CUBE3_SEARCH)
+_CUBE3 = PuzzleProps("cube", bounds=_pdb.CUBE3_BOUNDS, search_heuristic=_pdb.CUBE3_SEARCH,
+                     search_heuristic_args=_pdb.CUBE3_SEARCH_ARGS)
+_CUBE3_HTM = PuzzleProps("cube", bounds=_pdb.CUBE3_HTM_BOUNDS, search_heuristic=_pdb.CUBE3_SEARCH,
+                         search_heuristic_args=_pdb.CUBE3_SEARCH_ARGS)
 _CUBE2 = PuzzleProps("cube", bounds=_pdb.CUBE2_BOUNDS)
 _LIGHTS = PuzzleProps("lights", bounds=_pdb.LIGHTS_BOUNDS)
 _SOKOBAN = PuzzleProps("sokoban", bounds=_pdb.SOKOBAN_BOUNDS)
@@ -167,6 +169,13 @@ def default_heuristic(puzzle_name: str) -> str | None:
     if props.search_heuristic:
         return props.search_heuristic
     return props.bounds[0] if props.bounds else None
+
+
+def default_heuristic_args(puzzle_name: str) -> dict[str, str]:
+    """The options :func:`default_heuristic` runs with on ``puzzle_name`` (empty: its
+    defaults)."""
+    props = puzzle_entry(puzzle_name).props
+    return dict(props.search_heuristic_args) if props.search_heuristic else {}
 
 
 def get_puzzle(name: str, goal: str | None = None, **kwargs: Any):

@@ -163,15 +163,28 @@ def test_the_cube3_default_is_named_before_its_tables_load(capsys, monkeypatch):
     loaded = []
 
     def no_tables(name, puzzle, **kw):  # the coset table is not built in tests
-        loaded.append(name)
+        loaded.append((name, kw))
         raise InputError("--heuristic: not loaded here")
 
     monkeypatch.setattr(registry, "get_heuristic", no_tables)
     code, out, err = run(capsys, "solve", "cube3", "--scramble", "R U", "--solver", "ida")
-    assert code == 2 and out == "" and loaded == ["pdb-coset"]
+    assert code == 2 and out == ""
+    assert loaded == [("pdb-coset", {"probe_inverse": "near", "corner_pdb": "corners"})]
     note, error = err.splitlines()
-    assert note.startswith("heuristic: pdb-coset (the default for cube3: its strongest")
+    assert note.startswith("heuristic: pdb-coset --probe-inverse near --corner-pdb corners (the "
+                           "default for cube3: its strongest")
     assert error == "error: --heuristic: not loaded here"
+    # an option given keeps its value; the note names only the defaulted ones
+    loaded.clear()
+    code, _, err = run(capsys, "solve", "cube3-htm", "--scramble", "R U", "--solver", "astar",
+                       "--corner-pdb", "none")
+    assert code == 2 and loaded == [("pdb-coset", {"probe_inverse": "near", "corner_pdb": "none"})]
+    assert err.splitlines()[0].startswith("heuristic: pdb-coset --probe-inverse near (the default")
+    # a heuristic given by name runs with its own defaults
+    loaded.clear()
+    code, _, err = run(capsys, "solve", "cube3", "--scramble", "R U", "--solver", "ida",
+                       "--heuristic", "pdb-coset")
+    assert code == 2 and loaded == [("pdb-coset", {})]
 
 
 def test_the_note_says_when_tables_are_built(monkeypatch):

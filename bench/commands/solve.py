@@ -147,10 +147,13 @@ def _missing_heuristic() -> InputError:
                       f"{optimal} it defaults to the puzzle's strongest admissible one)")
 
 
-def default_heuristic_note(puzzle_name: str, heuristic_name: str) -> str:
+def default_heuristic_note(puzzle_name: str, heuristic_name: str,
+                           args: dict[str, Any] | None = None) -> str:
     """The line ``bench solve`` prints when it runs ``puzzle_name``'s default heuristic: which
-    one, and whether its tables are built now (their builder's progress bar follows)."""
-    line = f"heuristic: {heuristic_name} (the default for {puzzle_name}: its strongest " \
+    one, with which options (``args``), and whether its tables are built now (their builder's
+    progress bar follows)."""
+    opts = "".join(f" --{k.replace('_', '-')} {v}" for k, v in (args or {}).items())
+    line = f"heuristic: {heuristic_name}{opts} (the default for {puzzle_name}: its strongest " \
            "admissible heuristic)"
     decl = registry.heuristic_entry(heuristic_name).props.pdb
     if decl is not None:
@@ -188,6 +191,11 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
     hnames = registry.all_options("heuristic")
     hargs = registry.check_heuristic_options(
         entry, {k: v for k, v in options.items() if k in hnames})
+    defaulted: dict[str, Any] = {}
+    if by_default:  # the default heuristic's options, where not given
+        defaulted = {k: v for k, v in registry.default_heuristic_args(puzzle).items()
+                     if hargs.get(k) is None}
+        hargs.update(registry.check_heuristic_options(entry, defaulted))
     model, precision = hargs.get("model"), hargs.get("precision")
     p = registry.get_puzzle(puzzle, goal=goal)
     s = read_state(p, state, moves)
@@ -209,7 +217,7 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
     if precision is not None and learned and entry.option("precision") is not None:
         hargs["precision"] = precision
     if by_default:
-        click.echo(default_heuristic_note(p.name, heuristic_name), err=True)
+        click.echo(default_heuristic_note(p.name, heuristic_name, defaulted), err=True)
     h = registry.get_heuristic(heuristic_name, p, **hargs)
     limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
     result = solver.run(p, h, s, limits)

@@ -74,6 +74,9 @@ def registry_page() -> str:
     for e in r.PUZZLES.values():
         bounds = ", ".join(f"`{b}`" for b in e.props.bounds) or "-"
         default = r.default_heuristic(e.name)
+        if default:
+            default += "".join(f" --{k.replace('_', '-')} {v}"
+                               for k, v in r.default_heuristic_args(e.name).items())
         out.append(f"| `{e.name}` | {_cell(e.summary)} | {e.props.family} | "
                    f"{'yes' if e.props.goal_layouts else '-'} | {bounds} | "
                    f"{f'`{default}`' if default else '-'} | `{e.target}` |")
