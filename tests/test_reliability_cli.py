@@ -308,3 +308,31 @@ def test_report_of_a_committed_copy_needs_out_or_overwrite(tmp_path, capsys):
     assert code == 0, err
     text = (run_dir / "summary.md").read_text()
     assert text.startswith("# fake (default)") and "report redone from `results.csv`" not in text
+
+
+def test_every_command_declares_each_flag_once() -> None:
+    """A flag declared twice (a command's own and a registry option of the same name) makes
+    click warn and hands the value to one of them; no command may do that."""
+    import warnings
+
+    import click
+
+    from bench.cli import cli
+
+    def commands(group: click.Group, path: str):
+        ctx = click.Context(group)
+        for name in group.list_commands(ctx):
+            cmd = group.get_command(ctx, name)
+            assert cmd is not None, name
+            yield f"{path} {name}", cmd
+            if isinstance(cmd, click.Group):
+                yield from commands(cmd, f"{path} {name}")
+
+    found = list(commands(cli, "bench"))
+    assert any(path == "bench train evaluate" for path, _ in found)
+    for path, cmd in found:
+        names = [p.name for p in cmd.params]
+        assert len(names) == len(set(names)), (path, sorted(n for n in names if names.count(n) > 1))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            cmd.make_parser(click.Context(cmd))

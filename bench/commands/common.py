@@ -61,10 +61,11 @@ goal_option: Callable[[Any], Any] = click.option(
 )
 
 
-def registry_options(kind: str) -> Callable[[Any], Any]:
+def registry_options(kind: str, skip: tuple[str, ...] = ()) -> Callable[[Any], Any]:
     """Click options for every option the registry's entries of ``kind`` declare (values stay
     text: :meth:`core.registry.Option.check` converts them, so a bad value is a one-line error
-    that names the flag). The help names the entries that take each option."""
+    that names the flag), except those in ``skip`` (a command that declares its own). The help
+    names the entries that take each option."""
     from core import registry
 
     entries: dict[str, registry.Entry[Any]] = \
@@ -72,7 +73,7 @@ def registry_options(kind: str) -> Callable[[Any], Any]:
     opts = registry.all_options(kind)
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
-        for name in reversed(list(opts)):
+        for name in reversed([n for n in opts if n not in skip]):
             o = opts[name]
             users = "/".join(n for n, e in entries.items() if e.option(name) is not None)
             f = click.option(o.flag, name, metavar=o.metavar, default=None,

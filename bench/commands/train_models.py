@@ -240,7 +240,8 @@ def models_cmd(as_json: bool) -> None:
 @click.option("--count", type=click.IntRange(min=1, max=10**6), default=50, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True)
 @click.option("--solver", default="bwas", show_default=True)
-@registry_options("solver")
+# --threads is torch's here (a network has no IDA* kernel, so ida's search threads never apply)
+@registry_options("solver", skip=("threads",))
 @click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default="float32",
               show_default=True, help="the network's hidden layers")
 @click.option("--node-limit", type=click.IntRange(min=1, max=2**62), default=None)
