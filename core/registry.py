@@ -208,6 +208,12 @@ _CUBE_PDB_CLASSES = {"pdb-korf": "heuristics.pdb_cube:KorfCubePDB",
 
 #: options of the cube pattern database heuristics
 _CUBE_PDB_OPTIONS: dict[str, tuple[Option, ...]] = {
+    "pdb-korf": (
+        Option("edge_tables", str, "the two edge databases: 6+6 (Korf 1997: two disjoint 6-edge "
+               "sets, 42.6 M entries each) or 7+7 (two 7-edge sets sharing two edges, 510.9 M "
+               "entries each, 244 MiB at 4 bits, about 20 s each to build)",
+               choices=("6+6", "7+7"), default="6+6", metavar="E"),
+    ),
     "pdb-coset": (
         Option("probe_inverse", str, "also look up the inverse position along the three axes "
                "(admissible, not always consistent); near: in IDA*, only for children the "

@@ -179,18 +179,27 @@ class _CubePDB(Heuristic):
 class KorfCubePDB(_CubePDB):
     """Korf's cube heuristic: max of the corner and two 6-edge databases (``pdb-korf``).
 
-    ``corners``: ``"corners"`` (default), ``"corner-perm"`` or ``"corner-twist"``; ``edges``: two
-    edge sets (Kociemba numbering), default ``(0..5)`` and ``(6..11)``.
+    ``corners``: ``"corners"`` (default), ``"corner-perm"`` or ``"corner-twist"``;
+    ``edge_tables``: ``"6+6"`` (Korf's two disjoint 6-edge sets, default) or ``"7+7"`` (two
+    7-edge sets, ``korf_cube.EDGES_7``); ``edges``: any two edge sets (Kociemba numbering),
+    instead of ``edge_tables``.
     """
 
     def __init__(self, puzzle: Puzzle, corners: str = "corners",
-                 edges: Sequence[Sequence[int]] | None = None, progress: bool = True) -> None:
+                 edges: Sequence[Sequence[int]] | None = None, progress: bool = True,
+                 edge_tables: str = "6+6") -> None:
         from pdb_builders import korf_cube as kc
 
-        edge_sets = kc.KORF_EDGES if edges is None else edges
-        default = corners == "corners" and tuple(map(tuple, edge_sets)) == kc.KORF_EDGES
-        name = "pdb-korf" if default else "pdb-cube[{}|{}]".format(
-            corners, "|".join(",".join(map(str, s)) for s in edge_sets))
+        if edge_tables not in kc.EDGE_TABLES:
+            raise InputError(f"--edge-tables: expected one of {', '.join(kc.EDGE_TABLES)}, got "
+                             f"{edge_tables!r}")
+        edge_sets = kc.EDGE_TABLES[edge_tables] if edges is None else edges
+        named = [k for k, v in kc.EDGE_TABLES.items() if tuple(map(tuple, edge_sets)) == v]
+        if corners == "corners" and named:
+            name = "pdb-korf" + ("" if named[0] == "6+6" else f"[{named[0]}]")
+        else:
+            name = "pdb-cube[{}|{}]".format(
+                corners, "|".join(",".join(map(str, s)) for s in edge_sets))
         serves = CUBE_PDBS["pdb-korf"].puzzles
         if puzzle.name not in serves:
             raise InputError(f"--heuristic: pdb-korf applies to {' and '.join(serves)}, not "

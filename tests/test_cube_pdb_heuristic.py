@@ -106,6 +106,16 @@ def test_heuristics_refuse_other_puzzles():
         KorfCubePDB(cube.Cube3("qtm"), corners="cube2-full")
     with pytest.raises(InputError):
         KorfCubePDB(cube.Cube3("qtm"), edges=((0, 1),))
+    with pytest.raises(InputError, match="--edge-tables: expected one of 6\\+6, 7\\+7"):
+        KorfCubePDB(cube.Cube3("qtm"), edge_tables="8+8")
+
+
+def test_edge_table_choices_cover_every_edge():
+    from pdb_builders import korf_cube as kc
+
+    for name, sets in kc.EDGE_TABLES.items():
+        k = int(name.split("+")[0])
+        assert [len(s) for s in sets] == [k, k] and set(sets[0]) | set(sets[1]) == set(range(12))
 
 
 # ----------------------------------------------------------------------------- files
