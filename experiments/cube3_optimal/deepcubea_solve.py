@@ -3,9 +3,8 @@
 Runs what ``bench solve cube3 STATE --solver ida`` runs without ``--heuristic`` (the registry's
 default heuristic and its options) on the cubes among DeepCubeA's first ``--first`` whose
 optimal length (the pickle's, replayed) is at most ``--max-optimal``, shortest first (at most
-``--limit``; ties in the set's order), one search
-at a time, and writes one JSON line per cube (lengths checked against the optimum, nodes per
-iteration, wall and CPU seconds).
+``--limit``; ties in the set's order), one search at a time, and writes one JSON line per cube
+(lengths checked against the optimum, nodes per iteration, wall and CPU seconds).
 
     python -m experiments.cube3_optimal.deepcubea_solve --max-optimal 19 --limit 7 --threads 2 \\
         --time-limit 3600 --out results/cube3-optimal/deepcubea-short.jsonl
