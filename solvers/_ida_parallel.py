@@ -47,33 +47,47 @@ class Frontier:
 def drive_parallel(frontier: Callable[[int, bool], Frontier],
                    subtree: Callable[[tuple[int, ...], Any], Search], first_bound: int,
                    threads: int, max_nodes: int | None, deadline_s: float | None,
-                   slice_nodes: int, max_bound: int) -> dict[str, Any]:
+                   slice_nodes: int, max_bound: int,
+                   next_bound: Callable[[int], int] | None = None,
+                   split_min_nodes: int | None = None) -> dict[str, Any]:
     """Run IDA* from the root with ``threads`` threads; the result is the kernel contract of
-    :mod:`solvers.ida` plus ``iteration_nodes`` (nodes generated per iteration)."""
+    :mod:`solvers.ida` plus, per iteration, ``iteration_nodes`` (nodes generated),
+    ``iteration_bounds`` and ``iteration_seconds`` (wall clock, the frontier's included).
+    ``next_bound`` turns an iteration's least cut-off ``f`` into the next cost bound (the
+    family's ``Search.next_bound``; by default that ``f`` itself); ``split_min_nodes`` replaces
+    :data:`SPLIT_MIN_NODES` for a family whose nodes cost more."""
     generated = expanded = iterations = 0
     iteration_nodes: list[int] = []
+    iteration_bounds: list[int] = []
+    iteration_seconds: list[float] = []
+    min_split = SPLIT_MIN_NODES if split_min_nodes is None else split_min_nodes
 
     def result(status: Status, actions: list[int] | None = None) -> dict[str, Any]:
         return dict(status=status.value, actions=actions, nodes_generated=generated,
                     nodes_expanded=expanded, iterations=iterations,
-                    iteration_nodes=iteration_nodes, threads=threads)
+                    iteration_nodes=iteration_nodes, iteration_bounds=iteration_bounds,
+                    iteration_seconds=iteration_seconds, threads=threads)
 
     bound = first_bound
     while True:
         if bound > max_bound:
             raise RuntimeError(f"IDA*: cost bound {bound} exceeds the search stack ({max_bound})")
         iterations += 1
-        split = bool(iteration_nodes) and iteration_nodes[-1] >= SPLIT_MIN_NODES
+        t0 = time.perf_counter()
+        iteration_bounds.append(bound)
+        split = bool(iteration_nodes) and iteration_nodes[-1] >= min_split
         fr = frontier(bound, split)
         generated += fr.generated
         expanded += fr.expanded
         if fr.solution is not None:
             iteration_nodes.append(fr.generated)
+            iteration_seconds.append(time.perf_counter() - t0)
             return result(Status.SOLVED, fr.solution)
         before = generated - fr.generated
         it = _Iteration(fr, subtree, bound, generated, max_nodes, deadline_s, slice_nodes)
         it.run(threads if split else 1)
         iteration_nodes.append(it.generated - before)
+        iteration_seconds.append(time.perf_counter() - t0)
         generated = it.generated
         expanded += it.expanded
         if it.solution is not None:
@@ -82,7 +96,7 @@ def drive_parallel(frontier: Callable[[int, bool], Frontier],
             return result(it.stopped)
         if it.least_f >= INF:
             return result(Status.UNSOLVABLE)
-        bound = it.least_f
+        bound = it.least_f if next_bound is None else next_bound(it.least_f)
         if deadline_s is not None and time.monotonic() > deadline_s:
             return result(Status.TIMEOUT)
 
