@@ -12,7 +12,8 @@ last iteration the threads stop once one of them finds a solution, which is opti
 longer than the bound, and no shorter solution exists below the bound), though it may be
 another optimal one than the one-thread search returns and the node counts of that iteration
 differ. Iterations after a small one run from the root in one thread (``frontier(B, False)``
-returns the root alone).
+returns the root alone), and count as a one-thread search does even when they find the solution
+(``Search.generated_at_solution``).
 """
 
 from __future__ import annotations
@@ -163,6 +164,8 @@ class _Iteration:
                 if code == SOLVED:
                     if self.solution is None:
                         self.solution = s.solution()
+                        if not prefix:  # the whole iteration in one search: count as it does
+                            self.generated -= counted - s.generated_at_solution()
                     self.halt.set()
                 elif code == ITER_DONE:
                     self.least_f = min(self.least_f, int(ctl[NEXT]))

@@ -85,7 +85,8 @@ def test_unsplit_iterations_and_limits(monkeypatch):
     for s in states:  # below SPLIT_MIN_NODES every iteration runs from the root
         one = module.search(puzzle, spec, s, None, None)
         two = module.search(puzzle, spec, s, None, None, threads=2)
-        assert two["iteration_nodes"][:-1] == one["iteration_nodes"][:-1]
+        assert two["iteration_nodes"] == one["iteration_nodes"]
+        assert two["nodes_expanded"] == one["nodes_expanded"]
         assert two["actions"] == one["actions"]  # the same depth-first order
     monkeypatch.setattr(_ida_cube_parallel, "SPLIT_MIN_NODES", 0)
     far = puzzle.scramble(1, 30, np.random.default_rng(6))[0][0]
