@@ -161,14 +161,16 @@ class _Iteration:
             with self.lock:
                 self.generated += int(ctl[GEN]) - counted
                 counted = int(ctl[GEN])
+                if code == ITER_DONE:
+                    self.least_f = min(self.least_f, int(ctl[NEXT]))
+                # the limits are checked after every slice and every finished subtree (an
+                # iteration of many small subtrees may have no slice that pauses)
                 if code == SOLVED:
                     if self.solution is None:
                         self.solution = s.solution()
                         if not prefix:  # the whole iteration in one search: count as it does
                             self.generated -= counted - s.generated_at_solution()
                     self.halt.set()
-                elif code == ITER_DONE:
-                    self.least_f = min(self.least_f, int(ctl[NEXT]))
                 elif self.halt.is_set():
                     pass  # another thread solved or stopped the iteration
                 elif self.max_nodes is not None and self.generated > self.max_nodes:
@@ -177,7 +179,7 @@ class _Iteration:
                 elif self.deadline_s is not None and time.monotonic() > self.deadline_s:
                     self.stopped = Status.TIMEOUT
                     self.halt.set()
-                else:
+                elif code != ITER_DONE:
                     continue
                 self.expanded += int(ctl[EXP])
                 return
