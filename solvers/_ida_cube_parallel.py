@@ -19,7 +19,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from solvers import _ida_parallel
 from solvers._ida_engine import Search
 from solvers._ida_parallel import Frontier, drive_parallel
 
@@ -28,6 +27,11 @@ Node = tuple[np.ndarray, np.ndarray]
 #: an iteration after one that generated fewer nodes runs in one thread (the cube's nodes cost
 #: 30-100 times the tiles' Manhattan nodes, so smaller trees pay for splitting than there)
 SPLIT_MIN_NODES = 1 << 17
+#: frontier nodes per thread a level should reach before it is shared out: fewer than the
+#: tiles' (each subtree costs about 30 us of Python under the GIL to start; the bound-14
+#: iteration of a vcube16 cube, 2.7 M nodes, cut at 3,240 subtrees spent about 0.09 s of its
+#: 0.9 s so, at 243 subtrees 0.01 s), still over a hundred subtrees per thread to balance
+NODES_PER_THREAD = 64
 
 
 class CubeNodeSearch(Search, Protocol):
@@ -62,7 +66,7 @@ def search_parallel(root: CubeNodeSearch, threads: int, max_nodes: int | None,
         fr = Frontier(expanded=1)  # the root
         level: list[tuple[tuple[int, ...], Node]] = [((), start)]
         depth = 0
-        while level and (depth == 0 or len(level) < _ida_parallel.NODES_PER_THREAD * threads):
+        while level and (depth == 0 or len(level) < NODES_PER_THREAD * threads):
             if depth >= min(bound, max_depth // 2):
                 break
             nxt: list[tuple[tuple[int, ...], Node]] = []

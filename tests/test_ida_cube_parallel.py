@@ -15,7 +15,7 @@ cube = pytest.importorskip("puzzles.cube")
 
 from heuristics.pdb_coset import CosetCubePDB  # noqa: E402
 from heuristics.pdb_cube import KorfCubePDB  # noqa: E402
-from solvers import _ida_cube, _ida_cube_coset, _ida_cube_parallel, _ida_parallel  # noqa: E402
+from solvers import _ida_cube, _ida_cube_coset, _ida_cube_parallel  # noqa: E402
 
 KORF_SMALL = {"corners": "corner-perm", "edges": ((0, 1, 2), (8, 9, 10))}
 #: (threads, frontier nodes per thread): frontier depth 2, then 3
@@ -61,7 +61,7 @@ def _compare(module, puzzle, spec, states, threads):
 @pytest.mark.parametrize("threads, per_thread", SPLITS)
 def test_parallel_iterations_match_one_thread(monkeypatch, metric, kernel, threads, per_thread):
     monkeypatch.setattr(_ida_cube_parallel, "SPLIT_MIN_NODES", 0)
-    monkeypatch.setattr(_ida_parallel, "NODES_PER_THREAD", per_thread)
+    monkeypatch.setattr(_ida_cube_parallel, "NODES_PER_THREAD", per_thread)
     puzzle = cube.Cube3(metric)
     module, h = KERNELS[kernel](puzzle)
     spec = h.ida_spec()
