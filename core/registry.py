@@ -462,7 +462,8 @@ SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
     "best_first": (WEIGHT, BATCH, MAX_ITERATIONS),
     "ida": (
         Option("threads", int, "threads searching each iteration's subtrees at once (sliding "
-               "tiles; the node counts of every iteration but the last equal one thread's)",
+               "tiles, cubes; the node counts of every iteration but the last equal one "
+               "thread's)",
                default=1, low=1, high=256, metavar="T"),
     ),
     "beam": (

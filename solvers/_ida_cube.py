@@ -30,10 +30,15 @@ every ``CHUNK`` generated nodes and resumes where it stopped; Python checks the 
 deadline in between (a node limit may be overshot by one expansion). Counts run over all
 iterations up to the first solution; ``nodes_expanded`` counts the nodes whose children were
 generated.
+
+With ``threads`` > 1 each large iteration is cut at a frontier whose subtrees several threads
+search (:mod:`solvers._ida_cube_parallel`): the kernel then starts at a subtree root, a node at
+some depth after the path that reached it, which the move pruning reads.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any
 
@@ -45,7 +50,7 @@ from heuristics.base import IdaSpec
 from pdb_builders._cube_tables import nibble
 from puzzles.base import Puzzle
 from puzzles.permutations import parity
-from solvers._ida_engine import EXP, GEN, ITER_DONE, NEXT, PAUSED, SOLVED, drive
+from solvers._ida_engine import EXP, GEN, INF, ITER_DONE, NEXT, PAUSED, SOLVED, drive
 
 #: nodes generated between returns to Python (about 60 ms of CPU at 4-5 million nodes/s, so a
 #: deadline is noticed well within a second even on a loaded machine)
@@ -54,8 +59,8 @@ CHUNK = 1 << 18
 MAX_DEPTH = 64
 
 _INF = 1 << 30
-# slots of ``cur``: depth, cost bound, whether the root still has to be expanded
-_D, _BOUND, _FRESH = 0, 1, 2
+# slots of ``cur``: depth, cost bound, whether the root still has to be expanded, the root's depth
+_D, _BOUND, _FRESH, _ROOT = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
@@ -153,7 +158,7 @@ def _expand(d: int, bound: int, path: np.ndarray, st: np.ndarray, kids: np.ndarr
     return generated, nextb
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st: np.ndarray,
          kids: np.ndarray, fval: np.ndarray, budget: int,
          face: np.ndarray, cw: np.ndarray, qtm: bool,
@@ -165,26 +170,29 @@ def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st
 
     ``st (MAX_DEPTH + 1, 6)``: per depth the node's ``cp, tw, eA, eB, e1, e2``;
     ``kids (MAX_DEPTH + 1, A, 6)`` and ``fval (MAX_DEPTH + 1, A)`` its generated children;
-    ``path (MAX_DEPTH,)`` actions; ``nxt (MAX_DEPTH + 1,)`` the next child to visit. With
-    ``cur[_FRESH]`` set the root ``st[0]`` is expanded first; ``ctl`` holds the driver's counters.
+    ``path (MAX_DEPTH,)`` actions; ``nxt (MAX_DEPTH + 1,)`` the next child to visit. The
+    iteration's root is ``st[r]``, ``r = cur[_ROOT]`` (0, or the depth of a parallel search's
+    subtree root, reached by the actions ``path[:r]``, which the move pruning reads). With
+    ``cur[_FRESH]`` set the root is expanded first; ``ctl`` holds the driver's counters.
     Returns SOLVED (``cur[_D]`` is the path length), ITER_DONE or PAUSED.
     """
     num_moves = cpm.shape[1]
     d = cur[_D]
     bound = cur[_BOUND]
+    root = cur[_ROOT]
     nextb = ctl[NEXT]
     gen = ctl[GEN]
     exp = ctl[EXP]
     stop = gen + budget
     if cur[_FRESH]:
         cur[_FRESH] = 0
-        n, nb = _expand(0, bound, path, st, kids, fval, face, cw, qtm, cpm, twm, em, kf,
+        n, nb = _expand(root, bound, path, st, kids, fval, face, cw, qtm, cpm, twm, em, kf,
                         cpart, nt, ctab, m1, k1, tab1, m2, k2, tab2, same)
         gen += n
         if nb < nextb:
             nextb = nb
     status = ITER_DONE
-    while d >= 0:
+    while d >= root:
         a = nxt[d]
         if a >= num_moves:
             d -= 1
@@ -252,32 +260,64 @@ def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray
     return out
 
 
-class CubeSearch:
-    """One cube IDA* search (the :class:`solvers._ida_engine.Search` protocol)."""
+class CubeFamilySearch:
+    """What the cube kernels' searches share: the :class:`solvers._ida_engine.Search` protocol
+    around a resumable kernel whose stack lives in arrays (``path, nxt, st, kids, fval`` and,
+    for a kernel that keeps each node's inverse, ``ist, ikids``).
 
-    def __init__(self, puzzle: Puzzle, spec: IdaSpec, start: np.ndarray) -> None:
-        self.args = _kernel_args(puzzle, spec)
-        self.root = coordinates(puzzle, spec, start)[0]
-        cp, tw, ea, eb, e1, e2 = (int(x) for x in self.root)
-        self.goal = cp == 0 and tw == 0 and ea == self.args[7] and eb == self.args[8]
-        cpart, nt, ctab, tab1, tab2 = (self.args[9], self.args[10], self.args[11], self.args[14],
-                                       self.args[17])
-        self.h_root = int(korf_value(cp, tw, e1, e2, cpart, nt, ctab, tab1, tab2))
+    A search starts from its start state or, after :meth:`reset`, from a subtree root of a
+    parallel search: a node reached from the start by ``prefix``, whose iterations count ``g``
+    from the start and prune its first moves after the prefix's last ones, as the one-thread
+    search does. A subclass sets ``args`` (the kernel's arguments after ``budget``), ``h_root``
+    and calls :meth:`_setup`; it calls its kernel in :meth:`run` and its expansion in
+    :meth:`_expand_at`.
+    """
+
+    args: tuple[Any, ...]
+    h_root: int
+
+    def _setup(self, puzzle: Puzzle, start: np.ndarray, node: np.ndarray, inode: np.ndarray,
+               goal_a: int, goal_b: int, qtm: bool) -> None:
+        self.node, self.inode = node, inode  # the root's coordinates and inverse (or none)
+        self.prefix: tuple[int, ...] = ()
+        self.goal_a, self.goal_b = goal_a, goal_b
+        self.goal = bool(node[0] == 0 and node[1] == 0 and node[2] == goal_a
+                         and node[3] == goal_b)
         self.parity: int | None = None
-        if spec.params["metric"] == "qtm":
+        if qtm:
             # a quarter turn is a 4-cycle of corners: solution lengths have the permutation's parity
             cperm = puzzle.to_cubies(np.asarray(start)[None, :])[0][0]  # type: ignore[attr-defined]
             self.parity = parity(np.asarray(cperm, dtype=np.int64))
+        self.num_actions = puzzle.num_actions
+        self._allocate()
+
+    def _allocate(self) -> None:
+        """Fresh stack arrays (and counters) for this search."""
+        w, iw, na = self.node.shape[0], self.inode.shape[0], self.num_actions
         self.path = np.zeros(MAX_DEPTH, dtype=np.int64)
         self.nxt = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-        self.st = np.zeros((MAX_DEPTH + 1, 6), dtype=np.int64)
-        self.kids = np.zeros((MAX_DEPTH + 1, puzzle.num_actions, 6), dtype=np.int64)
-        self.fval = np.zeros((MAX_DEPTH + 1, puzzle.num_actions), dtype=np.int64)
-        self.cur = np.zeros(3, dtype=np.int64)
+        self.st = np.zeros((MAX_DEPTH + 1, w), dtype=np.int64)
+        self.kids = np.zeros((MAX_DEPTH + 1, na, w), dtype=np.int64)
+        self.fval = np.zeros((MAX_DEPTH + 1, na), dtype=np.int64)
+        self.ist = np.zeros((MAX_DEPTH + 1, iw), dtype=np.int64)
+        self.ikids = np.zeros((MAX_DEPTH + 1, na, iw), dtype=np.int64)
+        self.cur = np.zeros(4, dtype=np.int64)
         self.ctl = np.zeros(3, dtype=np.int64)
 
+    def spawn(self) -> CubeFamilySearch:
+        """Another search from the same start over the same tables, with its own stack."""
+        other = copy.copy(self)
+        other._allocate()
+        return other
+
+    def reset(self, prefix: tuple[int, ...], node: np.ndarray, inode: np.ndarray) -> None:
+        """Make ``node`` (coordinates, inverse) reached by ``prefix`` the iterations' root."""
+        if len(prefix) >= MAX_DEPTH:
+            raise ValueError("cube IDA*: subtree root deeper than the stack")
+        self.prefix, self.node, self.inode = prefix, node, inode
+
     def is_goal(self) -> bool:
-        return bool(self.goal)
+        return self.goal
 
     def _with_parity(self, bound: int) -> int:
         if self.parity is not None and (bound - self.parity) % 2:
@@ -291,13 +331,40 @@ class CubeSearch:
         return self._with_parity(least_f)
 
     def begin(self, bound: int) -> None:
-        self.st[0] = self.root
-        self.nxt[0] = 0
-        self.cur[:] = (0, bound, 1)
+        r = len(self.prefix)
+        self.path[:r] = self.prefix
+        self.st[r] = self.node
+        self.ist[r] = self.inode
+        self.nxt[r] = 0
+        self.cur[:] = (r, bound, 1, r)
 
     def run(self, budget: int) -> int:
-        return int(_run(self.ctl, self.cur, self.path, self.nxt, self.st, self.kids, self.fval,
-                        budget, *self.args))
+        raise NotImplementedError
+
+    def _expand_at(self, d: int, bound: int) -> tuple[int, int]:
+        """Generate the children of the node ``st[d], ist[d]`` after ``path[:d]`` (the
+        kernel's expansion); returns ``(children, least f > bound)``."""
+        raise NotImplementedError
+
+    def children(self, prefix: tuple[int, ...], node: np.ndarray, inode: np.ndarray,
+                 bound: int) -> tuple[int, int, list[tuple[int, np.ndarray, np.ndarray, bool]]]:
+        """Expand ``node`` (reached by ``prefix``) as the kernel does under ``bound``: the
+        children generated, their least ``f`` above the bound (``solvers._ida_engine.INF``:
+        none) and, in action order, each child within the bound as ``(action, coordinates,
+        inverse, is goal)``."""
+        d = len(prefix)
+        self.path[:d] = prefix
+        self.st[d] = node
+        self.ist[d] = inode
+        n, least = self._expand_at(d, bound)
+        kept = []
+        for a in range(self.num_actions):
+            if self.fval[d, a] <= bound:
+                kid = self.kids[d, a]
+                goal = bool(kid[0] == 0 and kid[1] == 0 and kid[2] == self.goal_a
+                            and kid[3] == self.goal_b)
+                kept.append((a, kid.copy(), self.ikids[d, a].copy(), goal))
+        return int(n), int(least) if least < _INF else INF, kept
 
     def solution(self) -> list[int]:
         return [int(a) for a in self.path[: int(self.cur[_D])]]
@@ -306,10 +373,45 @@ class CubeSearch:
         return int(self.ctl[GEN]) - _unvisited_siblings(self.path, self.fval, int(self.cur[_D]))
 
 
+class CubeSearch(CubeFamilySearch):
+    """One cube IDA* search under Korf's databases."""
+
+    def __init__(self, puzzle: Puzzle, spec: IdaSpec, start: np.ndarray) -> None:
+        self.args = _kernel_args(puzzle, spec)
+        root = coordinates(puzzle, spec, start)[0]
+        cp, tw, ea, eb, e1, e2 = (int(x) for x in root)
+        cpart, nt, ctab, tab1, tab2 = (self.args[9], self.args[10], self.args[11], self.args[14],
+                                       self.args[17])
+        self.h_root = int(korf_value(cp, tw, e1, e2, cpart, nt, ctab, tab1, tab2))
+        # the expansion's arguments: the kernel's without the goal's edge coordinates
+        self.expand_args = self.args[:7] + self.args[9:]
+        self._setup(puzzle, start, root, np.zeros(0, dtype=np.int64), self.args[7],
+                    self.args[8], spec.params["metric"] == "qtm")
+
+    def run(self, budget: int) -> int:
+        return int(_run(self.ctl, self.cur, self.path, self.nxt, self.st, self.kids, self.fval,
+                        budget, *self.args))
+
+    def _expand_at(self, d: int, bound: int) -> tuple[int, int]:
+        return _expand(d, bound, self.path, self.st, self.kids, self.fval,  # type: ignore[no-any-return]
+                       *self.expand_args)
+
+
 def search(puzzle: Puzzle, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
-           deadline_s: float | None) -> dict[str, Any]:
-    """IDA* from ``start (L,)``; see :mod:`solvers.ida` for the contract."""
-    return drive(CubeSearch(puzzle, spec, start), max_nodes, deadline_s, CHUNK, MAX_DEPTH)
+           deadline_s: float | None, threads: int = 1) -> dict[str, Any]:
+    """IDA* from ``start (L,)``; see :mod:`solvers.ida` for the contract. ``threads`` > 1
+    searches each iteration's subtrees in parallel (:mod:`solvers._ida_cube_parallel`)."""
+    return search_with(CubeSearch(puzzle, spec, start), max_nodes, deadline_s, threads)
+
+
+def search_with(root: CubeFamilySearch, max_nodes: int | None, deadline_s: float | None,
+                threads: int) -> dict[str, Any]:
+    """Run ``root``'s search in one thread or, with ``threads`` > 1, several."""
+    if threads > 1 and not root.is_goal():
+        from solvers._ida_cube_parallel import search_parallel
+
+        return search_parallel(root, threads, max_nodes, deadline_s, CHUNK, MAX_DEPTH)
+    return drive(root, max_nodes, deadline_s, CHUNK, MAX_DEPTH)
 
 
 def _unvisited_siblings(path: np.ndarray, fval: np.ndarray, length: int) -> int:

@@ -34,12 +34,11 @@ from numba import njit
 from heuristics._cube_lookup import corner_value
 from heuristics.base import IdaSpec
 from puzzles.base import Puzzle
-from puzzles.permutations import parity
-from solvers._ida_cube import CHUNK, MAX_DEPTH, _allowed, _unvisited_siblings
-from solvers._ida_engine import EXP, GEN, ITER_DONE, NEXT, PAUSED, SOLVED, drive
+from solvers._ida_cube import CubeFamilySearch, _allowed, search_with
+from solvers._ida_engine import EXP, GEN, ITER_DONE, NEXT, PAUSED, SOLVED
 
 _INF = 1 << 30
-_D, _BOUND, _FRESH = 0, 1, 2
+_D, _BOUND, _FRESH, _ROOT = 0, 1, 2, 3
 #: per node: cp, tw, eA, eB, then C_k, E_k for the three axes
 _W = 10
 #: per node's inverse: cp (8), co (8), ep (12), eo (12)
@@ -172,7 +171,7 @@ def _expand(d: int, bound: int, path: np.ndarray, st: np.ndarray, kids: np.ndarr
     return generated, nextb
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st: np.ndarray,
          kids: np.ndarray, fval: np.ndarray, ist: np.ndarray, ikids: np.ndarray, budget: int,
          face: np.ndarray, cw: np.ndarray, qtm: bool, goal_a: int, goal_b: int, cpm: np.ndarray,
@@ -186,20 +185,21 @@ def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st
     num_moves = cpm.shape[1]
     d = cur[_D]
     bound = cur[_BOUND]
+    root = cur[_ROOT]
     nextb = ctl[NEXT]
     gen = ctl[GEN]
     exp = ctl[EXP]
     stop = gen + budget
     if cur[_FRESH]:
         cur[_FRESH] = 0
-        n, nb = _expand(0, bound, path, st, kids, fval, ist, ikids, face, cw, qtm, cpm, twm, em,
+        n, nb = _expand(root, bound, path, st, kids, fval, ist, ikids, face, cw, qtm, cpm, twm, em,
                         cmove, emove, classof, symof, econj, table, amap, ne, use_corner, ccpart,
                         nt, ctab, probe, imc, ime, cpos, cax, epos, eax, rank8, rank12, cset, emode)
         gen += n
         if nb < nextb:
             nextb = nb
     status = ITER_DONE
-    while d >= 0:
+    while d >= root:
         a = nxt[d]
         if a >= num_moves:
             d -= 1
@@ -323,67 +323,34 @@ def inverse_cubies(puzzle: Puzzle, states: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.concatenate(inv, axis=1), dtype=np.int64)
 
 
-class CosetSearch:
-    """One IDA* search under ``pdb-coset`` (the :class:`solvers._ida_engine.Search` protocol)."""
+class CosetSearch(CubeFamilySearch):
+    """One IDA* search under ``pdb-coset``."""
 
     def __init__(self, puzzle: Puzzle, spec: IdaSpec, start: np.ndarray) -> None:
         self.args = _kernel_args(puzzle, spec)
-        self.root = coordinates(puzzle, spec, start)[0]
-        self.iroot = inverse_cubies(puzzle, start)[0]
-        goal_a, goal_b = self.args[3], self.args[4]
-        r = self.root
-        self.goal = r[0] == 0 and r[1] == 0 and r[2] == goal_a and r[3] == goal_b
-        self.h_root = int(_node_value(r, self.iroot.reshape(1, 1, _IW),
+        root = coordinates(puzzle, spec, start)[0]
+        iroot = inverse_cubies(puzzle, start)[0]
+        self.h_root = int(_node_value(root, iroot.reshape(1, 1, _IW),
                                       *(self.args[i] for i in _NODE_ARGS)))
-        self.parity: int | None = None
-        if spec.params["metric"] == "qtm":
-            cperm = puzzle.to_cubies(np.asarray(start)[None, :])[0][0]  # type: ignore[attr-defined]
-            self.parity = parity(np.asarray(cperm, dtype=np.int64))
-        self.path = np.zeros(MAX_DEPTH, dtype=np.int64)
-        self.nxt = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
-        self.st = np.zeros((MAX_DEPTH + 1, _W), dtype=np.int64)
-        self.kids = np.zeros((MAX_DEPTH + 1, puzzle.num_actions, _W), dtype=np.int64)
-        self.fval = np.zeros((MAX_DEPTH + 1, puzzle.num_actions), dtype=np.int64)
-        self.ist = np.zeros((MAX_DEPTH + 1, _IW), dtype=np.int64)
-        self.ikids = np.zeros((MAX_DEPTH + 1, puzzle.num_actions, _IW), dtype=np.int64)
-        self.cur = np.zeros(3, dtype=np.int64)
-        self.ctl = np.zeros(3, dtype=np.int64)
-
-    def is_goal(self) -> bool:
-        return bool(self.goal)
-
-    def _with_parity(self, bound: int) -> int:
-        if self.parity is not None and (bound - self.parity) % 2:
-            return bound + 1  # quarter turns: every solution has the corner permutation's parity
-        return bound
-
-    def first_bound(self) -> int:
-        return self._with_parity(self.h_root)
-
-    def next_bound(self, least_f: int) -> int:
-        return self._with_parity(least_f)
-
-    def begin(self, bound: int) -> None:
-        self.st[0] = self.root
-        self.ist[0] = self.iroot
-        self.nxt[0] = 0
-        self.cur[:] = (0, bound, 1)
+        # the expansion's arguments: the kernel's without the goal's edge coordinates
+        self.expand_args = self.args[:3] + self.args[5:]
+        self._setup(puzzle, start, root, iroot, self.args[3], self.args[4],
+                    spec.params["metric"] == "qtm")
 
     def run(self, budget: int) -> int:
         return int(_run(self.ctl, self.cur, self.path, self.nxt, self.st, self.kids, self.fval,
                         self.ist, self.ikids, budget, *self.args))
 
-    def solution(self) -> list[int]:
-        return [int(a) for a in self.path[: int(self.cur[_D])]]
-
-    def generated_at_solution(self) -> int:
-        return int(self.ctl[GEN]) - _unvisited_siblings(self.path, self.fval, int(self.cur[_D]))
+    def _expand_at(self, d: int, bound: int) -> tuple[int, int]:
+        return _expand(d, bound, self.path, self.st, self.kids, self.fval,  # type: ignore[no-any-return]
+                       self.ist, self.ikids, *self.expand_args)
 
 
 def search(puzzle: Puzzle, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
-           deadline_s: float | None) -> dict[str, Any]:
-    """IDA* from ``start (L,)``; see :mod:`solvers.ida` for the contract."""
-    return drive(CosetSearch(puzzle, spec, start), max_nodes, deadline_s, CHUNK, MAX_DEPTH)
+           deadline_s: float | None, threads: int = 1) -> dict[str, Any]:
+    """IDA* from ``start (L,)``; see :mod:`solvers.ida` for the contract. ``threads`` > 1
+    searches each iteration's subtrees in parallel (:mod:`solvers._ida_cube_parallel`)."""
+    return search_with(CosetSearch(puzzle, spec, start), max_nodes, deadline_s, threads)
 
 
 def warmup(puzzle: Puzzle, spec: IdaSpec) -> None:

@@ -12,7 +12,8 @@ last iteration the threads stop once one of them finds a solution, which is opti
 longer than the bound, and no shorter solution exists below the bound), though it may be
 another optimal one than the one-thread search returns and the node counts of that iteration
 differ. Iterations after a small one run from the root in one thread (``frontier(B, False)``
-returns the root alone).
+returns the root alone), and count as a one-thread search does even when they find the solution
+(``Search.generated_at_solution``).
 """
 
 from __future__ import annotations
@@ -47,33 +48,47 @@ class Frontier:
 def drive_parallel(frontier: Callable[[int, bool], Frontier],
                    subtree: Callable[[tuple[int, ...], Any], Search], first_bound: int,
                    threads: int, max_nodes: int | None, deadline_s: float | None,
-                   slice_nodes: int, max_bound: int) -> dict[str, Any]:
+                   slice_nodes: int, max_bound: int,
+                   next_bound: Callable[[int], int] | None = None,
+                   split_min_nodes: int | None = None) -> dict[str, Any]:
     """Run IDA* from the root with ``threads`` threads; the result is the kernel contract of
-    :mod:`solvers.ida` plus ``iteration_nodes`` (nodes generated per iteration)."""
+    :mod:`solvers.ida` plus, per iteration, ``iteration_nodes`` (nodes generated),
+    ``iteration_bounds`` and ``iteration_seconds`` (wall clock, the frontier's included).
+    ``next_bound`` turns an iteration's least cut-off ``f`` into the next cost bound (the
+    family's ``Search.next_bound``; by default that ``f`` itself); ``split_min_nodes`` replaces
+    :data:`SPLIT_MIN_NODES` for a family whose nodes cost more."""
     generated = expanded = iterations = 0
     iteration_nodes: list[int] = []
+    iteration_bounds: list[int] = []
+    iteration_seconds: list[float] = []
+    min_split = SPLIT_MIN_NODES if split_min_nodes is None else split_min_nodes
 
     def result(status: Status, actions: list[int] | None = None) -> dict[str, Any]:
         return dict(status=status.value, actions=actions, nodes_generated=generated,
                     nodes_expanded=expanded, iterations=iterations,
-                    iteration_nodes=iteration_nodes, threads=threads)
+                    iteration_nodes=iteration_nodes, iteration_bounds=iteration_bounds,
+                    iteration_seconds=iteration_seconds, threads=threads)
 
     bound = first_bound
     while True:
         if bound > max_bound:
             raise RuntimeError(f"IDA*: cost bound {bound} exceeds the search stack ({max_bound})")
         iterations += 1
-        split = bool(iteration_nodes) and iteration_nodes[-1] >= SPLIT_MIN_NODES
+        t0 = time.perf_counter()
+        iteration_bounds.append(bound)
+        split = bool(iteration_nodes) and iteration_nodes[-1] >= min_split
         fr = frontier(bound, split)
         generated += fr.generated
         expanded += fr.expanded
         if fr.solution is not None:
             iteration_nodes.append(fr.generated)
+            iteration_seconds.append(time.perf_counter() - t0)
             return result(Status.SOLVED, fr.solution)
         before = generated - fr.generated
         it = _Iteration(fr, subtree, bound, generated, max_nodes, deadline_s, slice_nodes)
         it.run(threads if split else 1)
         iteration_nodes.append(it.generated - before)
+        iteration_seconds.append(time.perf_counter() - t0)
         generated = it.generated
         expanded += it.expanded
         if it.solution is not None:
@@ -82,7 +97,7 @@ def drive_parallel(frontier: Callable[[int, bool], Frontier],
             return result(it.stopped)
         if it.least_f >= INF:
             return result(Status.UNSOLVABLE)
-        bound = it.least_f
+        bound = it.least_f if next_bound is None else next_bound(it.least_f)
         if deadline_s is not None and time.monotonic() > deadline_s:
             return result(Status.TIMEOUT)
 
@@ -146,12 +161,16 @@ class _Iteration:
             with self.lock:
                 self.generated += int(ctl[GEN]) - counted
                 counted = int(ctl[GEN])
+                if code == ITER_DONE:
+                    self.least_f = min(self.least_f, int(ctl[NEXT]))
+                # the limits are checked after every slice and every finished subtree (an
+                # iteration of many small subtrees may have no slice that pauses)
                 if code == SOLVED:
                     if self.solution is None:
                         self.solution = s.solution()
+                        if not prefix:  # the whole iteration in one search: count as it does
+                            self.generated -= counted - s.generated_at_solution()
                     self.halt.set()
-                elif code == ITER_DONE:
-                    self.least_f = min(self.least_f, int(ctl[NEXT]))
                 elif self.halt.is_set():
                     pass  # another thread solved or stopped the iteration
                 elif self.max_nodes is not None and self.generated > self.max_nodes:
@@ -160,7 +179,7 @@ class _Iteration:
                 elif self.deadline_s is not None and time.monotonic() > self.deadline_s:
                     self.stopped = Status.TIMEOUT
                     self.halt.set()
-                else:
+                elif code != ITER_DONE:
                     continue
                 self.expanded += int(ctl[EXP])
                 return

@@ -202,6 +202,7 @@ def test_parallel_limits_and_the_solver_option(monkeypatch) -> None:
     assert r.status == "solved" and r.extra["threads"] == 2
     with pytest.raises(InputError, match="--threads"):
         IDAStar(threads=0)
-    cube = get_puzzle("cube2")
-    with pytest.raises(InputError, match="--threads: the cube IDA"):
-        IDAStar(threads=2).solve(cube, get_heuristic("pdb-cube2", cube), cube.scramble(1, 5, np.random.default_rng(2))[0][0])
+    lights = get_puzzle("lightsout5")
+    with pytest.raises(InputError, match="--threads: the lights IDA"):
+        IDAStar(threads=2).solve(lights, get_heuristic("lights-on", lights),
+                                 lights.scramble(1, 5, np.random.default_rng(2))[0][0])

@@ -13,6 +13,12 @@ corners``. ``--puzzle cube3`` searches the same cubes in the quarter-turn metric
 optimal lengths there are unknown).
 
     python -m experiments.cube3_optimal.compare --cubes 1,2,3 --time-limit 120
+
+``--threads 1,2`` searches each cube once per thread count (IDA* with each iteration's subtrees
+shared out to the threads, :mod:`solvers._ida_parallel`). With ``--max-bound`` a search on
+several threads stops at the node count the one-thread search reached at that bound (so the
+thread counts must start with 1; where that search solved the cube or ran out of time, at the
+solution or the time limit); its rows have wall seconds per iteration only.
 """
 
 from __future__ import annotations
@@ -93,6 +99,35 @@ def timed_search(puzzle: Any, h: Any, start: np.ndarray, time_limit: float,
             "iteration_seconds": seconds, "iteration_cpu_seconds": cpu}
 
 
+def timed_parallel(puzzle: Any, h: Any, start: np.ndarray, time_limit: float, threads: int,
+                   through_nodes: int | None, max_bound: int | None) -> dict[str, Any]:
+    """IDA* on ``threads`` threads; with ``through_nodes`` (the nodes a one-thread search
+    generated through ``max_bound``) it stops at that node limit and reports the iterations
+    up to ``max_bound``."""
+    spec = h.ida_spec()
+    module = kernel_module(spec.family)
+    module.warmup(puzzle, spec)
+    t0 = time.perf_counter()
+    out = module.search(puzzle, spec, start, through_nodes, time.monotonic() + time_limit,
+                        threads=threads)
+    seconds = time.perf_counter() - t0
+    keep = len(out["iteration_bounds"])
+    if max_bound is not None and out["status"] != "solved":
+        keep = sum(1 for b in out["iteration_bounds"] if b <= max_bound)
+        status = "bound-limit" if out["status"] == "node-limit" else out["status"]
+    else:
+        status = out["status"]
+    actions = out["actions"]
+    if actions is not None and not puzzle.check_solution(start, actions):
+        raise RuntimeError("a returned path does not solve the cube")
+    return {"status": status, "length": None if actions is None else len(actions),
+            "seconds": round(seconds, 2), "h_start": int(h(start[None, :])[0]),
+            "nodes_generated": int(out["nodes_generated"]),
+            "iteration_bounds": [int(b) for b in out["iteration_bounds"][:keep]],
+            "iteration_nodes": [int(n) for n in out["iteration_nodes"][:keep]],
+            "iteration_seconds": [round(x, 3) for x in out["iteration_seconds"][:keep]]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cubes", default="1,2,3", help="vcube16 ids, comma-separated")
@@ -102,8 +137,13 @@ def main() -> None:
     ap.add_argument("--puzzle", default="cube3-htm", choices=("cube3-htm", "cube3"))
     ap.add_argument("--max-bound", type=int, default=None,
                     help="stop after this bound's iteration (timed per iteration)")
+    ap.add_argument("--threads", default="1",
+                    help="comma-separated thread counts, each cube searched with each")
     ap.add_argument("--out", default=str(OUT / "rows.jsonl"))
     args = ap.parse_args()
+    thread_counts = [int(t) for t in args.threads.split(",")]
+    if args.max_bound is not None and thread_counts[0] != 1:
+        raise SystemExit("--threads: with --max-bound the thread counts start with 1")
     puzzle = get_puzzle(args.puzzle)
     iset = load_instances(load_suite("cube3-htm"), "vcube16")
     wanted = [s.strip() for s in args.cubes.split(",")]
@@ -117,24 +157,35 @@ def main() -> None:
             h = get_heuristic(hname, puzzle, progress=False, **opts)
             load = time.perf_counter() - t0
             print(f"{text}: loaded in {load:.1f} s, {h.nbytes / 2**20:.1f} MiB", flush=True)
-            solver = IDAStar()
             for cid in wanted:
                 inst = by_id[cid]
                 optimal = inst.optimal if args.puzzle == "cube3-htm" else None
-                row: dict[str, Any] = {"cube": cid, "puzzle": args.puzzle, "optimal": optimal,
-                                       "heuristic": text}
-                if args.max_bound is None:
-                    r = solver.solve(puzzle, h, inst.state, Limits(time_s=args.time_limit))
-                    row.update(status=str(r.status.value), length=r.length,
-                               seconds=round(r.time_s, 2), nodes_generated=r.nodes_generated,
-                               h_start=r.h_start, iteration_nodes=r.extra.get("iteration_nodes"))
-                else:
-                    row.update(timed_search(puzzle, h, inst.state, args.time_limit, args.max_bound))
-                    row["max_bound"] = args.max_bound
-                row["time_limit_s"] = args.time_limit
-                f.write(json.dumps(row) + "\n")
-                f.flush()
-                print(json.dumps(row), flush=True)
+                through: int | None = None  # one thread's nodes through --max-bound
+                for threads in thread_counts:
+                    row: dict[str, Any] = {"cube": cid, "puzzle": args.puzzle,
+                                           "optimal": optimal, "heuristic": text}
+                    if threads > 1:
+                        row.update(timed_parallel(puzzle, h, inst.state, args.time_limit,
+                                                  threads, through, args.max_bound))
+                    elif args.max_bound is None:
+                        r = IDAStar(threads=threads).solve(puzzle, h, inst.state,
+                                                           Limits(time_s=args.time_limit))
+                        row.update(status=str(r.status.value), length=r.length,
+                                   seconds=round(r.time_s, 2), nodes_generated=r.nodes_generated,
+                                   h_start=r.h_start,
+                                   iteration_nodes=r.extra.get("iteration_nodes"))
+                    else:
+                        row.update(timed_search(puzzle, h, inst.state, args.time_limit,
+                                                args.max_bound))
+                        if row["status"] == "bound-limit":
+                            through = row["nodes_generated"]
+                    if args.max_bound is not None:
+                        row["max_bound"] = args.max_bound
+                    row["threads"] = threads
+                    row["time_limit_s"] = args.time_limit
+                    f.write(json.dumps(row) + "\n")
+                    f.flush()
+                    print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":
