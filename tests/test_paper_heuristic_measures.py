@@ -114,3 +114,11 @@ def test_table2_reads_earlier_rows_by_options(tmp_path, monkeypatch):
     text = papers.make("deepcubea-table2", out=tmp_path / "out")
     assert ("| cube3 | pdb-coset | --probe-inverse near --corner-pdb corners | "
             "117.0 (earlier run) | 79.6 | 182 GB (the tables of its optimal solver) |") in text
+
+
+def test_networks_are_measured_on_one_thread():
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    with hm.one_thread():
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before

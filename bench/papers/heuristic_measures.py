@@ -11,7 +11,9 @@ microseconds per state."""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,6 +153,24 @@ def _text(v: Any) -> str:
     return v if isinstance(v, str) and v else "-"
 
 
+@contextlib.contextmanager
+def one_thread() -> Iterator[None]:
+    """Networks evaluate on one thread while the rows are measured, as the tables do: torch's
+    default of a thread per core made batch evaluation about 3 times slower, not faster, on
+    the shared 2-core machine (the threads wait on each other)."""
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def _measure(row: Measured, p: Any, h: Any, load_s: float, batch: int,
              rng: np.random.Generator) -> dict[str, Any]:
     try:
@@ -197,16 +217,17 @@ def deepcubea_tables(which: str, build: bool, out: Path, command: str,
     rows: list[dict[str, Any]] = []
     rng = np.random.default_rng(0)
     earlier = _earlier_measurements(out)
-    for row in TABLE_HEURISTICS:
-        loaded = _load(row, build)
-        if isinstance(loaded, str):
-            prev = earlier.get(row.key)
-            rows.append({**(prev or {}), "puzzle": row.puzzle, "heuristic": row.heuristic,
-                         "options": row.options_text,
-                         **({"status": "measured (earlier run)", "now": loaded} if prev
-                            else {"status": loaded})})
-            continue
-        rows.append(_measure(row, *loaded, batch, rng))
+    with one_thread():
+        for row in TABLE_HEURISTICS:
+            loaded = _load(row, build)
+            if isinstance(loaded, str):
+                prev = earlier.get(row.key)
+                rows.append({**(prev or {}), "puzzle": row.puzzle, "heuristic": row.heuristic,
+                             "options": row.options_text,
+                             **({"status": "measured (earlier run)", "now": loaded} if prev
+                                else {"status": loaded})})
+                continue
+            rows.append(_measure(row, *loaded, batch, rng))
     table = pd.DataFrame(rows)
     if which == "deepcubea-table2":
         title = "DeepCubeA Table 2 (our measurement): memory of PDBs against networks"
@@ -215,7 +236,7 @@ def deepcubea_tables(which: str, build: bool, out: Path, command: str,
     else:
         title = "DeepCubeA Table 3 (our measurement): time per heuristic computation"
         cols = [["puzzle", "heuristic", "options / model",
-                 f"states/s (ours, batch of {batch:,}, one process)", "us per state (ours)",
+                 f"states/s (ours, batch of {batch:,}, one thread)", "us per state (ours)",
                  "DeepCubeA (paper)"]]
     for row, r in zip(TABLE_HEURISTICS, rows, strict=True):
         ok = str(r["status"]).startswith("measured")
@@ -237,7 +258,7 @@ def deepcubea_tables(which: str, build: bool, out: Path, command: str,
         "shared with a training job and other work, so the load and speed figures are "
         "indications, not benchmarks. Memory held: the bytes of the loaded tables or weights; "
         "files: the table files in the cache or the model file. Speed: batch evaluation of "
-        f"{batch:,} random states in one process (for `pdb-coset` with `--probe-inverse near` "
+        f"{batch:,} random states in one process on one thread (for `pdb-coset` with `--probe-inverse near` "
         "the batch values always include the inverse lookups; its IDA* kernel reads them only "
         "near the bound). The learned rows load the shipped model of each puzzle (`bench "
         "models`), named with its training target. DeepCubeA (paper): the figures of "
