@@ -65,6 +65,24 @@ def test_table1_from_finished_runs(tmp_path, runs):
     assert float(row["mean excess"]) == 2 and float(row["% optimal"]) == 50
 
 
+def test_table1_states_the_limit_and_outcome_of_a_configuration_that_solved_none(tmp_path):
+    cube = _run(tmp_path / "cube", "cube3", "cube3", "qtm26", {
+        "learned": [("1", "solved", 26, 26, 1_000, 10.0), ("1-x", "timeout", None, 26, 9_000, 60.0)],
+        "pdb-coset-ida": [("1", "timeout", None, 26, 4_000_000, 180.0),
+                          ("1-x", "timeout", None, 26, 6_000_000, 180.0)]})
+    rows = [json.loads(x) for x in (cube / "rows.jsonl").read_text().splitlines()]
+    for r in rows:
+        if r["config"] == "pdb-coset-ida":
+            r["limit_time_s"] = 180.0
+    (cube / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = papers.make("deepcubea-table1", run_dir=cube, out=tmp_path / "out")
+    assert "| cube3 | qtm26 | ours: pdb-coset-ida | 2 | 0/2 | - | 26 | - | 0 | - | - |" in text
+    assert "learned 60 s, pdb-coset-ida 180 s per state." in text
+    assert ("`pdb-coset-ida` solved none (2 timeout); it generated 5,000,000 nodes a state on "
+            "average before it stopped.") in text
+    assert "| cube3 | 1-x | 26 | timeout | timeout |" in text
+
+
 def test_table1_with_one_run_marks_the_other_puzzle(tmp_path, runs):
     cube, _ = runs
     text = papers.make("deepcubea-table1", run_dir=cube, out=tmp_path / "out")

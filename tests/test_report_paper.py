@@ -66,11 +66,13 @@ def test_a_table_row_that_cannot_be_measured_keeps_the_earlier_measurement(tmp_p
                  ).to_csv(dest / "table.csv", index=False)
     from bench.papers import heuristic_measures
 
-    monkeypatch.setattr(heuristic_measures, "TABLE_HEURISTICS", [("cube2", "pdb-cube2"), ("cube3", "pdb-korf")])
-    monkeypatch.setattr(heuristic_measures, "_load", lambda p, h, build: "not built (run with --build)")
+    monkeypatch.setattr(heuristic_measures, "TABLE_HEURISTICS",
+                        [heuristic_measures.Measured("cube2", "pdb-cube2"),
+                         heuristic_measures.Measured("cube3", "pdb-korf")])
+    monkeypatch.setattr(heuristic_measures, "_load", lambda row, build: "not built (run with --build)")
     text = papers.make("deepcubea-table2", out=tmp_path / "out")
-    assert "| cube2 | pdb-cube2 | 1.8 (earlier run) |" in text
-    assert "| cube3 | pdb-korf | not built (run with --build) |" in text
+    assert "| cube2 | pdb-cube2 | - | 1.8 (earlier run) |" in text
+    assert "| cube3 | pdb-korf | - | not built (run with --build) |" in text
     table = pd.read_csv(dest / "table.csv").set_index("heuristic")
     assert table.loc["pdb-cube2", "status"] == "measured (earlier run)"
     assert table.loc["pdb-cube2", "memory_mb"] == 1.75
