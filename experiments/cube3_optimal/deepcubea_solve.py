@@ -2,7 +2,8 @@
 
 Runs what ``bench solve cube3 STATE --solver ida`` runs without ``--heuristic`` (the registry's
 default heuristic and its options) on the cubes among DeepCubeA's first ``--first`` whose
-optimal length (the pickle's, replayed) is at most ``--max-optimal``, shortest first (at most
+optimal length (the pickle's, replayed) is at most ``--max-optimal`` (and at least
+``--min-optimal``), shortest first (at most
 ``--limit``; ties in the set's order), one search at a time, and writes one JSON line per cube
 (lengths checked against the optimum, nodes per iteration, wall and CPU seconds).
 
@@ -30,6 +31,8 @@ def main() -> None:
     ap.add_argument("--first", type=int, default=200, help="DeepCubeA's first N cubes")
     ap.add_argument("--max-optimal", type=int, required=True,
                     help="only cubes whose optimal length is at most this")
+    ap.add_argument("--min-optimal", type=int, default=0,
+                    help="only cubes whose optimal length is at least this")
     ap.add_argument("--limit", type=int, default=None, help="at most this many cubes")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--time-limit", type=float, default=600.0, help="seconds per cube")
@@ -38,7 +41,7 @@ def main() -> None:
     puzzle = get_puzzle("cube3")
     iset = load_instances(load_suite("cube3"), "deepcubea")
     cubes = [(i.optimal, k, i) for k, i in enumerate(iset.instances[: args.first])
-             if i.optimal is not None and i.optimal <= args.max_optimal]
+             if i.optimal is not None and args.min_optimal <= i.optimal <= args.max_optimal]
     cubes.sort(key=lambda c: (c[0], c[1]))
     cubes = cubes[: args.limit]
     name = default_heuristic(puzzle.name)
