@@ -28,8 +28,9 @@ class GapHeuristic:
         return (np.abs(np.diff(ext, axis=1)) > 1).sum(axis=1).astype(np.float64)
 
 
-def naive_beam(puzzle, h, start, width, max_depth=1000):
-    """Child-by-child beam with the rules of solvers.beam, dicts keyed by the state's bytes.
+def naive_beam(puzzle, h, start, width, max_depth=1000, distinct=False):
+    """Child-by-child beam with the rules of solvers.beam, dicts keyed by the state's bytes;
+    ``distinct``: no move twice on a path (``distinct_moves``).
 
     Returns (path or None, generated, expanded, evaluations)."""
     if puzzle.is_goal(start[None, :])[0]:
@@ -44,6 +45,8 @@ def naive_beam(puzzle, h, start, width, max_depth=1000):
         for s, path in layer:
             exp += 1
             for a in puzzle.legal_actions(s):
+                if distinct and int(a) in path:
+                    continue
                 child = puzzle.apply(s[None, :], np.array([a]))[0]
                 gen += 1
                 if puzzle.is_goal(child[None, :])[0]:

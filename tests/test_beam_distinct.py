@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from test_beam import naive_beam
 from test_solve_cli import run
 
 from core import registry
@@ -25,36 +26,6 @@ class HashHeuristic:
         return ((s * w).sum(axis=1) * 40503 % 9973).astype(np.float64)
 
 
-def naive_distinct_beam(puzzle, h, start, width):
-    """Child by child: the rules of solvers.beam plus 'no move twice on a path'."""
-    if puzzle.is_goal(start[None, :])[0]:
-        return []
-    layer = [(start.copy(), [])]
-    prev: set[bytes] = set()
-    for _ in range(puzzle.num_actions + 1):
-        cur = {s.tobytes() for s, _ in layer}
-        cands, seen = [], set()
-        for s, path in layer:
-            for a in puzzle.legal_actions(s):
-                if int(a) in path:
-                    continue
-                child = puzzle.apply(s[None, :], np.array([a]))[0]
-                if puzzle.is_goal(child[None, :])[0]:
-                    return path + [int(a)]
-                key = child.tobytes()
-                if key in seen or key in cur or key in prev:
-                    continue
-                seen.add(key)
-                cands.append((child, path + [int(a)]))
-        if not cands:
-            return None
-        values = [float(h(c[None, :])[0]) for c, _ in cands]
-        order = sorted(range(len(cands)), key=lambda i: (values[i], i))[:width]
-        layer = [cands[i] for i in sorted(order)]
-        prev = cur
-    return None
-
-
 @pytest.mark.parametrize("heuristic", ["lights-on", "hash"])
 def test_matches_a_naive_reference(heuristic: str) -> None:
     p = registry.get_puzzle("lightsout4")
@@ -64,10 +35,13 @@ def test_matches_a_naive_reference(heuristic: str) -> None:
         for _ in range(5):
             start = p.scramble(1, 9, rng)[0][0]
             r = BeamSearch(width=width, distinct_moves=True).solve(p, h, start)
-            path = naive_distinct_beam(p, h, start, width)
+            path, gen, exp, evals = naive_beam(p, h, start, width, max_depth=p.num_actions + 1,
+                                               distinct=True)
             assert r.actions == path, (width, r.status)
             if path is not None:
                 assert len(set(path)) == len(path)
+                assert (r.nodes_generated, r.nodes_expanded, r.extra["evaluations"]) == \
+                    (gen, exp, evals)
 
 
 def test_every_path_found_is_optimal_on_an_invertible_board() -> None:
