@@ -50,8 +50,9 @@ WITHOUT_ROWS: dict[str, str] = {
 #: folders with rows but no summary.md: their figures are in a README
 WITHOUT_SUMMARY: dict[str, str] = {
     "sokoban-learned1000": "rows and README; the README quotes the evaluation, no summary.md",
-    "cube3-optimal": "experiment rows (nodes per IDA* iteration of searches cut off at 60 s, "
-                     "python -m experiments.cube3_optimal.compare), not suite rows; no summary.md",
+    "cube3-optimal": "experiment rows (nodes per IDA* iteration, python -m "
+                     "experiments.cube3_optimal.compare and .deepcubea_solve), not suite rows; "
+                     "no summary.md",
 }
 
 #: columns whose figures need a lower bound that older rows did not record (filled from the
