@@ -220,16 +220,17 @@ class BeamSearch(Solver):
         """One beam from ``start``, its path shortened through the goal table: ``(status, path,
         moves the shortening saved)``."""
         status, path = self._search(puzzle, heuristic, start, width, limits, mem, t0, c, sizes)
-        if path and self.distinct_moves:
-            odd = cancel_pairs(path)
-            if len(odd) < len(path) and puzzle.check_solution(start, odd):
-                return status, odd, len(path) - len(odd)
+        if not path:
             return status, path, 0
-        if path and self._table is not None and self.shorten:
-            short = self._table.shorten(path)
+        found = len(path)
+        shorteners = [cancel_pairs] if self.distinct_moves else []
+        if self._table is not None and self.shorten:
+            shorteners.append(self._table.shorten)
+        for shorten in shorteners:  # each keeps the shorter of the paths that solve the start
+            short = shorten(path)
             if len(short) < len(path) and puzzle.check_solution(start, short):
-                return status, short, len(path) - len(short)
-        return status, path, 0
+                path = short
+        return status, path, found - len(path)
 
     def _search(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, width: int,
                 limits: Limits, mem: PeakMemory, t0: float, c: dict[str, int],
@@ -336,8 +337,8 @@ class BeamSearch(Solver):
             parents.append(src // a)
             actions.append(src % a)
             if used is not None:
-                used = used[src // a]
-                used[np.arange(src.size), src % a] = True
+                used = used[parents[-1]]
+                used[np.arange(src.size), actions[-1]] = True
             prev_hash = layer_hash
             layer = kids[keep]
             layer_hash = hk[keep]

@@ -111,8 +111,12 @@ def test_heuristics_refuse_other_puzzles():
 
 
 def test_edge_table_choices_cover_every_edge():
+    from core import registry
     from pdb_builders import korf_cube as kc
 
+    # the registry (below pdb_builders) spells the same choices out
+    assert registry.heuristic_entry("pdb-korf").option("edge_tables").choices == \
+        tuple(kc.EDGE_TABLES)
     for name, sets in kc.EDGE_TABLES.items():
         k = int(name.split("+")[0])
         assert [len(s) for s in sets] == [k, k] and set(sets[0]) | set(sets[1]) == set(range(12))
