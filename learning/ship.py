@@ -9,6 +9,7 @@ summaries from ``bench.evaluate.summarize`` with their settings).
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 from typing import Any
@@ -173,9 +174,6 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
                   "| states | solver | settings | solved | optimal | mean length | mean optimal | mean nodes |",
                   "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for e in config["evaluation"]:
-            def pct(v: Any) -> str:
-                return "n/a" if v is None else f"{v:.0%}"
-
             def num(v: Any, fmt: str = ".2f") -> str:
                 return "n/a" if v is None else format(v, fmt)
 
@@ -183,13 +181,23 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
                                                         "precision", "node_limit", "time_limit")
                                  if e.get(k) is not None)
             lines.append(f"| {e.get('set')} ({e.get('states')}) | {e.get('solver')} | {settings} | "
-                         f"{pct(e.get('solved'))} | {pct(e.get('optimal'))} | {num(e.get('mean_length'))} | "
+                         f"{share(e.get('solved'))} | {share(e.get('optimal'))} | {num(e.get('mean_length'))} | "
                          f"{num(e.get('mean_optimal_length'))} | {num(e.get('mean_nodes'), ',.0f')} |")
         lines.append("")
     lines += ["Files: `model.pt` (weights; `torch.load(weights_only=True)`), `config.json`, "
               "`log.csv` (iteration, loss, lr, target_updates, states_per_s, seconds), "
               "`depth_log.csv` (iteration, depth, mean_pred, greedy_solved).", ""]
     return "\n".join(lines)
+
+
+def share(v: float | None) -> str:
+    """A share as a percentage with one decimal where it is not whole, rounded down so that it
+    never shows a threshold it misses (``0.994`` -> ``99.4%``, ``0.9999`` -> ``99.9%``, not
+    ``100%``); ``n/a`` for None."""
+    if v is None:
+        return "n/a"
+    text = f"{math.floor(round(1000 * v, 6)) / 10:.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + "%"
 
 
 def write_index(dest_root: Path = SHIPPED_DIR) -> Path:
@@ -203,8 +211,8 @@ def write_index(dest_root: Path = SHIPPED_DIR) -> Path:
             + (f" weight {e['weight']} batch {e['batch']}" if e.get("weight") is not None else "")
             + (f" width {e['width']}" if e.get("width") is not None else "")
             + (f", {e['time_limit']:g} s limit" if e.get("time_limit") is not None else "")
-            + f": {e['solved']:.0%} solved"
-            + (f", {e['optimal']:.0%} optimal" if e.get("optimal") is not None else "")
+            + f": {share(e['solved'])} solved"
+            + (f", {share(e['optimal'])} optimal" if e.get("optimal") is not None else "")
             + (f", mean length {e['mean_length']:.1f}" if e.get("mean_length") is not None else "")
             for e in c.get("evaluation", []))
         shape = (f"MLP {mc.get('layers')} x {mc.get('h1')}" if mc.get("arch") == "mlp" else

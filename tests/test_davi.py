@@ -312,6 +312,13 @@ def test_ship_writes_a_model_folder(toy, trained, tmp_path):
     assert "bench train davi toylights3" in card
 
 
+def test_shares_on_model_cards_never_round_up_to_a_threshold():
+    from learning.ship import share
+
+    assert [share(v) for v in (0.994, 0.9999, 1.0, 0.958, 0.5, 2 / 3, 0.0, None)] == [
+        "99.4%", "99.9%", "100%", "95.8%", "50%", "66.6%", "0%", "n/a"]
+
+
 def test_add_evaluation_appends_and_replaces_rows(toy, trained, tmp_path):
     from learning.ship import add_evaluation, ship
 
