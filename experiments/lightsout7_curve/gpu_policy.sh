@@ -21,13 +21,16 @@ run="$work/run"
 echo "iteration,states,solved" > "$OUT/select.csv"
 target=$CHUNK
 while [ "$target" -le "$ITERS" ]; do
+  # --iterations counts the iterations to run; with --resume, more beyond the run's own
   if [ -f "$run/config.json" ]; then
     args="--resume"
   else
     args="$ARCH --batch $BATCH --amp --k-max 49 --check-every $CHUNK --eval-per-depth 100 --seed 1 --lr-decay $LR_DECAY"
   fi
-  python3 -m bench train policy lightsout7 $args --device "$DEVICE" --iterations "$target" \
+  python3 -m bench train policy lightsout7 $args --device "$DEVICE" --iterations "$CHUNK" \
       --quiet --out "$run" 2>&1 | tail -n 2 || exit 1
+  at=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['iteration'])" "$run/config.json")
+  [ "$at" = "$target" ] || { echo "the run is at iteration $at, not $target"; exit 1; }
   cp "$run/model.pt" "$work/snap/model-$target.pt"
   python3 -m bench train evaluate lightsout7 --model "$run" --set uniform --count "$COUNT" \
       --seed 7 --solver beam --width 1 --max-depth 60 --distinct-moves true --time-limit 10 \
