@@ -110,6 +110,8 @@ def _bounds_fill(out: pd.DataFrame) -> None:
         out["lower_bound"] = pd.array([pd.NA] * len(out), dtype="Int64")
     if "lower_bound_from" not in out:
         out["lower_bound_from"] = None
+    # a CSV whose column is empty reads as floats, which refuse the bound's name
+    out["lower_bound_from"] = out["lower_bound_from"].astype(object)
     bound = pd.to_numeric(out["lower_bound"], errors="coerce")
     todo = bound.isna() & out["lower_bound_from"].isna() & out["state"].map(
         lambda v: isinstance(v, str))

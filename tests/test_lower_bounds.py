@@ -278,6 +278,25 @@ def test_rows_of_a_suite_run_carry_their_lower_bound(tmp_path):
     assert name == "pdb-full" and values.tolist() == [r["lower_bound"] for r in rows]
 
 
+def test_reports_fill_bounds_of_a_csv_whose_bound_columns_are_empty(tmp_path):
+    """A results.csv written before bounds were rows reads its empty columns as floats; the
+    report fills the bound's name into them all the same."""
+    import pandas as pd
+
+    from bench.report_optima import with_reference_optima
+
+    states = ["1 2 3 4 5 6 7 8 0", "1 2 3 4 5 6 7 0 8", "1 2 3 4 5 6 0 7 8"]
+    pd.DataFrame({"puzzle": "puzzle8", "goal": "blank-last", "instance_set": "s",
+                  "instance": ["0", "1", "2"], "config": "c", "status": "solved",
+                  "length": [0, 1, 2], "optimal": [None] * 3, "lower_bound": [None] * 3,
+                  "lower_bound_from": [None] * 3, "state": states}).to_csv(tmp_path / "r.csv")
+    df = pd.read_csv(tmp_path / "r.csv")
+    assert df["lower_bound_from"].dtype == "float64"
+    out = with_reference_optima(df)
+    assert out["lower_bound_from"].tolist() == ["pdb-full"] * 3
+    assert out["lower_bound"].tolist() == [0, 1, 2]
+
+
 def test_the_columns_are_declared():
     for col in ("lower_bound", "lower_bound_from"):
         assert col in COLUMNS and col in Row.__annotations__
