@@ -1,0 +1,145 @@
+"""% optimal of the learned networks against training and against search, from finished rows.
+
+Reads committed suite rows (and the CSVs of ``cube3_training_curve.sh``), fills the reference
+optima (DeepCubeA's optimal solutions, replayed) and prints markdown tables: one row per
+(network, search) on the instances every row of the table shares, with the share optimal, the
+mean excess and the mean seconds per state. Nothing is searched here.
+
+    python -m experiments.learned_optimality.curves --curve runs/cube3-training-curve \
+        --puzzle24 runs/puzzle24-search-curve
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from bench.report_optima import with_reference_optima
+
+
+@dataclass(frozen=True)
+class Source:
+    """One (network, search) row: where its rows are and how to pick them."""
+
+    label: str
+    path: str
+    config: str | None
+    network: str
+    states: str
+    width: str
+    threads: int
+
+
+def load(path: Path, config: str | None) -> pd.DataFrame:
+    """The solved-or-not rows of one configuration with their reference optima."""
+    if path.suffix == ".jsonl":
+        df = pd.read_json(path, lines=True)
+    else:
+        df = pd.read_csv(path)
+    if config is not None:
+        df = df[df["config"] == config]
+    if df.empty:
+        raise SystemExit(f"{path}: no rows of configuration {config!r}")
+    return with_reference_optima(df)
+
+
+def summarize(df: pd.DataFrame, instances: list[str]) -> dict[str, float]:
+    """Share optimal, mean excess of the solved ones and mean seconds on ``instances``."""
+    rows = df[df["instance"].astype(str).isin(instances)]
+    if len(rows) != len(instances):
+        raise SystemExit(f"{len(rows)} rows for {len(instances)} instances")
+    solved = rows["status"] == "solved"
+    length = pd.to_numeric(rows["length"], errors="coerce")
+    optimal = pd.to_numeric(rows["optimal"], errors="coerce")
+    if optimal.isna().any():
+        raise SystemExit("an instance without a reference optimum")
+    return {"n": len(rows), "solved": int(solved.sum()),
+            "optimal": int((solved & (length == optimal)).sum()),
+            "excess": float((length - optimal)[solved].mean()),
+            "seconds": float(pd.to_numeric(rows["time_s"])[solved].mean()),
+            "cpu_score": float(pd.to_numeric(rows.get("cpu_score"), errors="coerce").median())
+            if "cpu_score" in rows else float("nan")}
+
+
+def table(sources: list[Source], first: int) -> str:
+    """A markdown table of ``sources`` on the first ``first`` instances (by number)."""
+    instances = [str(i) for i in range(first)]
+    lines = ["| network | states seen | search | threads | solved | optimal | % optimal | "
+             "mean excess | s a state | host's CPU score |",
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for s in sources:
+        m = summarize(load(Path(s.path), s.config), instances)
+        score = "-" if math.isnan(m["cpu_score"]) else f"{m['cpu_score']:.0f}"
+        lines.append(f"| {s.network} | {s.states} | {s.width} | {s.threads} | {m['solved']}/{m['n']} | "
+                     f"{m['optimal']} | {100 * m['optimal'] / m['n']:.1f} | {m['excess']:.2f} | "
+                     f"{m['seconds']:.1f} | {score} |")
+    return "\n".join(lines)
+
+
+def states_seen(config_json: Path) -> str:
+    c = json.loads(config_json.read_text())
+    return f"{c['states_seen'] / 1e6:.0f} M"
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--curve", type=Path, required=True,
+                    help="the OUT_DIR of cube3_training_curve.sh")
+    ap.add_argument("--puzzle24", type=Path, required=True,
+                    help="the OUT_DIR of puzzle24_search_curve.sh")
+    args = ap.parse_args(argv)
+    curve = args.curve
+    guides = "results/learned-guides/runs/cube3/rows.jsonl"
+    guide_states = states_seen(Path("results/training/learned-guides/cube3-diffusion/config.json"))
+    shipped = "heuristics/models/cube3/config.json"
+    training = [
+        Source("60 min", str(curve / "cube3-diffusion-w4096.csv"), None,
+               "diffusion MLP 3 x 512, 60 CPU-minutes (`learned-guides`)", guide_states,
+               "beam 4,096", 1),
+        Source("14,000", str(curve / "it14000-w4096.csv"), None,
+               "shipped run, iteration 14,000 (git 3605a84)",
+               states_seen(curve / "models/it14000/config.json"), "beam 4,096", 1),
+        Source("33,371", str(curve / "it33371-w4096.csv"), None,
+               "shipped run, iteration 33,371 (git efb4a3b)",
+               states_seen(curve / "models/it33371/config.json"), "beam 4,096", 1),
+        Source("46,804", "results/cube3-beam-curve/results.csv", "davi-beam-4096",
+               "shipped run, iteration 46,804 (shipped)", states_seen(Path(shipped)),
+               "beam 4,096", 1),
+    ]
+    print("## cube3: % optimal against training (DeepCubeA's first 100 cubes, one search)\n")
+    print(table(training, 100))
+    search = [Source(f"guides {w}", guides, f"diffusion-beam-{w}",
+                     "diffusion MLP 3 x 512, 60 CPU-minutes (`learned-guides`)", guide_states,
+                     f"beam {int(w):,}", 2) for w in ("128", "512", "2048", "8192")]
+    search += [Source(f"shipped {w}", "results/cube3-beam-curve/results.csv", f"davi-beam-{w}",
+                      "shipped, iteration 46,804", states_seen(Path(shipped)), f"beam {int(w):,}", 1)
+               for w in ("1024", "4096", "16384")]
+    search += [
+        Source("w16384-g7", "results/cube3-learned200-w16384/results.csv", "learned",
+               "shipped, iteration 46,804", states_seen(Path(shipped)),
+               "beam 16,384 + goal table 7, float32", 2),
+        Source("w81920-g7", "results/cube3-learned200-w81920/results.csv", "learned",
+               "shipped, iteration 46,804", states_seen(Path(shipped)),
+               "beam 81,920 + goal table 7", 2),
+    ]
+    print("\n## cube3: % optimal against search (DeepCubeA's first 100 cubes)\n")
+    print(table(search, 100))
+    print("\n## cube3: the shipped network's searches on DeepCubeA's first 200 cubes\n")
+    print(table(search[4:], 200))
+    p24 = "heuristics/models/puzzle24/config.json"
+    net = "shipped, diffusion MLP 3 x 512, 100 CPU-minutes"
+    puzzle24 = [Source(f"p24 {w}", str(args.puzzle24 / f"puzzle24-w{w}.csv"), None, net,
+                       states_seen(Path(p24)), f"beam {int(w):,}", 1) for w in ("1024", "4096")]
+    puzzle24.append(Source("p24 16384", "results/puzzle24-learned100/results.csv", "learned", net,
+                           states_seen(Path(p24)), "beam 16,384 (recommended)", 2))
+    print("\n## puzzle24: % optimal against search (DeepCubeA's first 100 states)\n")
+    print(table(puzzle24, 100))
+
+
+if __name__ == "__main__":
+    main()
