@@ -27,6 +27,9 @@ WITHOUT_ROWS: dict[str, str] = {
     "cayleypy-cube3": "another solver's output, compared in its README",
     "cnn-vs-resnet": "per-network CSVs of a script (experiments/cnn_vs_resnet/run.sh), no suite rows",
     "cube3-goal-depth": "per-setting CSVs of searches, no suite rows",
+    "learned-optimality": "per-state CSVs of `bench train evaluate` in subfolders and tables.md, "
+                          "made by experiments.learned_optimality.curves from them and from "
+                          "other folders' rows (test_learned_optimality_tables_recompute)",
     "dask-speedup": "timings of a cluster run in its README, no rows",
     "davi-seeds": "training logs per seed, no suite rows",
     "gpu-check": "logs of a device check, no rows",
@@ -179,3 +182,16 @@ def test_results_folders_keep_no_code():
                   if p.is_file() and p.suffix in CODE_SUFFIXES
                   and "runs" not in p.relative_to(RESULTS).parts[:1])
     assert not code, "code under results/ (it belongs in experiments/):\n" + "\n".join(code)
+
+
+@pytest.mark.slow
+def test_learned_optimality_tables_recompute(capsys):
+    """``results/learned-optimality/tables.md`` is what its command prints from the rows."""
+    folder = RESULTS / "learned-optimality"
+    if not deepcubea_dir().is_dir():
+        pytest.skip("the % optimal needs DeepCubeA's optimal solutions (shared data folder)")
+    from experiments.learned_optimality import curves
+
+    curves.main(["--curve", str(folder / "cube3-training"),
+                 "--puzzle24", str(folder / "puzzle24-search")])
+    assert capsys.readouterr().out == (folder / "tables.md").read_text()
