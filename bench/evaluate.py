@@ -22,6 +22,7 @@ import pandas as pd
 from core import registry
 from core.errors import InputError
 from core.limits import Limits
+from core.paths import checkout_relative
 from core.status import Status
 from suites.schema import ConfigSpec, InstanceSetSpec, Profile, Suite, check_suite
 
@@ -64,7 +65,10 @@ def evaluation_suite(path: Path, puzzle: str, model: str | None, state_set: str,
         raise InputError(f"--set: expected deepcubea, uniform or scramble:DEPTH, got {state_set!r}")
     hargs: dict[str, Any] = {"precision": precision}
     if model is not None:
-        hargs["model"] = str(Path(model).resolve()) if Path(model).exists() else model
+        # a file or folder: inside the checkout by its path there (the rows name no machine's
+        # path, and the model store finds it from any folder), elsewhere by its absolute path
+        hargs["model"] = (checkout_relative(model) or str(Path(model).resolve())) \
+            if Path(model).exists() else model
     heuristic = model_heuristic(puzzle, model)
     if registry.ranks_moves(heuristic) and not registry.takes_policy(solver):
         users = "/".join(n for n in registry.SOLVERS if registry.takes_policy(n))

@@ -8,6 +8,19 @@ from pathlib import Path
 _ROOT = Path(__file__).resolve().parent.parent
 
 
+def checkout_dir() -> Path:
+    """The checkout this code runs from (its repository root)."""
+    return _ROOT
+
+
+def checkout_relative(path: str | Path) -> str | None:
+    """``path`` relative to the checkout (POSIX form) where it lies inside it, else None."""
+    try:
+        return Path(path).expanduser().resolve().relative_to(_ROOT).as_posix()
+    except (ValueError, OSError):
+        return None
+
+
 def _user_cache() -> Path:
     """The user's cache folder for this project (``platformdirs`` is imported when a path
     under it is first asked for, not at every start)."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from core.errors import InputError
+from core.paths import checkout_dir
 
 #: the models shipped with the package (package data of ``heuristics``)
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "heuristics" / "models"
@@ -50,6 +51,8 @@ def resolve_model(puzzle_name: str, model: str | Path | None) -> Path:
             )
         return f
     path = Path(model).expanduser()
+    if not path.is_absolute() and not path.exists() and (checkout_dir() / path).exists():
+        path = checkout_dir() / path  # a path inside the checkout, as records name it
     if path.is_file():
         return path
     if path.is_dir():

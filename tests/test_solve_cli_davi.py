@@ -96,5 +96,29 @@ def test_evaluation_is_a_resumable_suite_run(capsys, model, tmp_path):
     assert code == 2 and "other arguments" in err
 
 
+def test_evaluation_names_a_model_in_the_checkout_by_its_path_there(monkeypatch, tmp_path):
+    """A model inside the checkout is recorded by its path there (no machine's path in the
+    rows), and found from any working folder; one elsewhere keeps its absolute path."""
+    from bench.evaluate import evaluation_suite
+    from core.paths import checkout_dir
+    from learning.model_store import resolve_model
+
+    inside = checkout_dir() / "heuristics" / "models" / "puzzle15"
+    if not (inside / "model.pt").is_file():
+        pytest.skip("the shipped puzzle15 model is not in this checkout")
+    monkeypatch.chdir(tmp_path)
+    suite = evaluation_suite(tmp_path / "ev.toml", "puzzle15", str(inside), "uniform", 2, 0,
+                             "beam", {"width": 4}, "float32", None, None, None)
+    recorded = next(iter(suite.configs.values())).heuristic_args["model"]
+    assert recorded == "heuristics/models/puzzle15"
+    assert resolve_model("puzzle15", recorded) == inside / "model.pt"
+    elsewhere = tmp_path / "m"
+    elsewhere.mkdir()
+    (elsewhere / "model.pt").write_bytes((inside / "model.pt").read_bytes())
+    suite = evaluation_suite(tmp_path / "ev2.toml", "puzzle15", "m", "uniform", 2, 0, "beam",
+                             {"width": 4}, "float32", None, None, None)
+    assert next(iter(suite.configs.values())).heuristic_args["model"] == str(elsewhere.resolve())
+
+
 def test_the_row_schema_types_every_column_it_documents():
     assert set(Row.__annotations__) == set(COLUMNS)
