@@ -19,15 +19,19 @@ from pathlib import Path
 
 import pandas as pd
 
+from bench.evaluate import summarize as evaluation_summary
 from bench.report_optima import with_reference_optima
+from core.paths import checkout_dir
+
+#: committed rows are named relative to the checkout, whatever the working folder
+ROOT = checkout_dir()
 
 
 @dataclass(frozen=True)
 class Source:
     """One (network, search) row: where its rows are and how to pick them."""
 
-    label: str
-    path: str
+    path: Path
     config: str | None
     network: str
     states: str
@@ -49,20 +53,21 @@ def load(path: Path, config: str | None) -> pd.DataFrame:
 
 
 def summarize(df: pd.DataFrame, instances: list[str]) -> dict[str, float]:
-    """Share optimal, mean excess of the solved ones and mean seconds on ``instances``."""
+    """Share optimal (``bench.evaluate.summarize``), mean excess of the solved ones, mean seconds
+    and the host's CPU score on ``instances``."""
     rows = df[df["instance"].astype(str).isin(instances)]
     if len(rows) != len(instances):
         raise SystemExit(f"{len(rows)} rows for {len(instances)} instances")
-    solved = rows["status"] == "solved"
-    length = pd.to_numeric(rows["length"], errors="coerce")
     optimal = pd.to_numeric(rows["optimal"], errors="coerce")
     if optimal.isna().any():
         raise SystemExit("an instance without a reference optimum")
+    base = evaluation_summary(rows)
+    solved = rows["status"] == "solved"
+    excess = (pd.to_numeric(rows["length"], errors="coerce") - optimal)[solved]
     return {"n": len(rows), "solved": int(solved.sum()),
-            "optimal": int((solved & (length == optimal)).sum()),
-            "excess": float((length - optimal)[solved].mean()),
-            "seconds": float(pd.to_numeric(rows["time_s"])[solved].mean()),
-            "cpu_score": float(pd.to_numeric(rows.get("cpu_score"), errors="coerce").median())
+            "optimal": round(base["optimal"] * len(rows)), "excess": float(excess.mean()),
+            "seconds": base["mean_time_s"],
+            "cpu_score": float(pd.to_numeric(rows["cpu_score"], errors="coerce").median())
             if "cpu_score" in rows else float("nan")}
 
 
@@ -73,7 +78,7 @@ def table(sources: list[Source], first: int) -> str:
              "mean excess | s a state | host's CPU score |",
              "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for s in sources:
-        m = summarize(load(Path(s.path), s.config), instances)
+        m = summarize(load(s.path, s.config), instances)
         score = "-" if math.isnan(m["cpu_score"]) else f"{m['cpu_score']:.0f}"
         lines.append(f"| {s.network} | {s.states} | {s.width} | {s.threads} | {m['solved']}/{m['n']} | "
                      f"{m['optimal']} | {100 * m['optimal'] / m['n']:.1f} | {m['excess']:.2f} | "
@@ -94,49 +99,50 @@ def main(argv: list[str] | None = None) -> None:
                     help="the OUT_DIR of puzzle24_search_curve.sh")
     args = ap.parse_args(argv)
     curve = args.curve
-    guides = "results/learned-guides/runs/cube3/rows.jsonl"
-    guide_states = states_seen(Path("results/training/learned-guides/cube3-diffusion/config.json"))
-    shipped = "heuristics/models/cube3/config.json"
+    guides = ROOT / "results/learned-guides/runs/cube3/rows.jsonl"
+    guide_states = states_seen(ROOT / "results/training/learned-guides/cube3-diffusion/config.json")
+    shipped = states_seen(ROOT / "heuristics/models/cube3/config.json")
+    beam_curve = ROOT / "results/cube3-beam-curve/results.csv"
     training = [
-        Source("60 min", str(curve / "cube3-diffusion-w4096.csv"), None,
+        Source(curve / "cube3-diffusion-w4096.csv", None,
                "diffusion MLP 3 x 512, 60 CPU-minutes (`learned-guides`)", guide_states,
                "beam 4,096", 1),
-        Source("14,000", str(curve / "it14000-w4096.csv"), None,
+        Source(curve / "it14000-w4096.csv", None,
                "shipped run, iteration 14,000 (git 3605a84)",
                states_seen(curve / "models/it14000/config.json"), "beam 4,096", 1),
-        Source("33,371", str(curve / "it33371-w4096.csv"), None,
+        Source(curve / "it33371-w4096.csv", None,
                "shipped run, iteration 33,371 (git efb4a3b)",
                states_seen(curve / "models/it33371/config.json"), "beam 4,096", 1),
-        Source("46,804", "results/cube3-beam-curve/results.csv", "davi-beam-4096",
-               "shipped run, iteration 46,804 (shipped)", states_seen(Path(shipped)),
+        Source(beam_curve, "davi-beam-4096",
+               "shipped run, iteration 46,804 (shipped)", shipped,
                "beam 4,096", 1),
     ]
     print("## cube3: % optimal against training (DeepCubeA's first 100 cubes, one search)\n")
     print(table(training, 100))
-    search = [Source(f"guides {w}", guides, f"diffusion-beam-{w}",
+    search = [Source(guides, f"diffusion-beam-{w}",
                      "diffusion MLP 3 x 512, 60 CPU-minutes (`learned-guides`)", guide_states,
                      f"beam {int(w):,}", 2) for w in ("128", "512", "2048", "8192")]
-    search += [Source(f"shipped {w}", "results/cube3-beam-curve/results.csv", f"davi-beam-{w}",
-                      "shipped, iteration 46,804", states_seen(Path(shipped)), f"beam {int(w):,}", 1)
+    search += [Source(beam_curve, f"davi-beam-{w}",
+                      "shipped, iteration 46,804", shipped, f"beam {int(w):,}", 1)
                for w in ("1024", "4096", "16384")]
     search += [
-        Source("w16384-g7", "results/cube3-learned200-w16384/results.csv", "learned",
-               "shipped, iteration 46,804", states_seen(Path(shipped)),
+        Source(ROOT / "results/cube3-learned200-w16384/results.csv", "learned",
+               "shipped, iteration 46,804", shipped,
                "beam 16,384 + goal table 7, float32", 2),
-        Source("w81920-g7", "results/cube3-learned200-w81920/results.csv", "learned",
-               "shipped, iteration 46,804", states_seen(Path(shipped)),
+        Source(ROOT / "results/cube3-learned200-w81920/results.csv", "learned",
+               "shipped, iteration 46,804", shipped,
                "beam 81,920 + goal table 7", 2),
     ]
     print("\n## cube3: % optimal against search (DeepCubeA's first 100 cubes)\n")
     print(table(search, 100))
     print("\n## cube3: the shipped network's searches on DeepCubeA's first 200 cubes\n")
     print(table(search[4:], 200))
-    p24 = "heuristics/models/puzzle24/config.json"
+    p24 = states_seen(ROOT / "heuristics/models/puzzle24/config.json")
     net = "shipped, diffusion MLP 3 x 512, 100 CPU-minutes"
-    puzzle24 = [Source(f"p24 {w}", str(args.puzzle24 / f"puzzle24-w{w}.csv"), None, net,
-                       states_seen(Path(p24)), f"beam {int(w):,}", 1) for w in ("1024", "4096")]
-    puzzle24.append(Source("p24 16384", "results/puzzle24-learned100/results.csv", "learned", net,
-                           states_seen(Path(p24)), "beam 16,384 (recommended)", 2))
+    puzzle24 = [Source(args.puzzle24 / f"puzzle24-w{w}.csv", None, net,
+                       p24, f"beam {int(w):,}", 1) for w in ("1024", "4096")]
+    puzzle24.append(Source(ROOT / "results/puzzle24-learned100/results.csv", "learned", net,
+                           p24, "beam 16,384 (recommended)", 2))
     print("\n## puzzle24: % optimal against search (DeepCubeA's first 100 states)\n")
     print(table(puzzle24, 100))
 
