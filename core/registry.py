@@ -278,6 +278,7 @@ HEURISTICS: dict[str, Entry[HeuristicProps]] = {
               "beam search only", {},
               HeuristicProps(LEARNED_PUZZLES, needs_model=True, ranks_moves=True,
                              default_solver="beam", default_note="the search that takes a policy",
+                             recommend="learning.model_store:recommended_policy_search",
                              model_files="learning.model_store:policy_model_files"),
               (replace(MODEL, help="policy model: a name, run folder or file (bench train "
                        "policy)", default_text="the shipped PUZZLE-policy"), DEVICE, PRECISION)),

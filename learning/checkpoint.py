@@ -32,6 +32,11 @@ A checkpoint is a ``torch.save`` file whose contents load with ``torch.load(weig
 ``weights_sha256``
     SHA-256 over the model's tensors (name, dtype, shape, bytes in key order): a corrupt file
     whose zip container still reads is caught by this check.
+``weights_storage``
+    ``"float32"`` (the default when absent: tensors as the network holds them) or ``"int8"``
+    (large weight matrices as int8 rows with float32 row scales, ``learning.quantize``): the
+    file stores ``model`` that way, the digests cover the stored form, and loading gives the
+    float32 weights back.
 ``content_sha256``
     SHA-256 over every other field too (``content_digest``): progress, configurations,
     optimizer and generator states; absent in files written before it was added.
@@ -51,6 +56,7 @@ import torch
 
 from core.errors import InputError
 from learning.model_config import ModelConfig
+from learning.quantize import STORAGES, QuantizeError, dequantize, is_quantized, quantize_int8
 from puzzles.base import Puzzle
 
 FORMAT = "heuristic-bench/learned-heuristic"
@@ -117,6 +123,11 @@ def save_checkpoint(path: str | Path, ckpt: dict[str, Any]) -> Path:
     """Write ``ckpt`` to ``path`` atomically (temporary file, fsync, rename); add format and digest."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    storage = ckpt.get("weights_storage", "float32")
+    if storage not in STORAGES:
+        raise ValueError(f"weights_storage must be one of {', '.join(STORAGES)}, got {storage!r}")
+    if storage == "int8":
+        ckpt = {**ckpt, "model": quantize_int8(ckpt["model"])}
     data = {**ckpt, "format": FORMAT, "version": VERSION,
             "weights_sha256": weights_digest(ckpt["model"]), "content_sha256": content_digest(ckpt)}
     tmp = path.with_name(path.name + ".tmp")
@@ -185,6 +196,18 @@ def load_checkpoint(
     if recorded is not None and recorded != content_digest(ckpt):
         raise CheckpointError(f"checkpoint {path} is corrupt: its contents do not match their "
                               "checksum")
+    storage = ckpt.get("weights_storage", "float32")
+    if storage not in STORAGES:
+        raise CheckpointError(f"checkpoint {path}: weights_storage {storage!r} is not one of "
+                              f"{', '.join(STORAGES)}")
+    if storage == "int8":
+        try:
+            model = ckpt["model"] = dequantize(model)
+        except QuantizeError as exc:
+            raise CheckpointError(f"checkpoint {path}: int8 weights: {exc}") from None
+    elif is_quantized(model) or any(t.dtype == torch.int8 for t in model.values()):
+        raise CheckpointError(f"checkpoint {path}: int8 weights in a file that declares "
+                              f"{storage} storage")
     bad = non_finite(model)
     if bad:
         raise CheckpointError(f"checkpoint {path}: the network's weights are not finite (NaN or inf "

@@ -81,16 +81,35 @@ def recommended_search(puzzle_name: str, model: str | Path | None = None) -> dic
     A model folder's ``config.json`` may hold ``"search": {"solver": "beam", "width": 16384,
     "precision": "bfloat16"}``; without one (a user's own model) the answer is beam search at
     the puzzle's default width (``core.registry.beam_width``), in float32."""
+    from core import registry
+
+    default = {"solver": "beam", "solver_args": {"width": registry.beam_width(puzzle_name)},
+               "precision": "float32", "source": "default"}
+    return _declared_search(puzzle_name, resolve_model(puzzle_name, model)) or default
+
+
+def recommended_policy_search(puzzle_name: str,
+                              model: str | Path | None = None) -> dict[str, Any] | None:
+    """The search a policy model's ``config.json`` declares (as ``recommended_search``), or None:
+    then the policy heuristic's default, beam search at the solver's defaults. A model that
+    cannot be found gives None too: loading the heuristic says what is missing."""
+    try:
+        path = policy_model(puzzle_name, model)
+    except InputError:
+        return None
+    return _declared_search(puzzle_name, path)
+
+
+def _declared_search(puzzle_name: str, path: Path) -> dict[str, Any] | None:
+    """The search declared in the ``config.json`` beside checkpoint ``path``, checked against the
+    registry; None where it declares none."""
     import json
 
     from core import registry
 
-    path = resolve_model(puzzle_name, model)
     cfg_path = path.parent / "config.json"
-    default = {"solver": "beam", "solver_args": {"width": registry.beam_width(puzzle_name)},
-               "precision": "float32", "source": "default"}
     if not cfg_path.is_file():
-        return default
+        return None
     where = f"--model: {cfg_path}"
     try:
         config = json.loads(cfg_path.read_bytes())
@@ -99,7 +118,7 @@ def recommended_search(puzzle_name: str, model: str | Path | None = None) -> dic
     if not isinstance(config, dict):
         raise InputError(f"{where}: not a JSON object")
     if "search" not in config or config["search"] is None:
-        return default
+        return None
     rec = config["search"]
     if not isinstance(rec, dict):
         raise InputError(f"{where}: search: not a table (expected {{\"solver\": ..., options}})")

@@ -36,17 +36,21 @@ SIZE_NOTE = (
 
 def ship(run_dir: str | Path, name: str, evaluation: list[dict[str, Any]] | None = None,
          command: str | None = None, dest_root: Path = SHIPPED_DIR,
-         search: dict[str, Any] | None = None, notes: list[str] | None = None) -> Path:
+         search: dict[str, Any] | None = None, notes: list[str] | None = None,
+         weights: str = "float32") -> Path:
     """Copy run ``run_dir`` to ``dest_root/name`` and write its README; returns the folder.
 
     ``search``: the recommended search (``{"solver": "beam", "width": W, "precision": P}``)
     that ``bench solve`` and suites use when no solver is given; ``notes``: paragraphs for the
-    model card (how it was trained, in which resumed runs)."""
+    model card (how it was trained, in which resumed runs); ``weights``: how ``model.pt`` stores
+    them, ``"float32"`` or ``"int8"`` (``learning.quantize``: a quarter of the bytes, for a
+    network whose float32 file is over the 16 MiB a shipped model may take)."""
     run = Path(run_dir)
     dest = dest_root / name
     dest.mkdir(parents=True, exist_ok=True)
     ck = load_checkpoint(run / "checkpoint.pt" if (run / "checkpoint.pt").is_file() else run / "model.pt")
-    save_checkpoint(dest / "model.pt", inference_copy(ck))
+    ck = {**inference_copy(ck), "weights_storage": weights}
+    save_checkpoint(dest / "model.pt", ck)
     for f in ("log.csv", "depth_log.csv"):
         if (run / f).is_file():
             shutil.copyfile(run / f, dest / f)
@@ -67,8 +71,8 @@ def add_evaluation(name: str, evaluation: list[dict[str, Any]], dest_root: Path 
     """Append search summaries to shipped model ``name`` (weights untouched); rewrite its README
     and the index. A summary with the same set, size, solver and settings replaces the old one."""
     config = _read_config(name, dest_root)
-    keys = ("set", "states", "solver", "weight", "batch", "width", "precision", "node_limit",
-            "time_limit")
+    keys = ("set", "states", "solver", "weight", "batch", "width", "precision", "distinct_moves",
+            "node_limit", "time_limit")
     new = {tuple(e.get(k) for k in keys) for e in evaluation}
     config["evaluation"] = [e for e in config.get("evaluation", [])
                             if tuple(e.get(k) for k in keys) not in new] + list(evaluation)
@@ -121,19 +125,27 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
     target = trained.card_text
     net = ARCHITECTURES.get(mc.get("arch", "resnet"), ResnetNet).card_text(mc)
     cpu = config.get("train_cpu_seconds")
+    device = config.get("device") or tc.get("device")
     notes = config.get("notes") or [
         f"Trained by {target} with `bench train {ck['target']}` on one CPU core "
-        "(`torch.set_num_threads(1)`, `nice -n 10`, on a 2-core machine shared with other jobs)."]
+        "(`torch.set_num_threads(1)`, `nice -n 10`, on a 2-core machine shared with other jobs)."
+        if device != "cuda" else
+        f"Trained by {target} with `bench train {ck['target']} --device cuda` on a GPU "
+        f"(torch {config.get('torch', '?')})."]
+    storage = ("; weights stored in int8 with one float32 scale per row, run in float32"
+               if ck.get("weights_storage") == "int8" else "")
     lines = [f"# `{name}`: learned heuristic for {ck['puzzle']}", ""]
     for n in notes:
         lines += [n, ""]
     lines += [
         f"- target: {target}",
         f"- network: {net}"
-        + (f", {params:,} parameters ({(folder / 'model.pt').stat().st_size / 2**20:.1f} MiB file)" if params else ""),
+        + (f", {params:,} parameters ({(folder / 'model.pt').stat().st_size / 2**20:.1f} MiB file)" if params else "")
+        + storage,
         f"- training: {ck.get('iteration')} iterations of batch {tc.get('batch')}, "
         f"{ck.get('states_seen', 0):,} states, {config.get('train_seconds', '?')} s of training"
-        + (f" ({cpu:,.0f} s of process CPU time recorded)" if cpu else "")
+        + (" on the GPU" if device == "cuda" else "")
+        + (f" ({cpu:,.0f} s of process CPU time recorded)" if cpu and device != "cuda" else "")
         + (f", {ck.get('target_updates')} target-network updates" if trained.target_network else "")
         + (", bfloat16 autocast (`--amp`)" if tc.get("amp") else ""),
         f"- options: K = {tc.get('k_max')}, "
@@ -165,7 +177,8 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
         last = d[d["iteration"] == d["iteration"].max()]
         lines += ["Last monitoring step (held-out random walks per scramble depth; greedy rollout "
                   "limited to min(2 depth + 10, eval_max_steps) steps):", "",
-                  "| depth | mean predicted cost-to-go | greedy solved |", "| --- | --- | --- |"]
+                  f"| depth | {'mean predicted cost-to-go' if trained.values else 'mean probability of the correct moves'} | greedy solved |",
+                  "| --- | --- | --- |"]
         lines += [f"| {int(r.depth)} | {r.mean_pred:.2f} | {r.greedy_solved:.0%} |"
                   for r in last.itertuples()]
         lines.append("")
@@ -179,7 +192,8 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
 
             settings = ", ".join(f"{k} {e[k]}" for k in ("weight", "batch", "width", "goal_depth",
                                                         "precision", "node_limit", "time_limit")
-                                 if e.get(k) is not None)
+                                 if e.get(k) is not None) \
+                + (", distinct moves" if e.get("distinct_moves") else "")
             lines.append(f"| {e.get('set')} ({e.get('states')}) | {e.get('solver')} | {settings} | "
                          f"{share(e.get('solved'))} | {share(e.get('optimal'))} | {num(e.get('mean_length'))} | "
                          f"{num(e.get('mean_optimal_length'))} | {num(e.get('mean_nodes'), ',.0f')} |")
@@ -210,6 +224,7 @@ def write_index(dest_root: Path = SHIPPED_DIR) -> Path:
             f"{e.get('set')} ({e.get('states')}), {e.get('solver')}"
             + (f" weight {e['weight']} batch {e['batch']}" if e.get("weight") is not None else "")
             + (f" width {e['width']}" if e.get("width") is not None else "")
+            + (" distinct moves" if e.get("distinct_moves") else "")
             + (f", {e['time_limit']:g} s limit" if e.get("time_limit") is not None else "")
             + f": {share(e['solved'])} solved"
             + (f", {share(e['optimal'])} optimal" if e.get("optimal") is not None else "")

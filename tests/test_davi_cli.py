@@ -177,15 +177,30 @@ def test_shipped_model_loads_and_solves_short_scrambles(name):
     for f in ("model.pt", "config.json", "log.csv", "depth_log.csv", "README.md"):
         assert (folder / f).is_file(), f
     assert (folder / "model.pt").stat().st_size <= 16 * 2**20
-    puzzle = json.loads((folder / "config.json").read_text())["train_config"]["puzzle"]
+    config = json.loads((folder / "config.json").read_text())
+    puzzle = config["train_config"]["puzzle"]
     p = get_puzzle(puzzle)
-    if puzzle == name:
+    policy = config["train_config"].get("target") == "policy"
+    if policy:
+        from heuristics.policy_net import PolicyNetHeuristic
+
+        # the default policy is the shipped model named PUZZLE-policy
+        h = PolicyNetHeuristic(p) if name == f"{puzzle}-policy" else PolicyNetHeuristic(p, model=name)
+    elif puzzle == name:
         h = ValueNetHeuristic(p)  # the default: the shipped model named like the puzzle
     else:
         h = ValueNetHeuristic(p, model=name)  # another shipped model for the puzzle, by name
-    assert h.model_path == folder / "model.pt" and h.nbytes <= 16 * 2**20
+    assert h.model_path == folder / "model.pt"
+    stored_int8 = load_checkpoint(folder / "model.pt").get("weights_storage") == "int8"
+    assert stored_int8 or h.nbytes <= 16 * 2**20  # int8 files run in float32
     scrambled = p.scramble(5, 4, np.random.default_rng(7))
     starts = scrambled[0]
+    if policy:
+        beam = get_solver("beam", width=8, distinct_moves=bool(p.commuting_moves))
+        results = [beam.solve(p, h, s, Limits(time_s=60)) for s in starts]
+        assert [r.status for r in results] == ["solved"] * 5
+        assert all(r.length <= 4 for r in results)
+        return
     try:
         goal = p.goal()
     except InputError:  # a goal set, no single goal state (Sokoban): a scramble's solution's end

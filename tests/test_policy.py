@@ -313,6 +313,24 @@ def test_solvers_other_than_beam_refuse_a_policy_in_one_line(tiny_policy):
         h(start[None, :])  # no distance estimate
 
 
+def test_a_policy_models_declared_search_is_its_default(tiny_policy, tmp_path):
+    import shutil
+
+    from learning.ship import set_search, ship
+
+    entry = registry.heuristic_entry("policy")
+    run = tmp_path / "run"
+    shutil.copytree(tiny_policy, run)
+    plain = registry.default_search(entry, "cube2", str(run))  # a user's run declares none
+    assert plain.solver == "beam" and not plain.recommended and plain.solver_args == {}
+    dest = ship(run, "cube2-policy", [], dest_root=tmp_path / "models")
+    set_search("cube2-policy", {"solver": "beam", "width": 4}, dest_root=tmp_path / "models")
+    rec = registry.default_search(entry, "cube2", str(dest))
+    assert rec.solver == "beam" and rec.solver_args == {"width": 4} and rec.recommended
+    assert rec.note == "the model's recommended search"
+    assert not registry.default_search(entry, "cube2", str(tmp_path / "none")).recommended
+
+
 def test_value_and_policy_models_are_not_interchangeable(tiny_policy, tmp_path):
     puzzle = registry.get_puzzle("cube2")
     with pytest.raises(InputError, match="policy"):

@@ -11,6 +11,7 @@
 #   (select.csv, the chosen network model-best.pt and its config.json, runs.tgz: the logs).
 # The choice: the chunk whose network solves the most seeded states, the later on ties.
 set -u
+. "$(dirname "$0")/device_env.sh"  # packages the device image lacks
 OUT=${OUT:-/tmp/lo7policy-out}
 work=${WORK:-runs/gpu-lo7-policy}
 mkdir -p "$OUT"; rm -rf "$work"; mkdir -p "$work/snap"
@@ -34,8 +35,11 @@ while [ "$target" -le "$ITERS" ]; do
   cp "$run/model.pt" "$work/snap/model-$target.pt"
   python3 -m bench train evaluate lightsout7 --model "$run" --set uniform --count "$COUNT" \
       --seed 7 --solver beam --width 1 --max-depth 60 --distinct-moves true --time-limit 10 \
-      --run-dir "$work/eval-$target" 2>/dev/null | tail -n 1 > "$work/eval-$target.json"
-  solved=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['solved'])" "$work/eval-$target.json")
+      --run-dir "$work/eval-$target" 2>"$work/eval-$target.err" | tail -n 1 > "$work/eval-$target.json"
+  # an evaluation that failed (its error in eval-N.err) counts as none solved
+  solved=$(python3 -c "import json,sys
+try: print(json.load(open(sys.argv[1]))['solved'])
+except (ValueError, KeyError): print(-1)" "$work/eval-$target.json")
   echo "$target,$COUNT,$solved" | tee -a "$OUT/select.csv"
   target=$((target + CHUNK))
 done

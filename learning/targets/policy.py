@@ -56,6 +56,7 @@ class PolicyTarget(Target):
 
     name = "policy"
     values = False
+    card_text = "move prediction (cross-entropy against the moves that undo a random walk's last move)"
 
     def check_config(self, cfg: TrainConfig) -> None:
         super().check_config(cfg)

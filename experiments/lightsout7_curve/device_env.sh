@@ -1,0 +1,9 @@
+# Sourced by the scripts that run on a lent GPU machine. Its image lacks platformdirs, which
+# evaluation imports (training does not): bring the wheel in .whl (ignored by git) with
+#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
+#       --implementation cp --platform manylinux2014_x86_64 -d .whl platformdirs
+# and name .whl in the call's carry; it is installed under /tmp/site there.
+if ! python3 -c "import platformdirs" 2>/dev/null && ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl \
+    && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+fi
