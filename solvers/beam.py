@@ -52,11 +52,19 @@ returned came from the inverse, ``extra.inverse_beam_sizes`` the inverse search'
 Distinct moves (``distinct_moves=True``, puzzles whose moves commute and undo themselves:
 Lights Out): a child is dropped when its move was already made on its parent's path, so every
 path the beam holds makes each move at most once and the search ends after ``num_actions``
-layers at most. A path's net effect is the set of moves it makes an odd number of times; one
+layers at most. A policy's log-probabilities are normalised over all the puzzle's legal moves,
+distinct or not, so the share a policy gives to moves the path has already made (on Lights Out,
+cells it would press again: a sign that the path pressed a wrong one) is lost from the path's
+score. A path's net effect is the set of moves it makes an odd number of times; one
 that repeats no move is therefore a shortest path with its effect (on Lights Out 7x7, whose
-press matrix is invertible over GF(2), the shortest solution). A tail from the goal table may
-repeat a move of the beam's path; such pairs are cancelled (``extra.shortened_by`` counts the
-moves removed).
+press matrix is invertible over GF(2), the shortest solution).
+
+Pairs (puzzles whose moves commute and undo themselves, with or without distinct moves): a path
+found is reduced to the moves it makes an odd number of times, which has the same effect
+(``extra.shortened_by`` counts the moves removed). Without distinct moves a path may make a move
+again, which undoes an earlier one; the reduced path is then the shortest with its effect as
+above (on Lights Out 7x7: every solution found becomes the optimum). With distinct moves a tail
+from the goal table may repeat a move of the beam's path; such pairs are cancelled likewise.
 
 Window shortening (``improve_window`` L > 0): the path returned (after the goal table's
 shortening and the choice between forward and inverse) is shortened by exact meet-in-the-middle
@@ -223,7 +231,7 @@ class BeamSearch(Solver):
         if not path:
             return status, path, 0
         found = len(path)
-        shorteners = [cancel_pairs] if self.distinct_moves else []
+        shorteners = [cancel_pairs] if puzzle.commuting_moves else []
         if self._table is not None and self.shorten:
             shorteners.append(self._table.shorten)
         for shorten in shorteners:  # each keeps the shorter of the paths that solve the start
@@ -276,9 +284,8 @@ class BeamSearch(Solver):
                 return stop, None
             if len(sizes) > self.max_depth:
                 return Status.DEPTH_LIMIT, None
-            children, valid = puzzle.expand(layer)
-            if used is not None:
-                valid = valid & ~used
+            children, legal = puzzle.expand(layer)
+            valid = legal & ~used if used is not None else legal
             b, a, length = children.shape
             flat_valid = valid.reshape(-1)
             flat = children.reshape(b * a, length)
@@ -305,7 +312,9 @@ class BeamSearch(Solver):
                 stop = over_limit()
                 if stop is not None:
                     return stop, None
-                logp = np.asarray(heuristic.log_probs(layer, valid), dtype=np.float64)  # type: ignore[attr-defined]
+                # normalised over the puzzle's legal moves, not only the distinct ones: the share a
+                # policy gives to moves its path already made is lost from the path's score
+                logp = np.asarray(heuristic.log_probs(layer, legal), dtype=np.float64)  # type: ignore[attr-defined]
                 c["evaluations"] += b
                 score = (layer_score[:, None] + logp).reshape(-1)[idx]
                 # per state its best-scoring occurrence (ties: the first generated)
