@@ -39,11 +39,18 @@ for p in $PUZZLES; do
       --lr "$LR" --lr-decay 1.0 --quiet --out "$run" > "$work/$p-probe.log" 2>&1 \
       || { echo "$p: the probe failed"; tail -n 5 "$work/$p-probe.log"; continue; }
   s1=$(field "$run" train_seconds)
+  # iterations a second: the probe's own rate (its last line), else its seconds with the checks
+  rate=$(python3 -c "import json,re,sys
+m = re.findall(r'([0-9.]+) states/s', open(sys.argv[1]).read())
+batch = json.load(open(sys.argv[2] + '/config.json'))['train_config']['batch']
+dt = float(sys.argv[4]) - float(sys.argv[3])
+print(float(m[-1]) / batch if m else float(sys.argv[5]) / max(dt, 1e-3))" \
+      "$work/$p-probe.log" "$run" "$s0" "$s1" "$PROBE")
   decay=$(python3 -c "import math,sys
-probe, dt, secs, lr, end = (float(v) for v in sys.argv[1:])
-n = max(1.0, probe / max(dt, 1e-3) * secs)   # iterations expected in SECS
-print(f'{math.exp(math.log(end / lr) / n):.10f}')" "$PROBE" "$(python3 -c "print($s1 - $s0)")" "$SECS" "$LR" "$LR_END")
-  echo "== $p: from iteration $it0, $PROBE iterations in $(python3 -c "print(round($s1 - $s0, 1))") s; lr $LR x $decay per iteration for $SECS s"
+rate, secs, lr, end = (float(v) for v in sys.argv[1:])
+n = max(1.0, rate * secs)   # iterations expected in SECS
+print(f'{math.exp(math.log(end / lr) / n):.10f}')" "$rate" "$SECS" "$LR" "$LR_END")
+  echo "== $p: from iteration $it0, $rate iterations a second; lr $LR x $decay per iteration for $SECS s"
   python3 -m bench train diffusion "$p" --resume --device "$DEVICE" --iterations 1000000000 \
       --time-limit "$(python3 -c "print($SECS / 60)")" --lr "$LR" --lr-decay "$decay" --quiet \
       --out "$run" > "$work/$p-train.log" 2>&1 || echo "$p: training stopped with an error"
