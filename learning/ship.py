@@ -235,13 +235,16 @@ def write_index(dest_root: Path = SHIPPED_DIR) -> Path:
         rows.append(f"| [`{d.name}`]({d.name}/README.md) | {tc.get('target', 'davi')} | "
                     f"{shape} | "
                     f"{c.get('parameters', 0):,} | {c.get('iteration')} x {tc.get('batch')} | "
-                    f"{c.get('train_seconds')} | {c.get('target_updates')} | {ev or 'n/a'} |")
+                    f"{c.get('train_seconds')}{' (GPU)' if c.get('device') == 'cuda' else ''} | "
+                    f"{c.get('target_updates')} | {ev or 'n/a'} |")
     text = "\n".join([
         "# Shipped models",
         "",
         "Learned heuristics trained with `bench train` on a shared 2-core CPU machine",
-        "(`train_shipped.sh` has the commands). `--heuristic davi` without `--model` loads the",
-        "folder named like the puzzle; a model's recommended search (its `config.json`) is used when",
+        "(`train_shipped.sh` has the commands), or on a GPU where a model's README says so",
+        "(`--device cuda`; `train_gpu.sh`). `--heuristic davi` without `--model` loads the folder",
+        "named like the puzzle, `--heuristic policy` the folder PUZZLE-policy; a model's",
+        "recommended search (its `config.json`) is used when",
         "no solver is given. Every figure below comes from `bench train evaluate` or a suite run",
         "(each solution replayed); each folder's README has the details and its training curves",
         "(`log.csv`, `depth_log.csv`; plot them with `bench report FOLDER`). A shipped model file is",

@@ -195,3 +195,13 @@ def test_learned_optimality_tables_recompute(capsys):
     curves.main(["--curve", str(folder / "cube3-training"),
                  "--puzzle24", str(folder / "puzzle24-search")])
     assert capsys.readouterr().out == (folder / "tables.md").read_text()
+
+
+def test_learned_optimality_names_a_missing_file_in_one_line(tmp_path, capsys):
+    from experiments.learned_optimality import curves
+
+    with pytest.raises(SystemExit) as exc:
+        curves.main(["--curve", str(tmp_path / "none"), "--puzzle24", str(tmp_path / "none")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "no such file" in err and str(tmp_path) in err

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,8 +40,18 @@ class Source:
     threads: int
 
 
+def need(path: Path) -> Path:
+    """``path`` if it is a file; else a one-line error naming it, exit status 2."""
+    if not path.is_file():
+        print(f"error: {path}: no such file (give the folders the rows were written to)",
+              file=sys.stderr)
+        raise SystemExit(2)
+    return path
+
+
 def load(path: Path, config: str | None) -> pd.DataFrame:
     """The solved-or-not rows of one configuration with their reference optima."""
+    need(path)
     if path.suffix == ".jsonl":
         df = pd.read_json(path, lines=True)
     else:
@@ -87,7 +98,7 @@ def table(sources: list[Source], first: int) -> str:
 
 
 def states_seen(config_json: Path) -> str:
-    c = json.loads(config_json.read_text())
+    c = json.loads(need(config_json).read_text())
     return f"{c['states_seen'] / 1e6:.0f} M"
 
 

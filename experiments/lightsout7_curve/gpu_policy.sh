@@ -11,7 +11,7 @@
 #   (select.csv, the chosen network model-best.pt and its config.json, runs.tgz: the logs).
 # The choice: the chunk whose network solves the most seeded states, the later on ties.
 set -u
-. "$(dirname "$0")/device_env.sh"  # packages the device image lacks
+. "$(dirname "$0")/../../tools/device_env.sh"  # packages the device image lacks
 OUT=${OUT:-/tmp/lo7policy-out}
 work=${WORK:-runs/gpu-lo7-policy}
 mkdir -p "$OUT"; rm -rf "$work"; mkdir -p "$work/snap"

@@ -17,7 +17,7 @@
 #
 # Sizes come from the environment, so the same script runs on the CPU with tiny ones first:
 #   DEVICE BATCH B_ITERS B_MIN B_ARCH B_COUNT A_ITERS A_CHUNK A_ARCH A_COUNT A_SECS PART_BYTES.
-# Packages the device image lacks: device_env.sh beside this.
+# Packages the device image lacks: tools/device_env.sh.
 # Back under OUT: B-model.pt.partNN (cat them; sha256 in B-model.sha256 inside runs.tgz),
 # A-model-best.pt, runs.tgz (configs, logs, selection rows).
 set -u
@@ -31,7 +31,7 @@ A_ITERS=${A_ITERS:-20000}; A_CHUNK=${A_CHUNK:-2500}; A_SECS=${A_SECS:-420}; A_CO
 A_ARCH=${A_ARCH:---arch resnet --h1 2048 --res-dim 512 --num-blocks 2}
 PART_BYTES=${PART_BYTES:-15000000}
 here=$(dirname "$0")
-. "$here/device_env.sh"
+. "$here/../../tools/device_env.sh"
 (nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null || true
  python3 -c "import torch, numpy, numba; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'numpy', numpy.__version__, 'numba', numba.__version__)"
 ) > "$work/env.txt" 2>&1

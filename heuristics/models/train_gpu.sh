@@ -14,8 +14,14 @@
 #   SRC (where the runs are; default .carry/training, a copy of results/training's folders in an
 #   ignored folder, for a machine that gets the checkout without results/), PUZZLES, SECS, LR,
 #   LR_END, PROBE, DEVICE, PART_BYTES.
+#
+# Before the call, here: the four runs' folders (about 53 MB) in an ignored folder that the call
+# carries, and results/ and heuristics/models/ (which the run does not read) set aside for the
+# call, so that what travels stays under the 64 MiB a call takes:
+#   mkdir -p .carry/training && echo /.carry/ >> .git/info/exclude
+#   cp -r results/training/{puzzle24,puzzle35,puzzle48,cube3}-mlp-diffusion .carry/training/
 set -u
-. "$(dirname "$0")/../../experiments/lightsout7_curve/device_env.sh"  # packages the image lacks
+. "$(dirname "$0")/../../tools/device_env.sh"  # packages the image lacks
 OUT=${OUT:-/tmp/gpu-train-out}
 work=${WORK:-runs/gpu-train}
 SRC=${SRC:-.carry/training}
