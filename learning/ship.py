@@ -117,6 +117,11 @@ def set_search(name: str, search: dict[str, Any], dest_root: Path = SHIPPED_DIR)
     return _write_config(name, config, dest_root)
 
 
+def trained_on_gpu(config: dict[str, Any]) -> bool:
+    """Whether a model's ``config.json`` (its run's, or its training options') names CUDA."""
+    return (config.get("device") or config.get("train_config", {}).get("device")) == "cuda"
+
+
 def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Path) -> str:
     mc = ck["model_config"]
     tc = ck.get("train_config", {})
@@ -125,11 +130,11 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
     target = trained.card_text
     net = ARCHITECTURES.get(mc.get("arch", "resnet"), ResnetNet).card_text(mc)
     cpu = config.get("train_cpu_seconds")
-    device = config.get("device") or tc.get("device")
+    gpu = trained_on_gpu({"device": config.get("device"), "train_config": tc})
     notes = config.get("notes") or [
         f"Trained by {target} with `bench train {ck['target']}` on one CPU core "
         "(`torch.set_num_threads(1)`, `nice -n 10`, on a 2-core machine shared with other jobs)."
-        if device != "cuda" else
+        if not gpu else
         f"Trained by {target} with `bench train {ck['target']} --device cuda` on a GPU "
         f"(torch {config.get('torch', '?')})."]
     storage = ("; weights stored in int8 with one float32 scale per row, run in float32"
@@ -144,8 +149,8 @@ def model_card(name: str, ck: dict[str, Any], config: dict[str, Any], folder: Pa
         + storage,
         f"- training: {ck.get('iteration')} iterations of batch {tc.get('batch')}, "
         f"{ck.get('states_seen', 0):,} states, {config.get('train_seconds', '?')} s of training"
-        + (" on the GPU" if device == "cuda" else "")
-        + (f" ({cpu:,.0f} s of process CPU time recorded)" if cpu and device != "cuda" else "")
+        + (" on the GPU" if gpu else "")
+        + (f" ({cpu:,.0f} s of process CPU time recorded)" if cpu and not gpu else "")
         + (f", {ck.get('target_updates')} target-network updates" if trained.target_network else "")
         + (", bfloat16 autocast (`--amp`)" if tc.get("amp") else ""),
         f"- options: K = {tc.get('k_max')}, "
@@ -235,7 +240,7 @@ def write_index(dest_root: Path = SHIPPED_DIR) -> Path:
         rows.append(f"| [`{d.name}`]({d.name}/README.md) | {tc.get('target', 'davi')} | "
                     f"{shape} | "
                     f"{c.get('parameters', 0):,} | {c.get('iteration')} x {tc.get('batch')} | "
-                    f"{c.get('train_seconds')}{' (GPU)' if c.get('device') == 'cuda' else ''} | "
+                    f"{c.get('train_seconds')}{' (GPU)' if trained_on_gpu(c) else ''} | "
                     f"{c.get('target_updates')} | {ev or 'n/a'} |")
     text = "\n".join([
         "# Shipped models",

@@ -7,3 +7,10 @@ if ! python3 -c "import platformdirs" 2>/dev/null && ls .whl/*.whl >/dev/null 2>
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl \
     && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
+
+# device_info: the GPU and the versions a run used (for its env.txt)
+device_info() {
+  (nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null || true
+   python3 -c "import torch, numpy, numba; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'numpy', numpy.__version__, 'numba', numba.__version__)"
+  ) 2>&1
+}

@@ -5,6 +5,7 @@
 # Sizes come from the environment so the same script is tried on the CPU with tiny ones first:
 #   MIN_A MIN_B (minutes), BATCH, COUNT, DEVICE, A_ARCH, B_ARCH ("--arch .. --h1 .. --preset ..")
 set -u
+. "$(dirname "$0")/../../tools/device_env.sh"  # packages the device image lacks, device_info
 OUT=${OUT:-/tmp/lo7gpu-out}
 mkdir -p "$OUT"
 work=${WORK:-runs/gpu-lo7}
@@ -13,9 +14,7 @@ MIN_A=${MIN_A:-2.5}; MIN_B=${MIN_B:-3.5}; BATCH=${BATCH:-49000}; COUNT=${COUNT:-
 DEVICE=${DEVICE:-cuda}
 A_ARCH=${A_ARCH:---arch resnet --h1 2048 --res-dim 512 --num-blocks 2}
 B_ARCH=${B_ARCH:---arch resnet --h1 5000 --res-dim 1000 --num-blocks 4}
-(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null || true
- python3 -c "import torch, numpy, numba; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'numpy', numpy.__version__, 'numba', numba.__version__)"
-) 2>&1 | tee "$OUT/env.txt"
+device_info | tee "$OUT/env.txt"
 for run in A B; do
   if [ $run = A ]; then arch=$A_ARCH; mins=$MIN_A; else arch=$B_ARCH; mins=$MIN_B; fi
   secs=$(python3 -c "print(int($mins*60+90))")

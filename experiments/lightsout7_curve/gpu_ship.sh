@@ -32,9 +32,7 @@ A_ARCH=${A_ARCH:---arch resnet --h1 2048 --res-dim 512 --num-blocks 2}
 PART_BYTES=${PART_BYTES:-15000000}
 here=$(dirname "$0")
 . "$here/../../tools/device_env.sh"
-(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null || true
- python3 -c "import torch, numpy, numba; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'numpy', numpy.__version__, 'numba', numba.__version__)"
-) > "$work/env.txt" 2>&1
+device_info > "$work/env.txt"
 cat "$work/env.txt"
 start=$(date +%s)
 

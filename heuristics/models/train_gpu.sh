@@ -29,9 +29,7 @@ PUZZLES=${PUZZLES:-puzzle24 puzzle35 puzzle48 cube3}
 SECS=${SECS:-80}; LR=${LR:-3e-4}; LR_END=${LR_END:-1e-5}; PROBE=${PROBE:-300}
 DEVICE=${DEVICE:-cuda}; PART_BYTES=${PART_BYTES:-15000000}
 mkdir -p "$OUT"; rm -rf "$work"; mkdir -p "$work"
-(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null || true
- python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"
-) > "$work/env.txt" 2>&1
+device_info > "$work/env.txt"
 cat "$work/env.txt"
 field() {  # field RUN KEY: a number from the run's config.json
   python3 -c "import json,sys; print(json.load(open(sys.argv[1] + '/config.json'))[sys.argv[2]])" "$1" "$2"
