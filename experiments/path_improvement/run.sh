@@ -16,5 +16,10 @@ python -m experiments.path_improvement.rows results/puzzle24-learned100/results.
     --window 10 20 --nonoptimal --out "$out/puzzle24.jsonl"
 python -m experiments.path_improvement.rows results/puzzle24-learned100/results.csv \
     --window 30 --nonoptimal --limit 30 --out "$out/puzzle24.jsonl"
+# puzzle35 and puzzle48, our seeded uniform states: every path of the width-selection runs
+python -m experiments.path_improvement.rows results/puzzle35-width-select/results.csv \
+    --window 16 20 --out "$out/puzzle35-seeded.jsonl"
+python -m experiments.path_improvement.rows results/puzzle48-width-select/results.csv \
+    --window 16 20 --out "$out/puzzle48-seeded.jsonl"
 # the same beam, inverse and windows inside one search on 30 seeded deep scrambles
 bench run suite cube3 --profile window-select -j 1 --threads 2 --out runs/cube3-window-select
