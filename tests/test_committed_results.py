@@ -205,3 +205,26 @@ def test_learned_optimality_names_a_missing_file_in_one_line(tmp_path, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "no such file" in err and str(tmp_path) in err
+
+
+def test_learned_optimality_names_an_empty_training_folder_in_one_line(tmp_path, capsys):
+    from experiments.learned_optimality import curves
+
+    folder = RESULTS / "learned-optimality"
+    if not deepcubea_dir().is_dir():
+        pytest.skip("the % optimal needs DeepCubeA's optimal solutions (shared data folder)")
+    with pytest.raises(SystemExit) as exc:
+        curves.main(["--curve", str(folder / "cube3-training"), "--puzzle24",
+                     str(folder / "puzzle24-search"), "--puzzle24-training", str(tmp_path)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "no networks" in err and str(tmp_path) in err
+
+
+def test_beam_width_reads_the_search_name():
+    from experiments.learned_optimality.curves import beam_width
+
+    assert beam_width("beam 16,384 + goal table 7, float32") == 16384
+    assert beam_width("beam 1,024") == 1024
+    with pytest.raises(ValueError, match="no beam width"):
+        beam_width("bwas 0.6")

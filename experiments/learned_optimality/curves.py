@@ -6,7 +6,7 @@ optima (DeepCubeA's optimal solutions, replayed) and prints markdown tables: one
 mean excess and the mean seconds per state. Nothing is searched here.
 
     python -m experiments.learned_optimality.curves --curve runs/cube3-training-curve \
-        --puzzle24 runs/puzzle24-search-curve
+        --puzzle24 runs/puzzle24-search-curve [--puzzle24-training runs/puzzle24-training-curve]
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,19 +83,79 @@ def summarize(df: pd.DataFrame, instances: list[str]) -> dict[str, float]:
             if "cpu_score" in rows else float("nan")}
 
 
+def measure(sources: list[Source], first: int) -> list[dict[str, float]]:
+    """The summary of every source on the first ``first`` instances (by number)."""
+    instances = [str(i) for i in range(first)]
+    return [summarize(load(s.path, s.config), instances) for s in sources]
+
+
 def table(sources: list[Source], first: int) -> str:
     """A markdown table of ``sources`` on the first ``first`` instances (by number)."""
-    instances = [str(i) for i in range(first)]
     lines = ["| network | states seen | search | threads | solved | optimal | % optimal | "
              "mean excess | s a state | host's CPU score |",
              "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for s in sources:
-        m = summarize(load(s.path, s.config), instances)
+    for s, m in zip(sources, measure(sources, first), strict=True):
         score = "-" if math.isnan(m["cpu_score"]) else f"{m['cpu_score']:.0f}"
         lines.append(f"| {s.network} | {s.states} | {s.width} | {s.threads} | {m['solved']}/{m['n']} | "
                      f"{m['optimal']} | {100 * m['optimal'] / m['n']:.1f} | {m['excess']:.2f} | "
                      f"{m['seconds']:.1f} | {score} |")
     return "\n".join(lines)
+
+
+def beam_width(search: str) -> int:
+    """The width in a search's name (``"beam 16,384 + goal table 7"`` -> 16384)."""
+    found = re.search(r"beam ([\d,]+)", search)
+    if found is None:
+        raise ValueError(f"no beam width in {search!r}")
+    return int(found[1].replace(",", ""))
+
+
+def figure(path: Path, training: dict[str, list[Source]], search: dict[str, list[Source]],
+           goals: dict[str, float]) -> None:
+    """% optimal on DeepCubeA's first 100 states against the states a network was trained on
+    (left) and against the seconds of search per state (right), with each puzzle's goal."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    colours = {"cube3": "C0", "puzzle24": "C1"}
+    for puzzle, sources in training.items():
+        states = [float(s.states.split()[0]) for s in sources]
+        share = [100 * m["optimal"] / m["n"] for m in measure(sources, 100)]
+        left.plot(states, share, "o-", color=colours.get(puzzle),
+                  label=f"{puzzle} ({sources[0].width})")
+    for puzzle, sources in search.items():
+        ms = measure(sources, 100)
+        width = [beam_width(s.width) for s in sources]
+        table = "goal table" in " ".join(s.width for s in sources)
+        for with_table in (False, True):
+            pick = [i for i, s in enumerate(sources) if ("goal table" in s.width) == with_table]
+            if not pick:
+                continue
+            right.plot([width[i] for i in pick], [100 * ms[i]["optimal"] / ms[i]["n"] for i in pick],
+                       "s--" if with_table else "o-", color=colours.get(puzzle),
+                       label=f"{puzzle}{' + goal table 7' if with_table else ''}"
+                       if table else puzzle)
+            for i in pick:
+                right.annotate(f"{ms[i]['seconds']:.1f} s", (width[i], 100 * ms[i]["optimal"] / ms[i]["n"]),
+                               fontsize=7, textcoords="offset points", xytext=(4, -10))
+    for axis in (left, right):
+        for puzzle, goal in goals.items():
+            axis.axhline(goal, ls=":", lw=1, color=colours.get(puzzle))
+        axis.set_ylabel("% optimal (DeepCubeA's first 100 states)")
+        axis.set_ylim(0, 100)
+        axis.grid(alpha=0.3)
+        axis.legend(fontsize=8, loc="upper left")
+    left.set_xlabel("states trained on (millions; CPU)")
+    left.set_title("against training (one search)", fontsize=10)
+    right.set_xscale("log", base=2)
+    right.set_xlabel("beam width (log; the shipped networks; seconds a state beside each point)")
+    right.set_title("against search (dotted: the goals)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def states_seen(config_json: Path) -> str:
@@ -108,6 +169,10 @@ def main(argv: list[str] | None = None) -> None:
                     help="the OUT_DIR of cube3_training_curve.sh")
     ap.add_argument("--puzzle24", type=Path, required=True,
                     help="the OUT_DIR of puzzle24_search_curve.sh")
+    ap.add_argument("--puzzle24-training", type=Path,
+                    help="the OUT_DIR of puzzle24_training_curve.sh")
+    ap.add_argument("--figure", type=Path,
+                    help="also draw % optimal against training and against search to this PNG")
     args = ap.parse_args(argv)
     curve = args.curve
     guides = ROOT / "results/learned-guides/runs/cube3/rows.jsonl"
@@ -156,6 +221,32 @@ def main(argv: list[str] | None = None) -> None:
                            p24, "beam 16,384 (recommended)", 2))
     print("\n## puzzle24: % optimal against search (DeepCubeA's first 100 states)\n")
     print(table(puzzle24, 100))
+    training24 = []
+    if args.puzzle24_training is not None:
+        training24 = [puzzle24[1]] + puzzle24_training(args.puzzle24_training)
+        print("\n## puzzle24: % optimal against training (DeepCubeA's first 100 states, one search)\n")
+        print(table(training24, 100))
+    if args.figure is not None:
+        figure(args.figure, {"cube3": training, **({"puzzle24": training24} if training24 else {})},
+               {"cube3": search[4:], "puzzle24": puzzle24}, {"cube3": 60.0, "puzzle24": 90.0})
+
+
+def puzzle24_training(folder: Path) -> list[Source]:
+    """The networks of ``puzzle24_training_curve.sh`` in ``folder``, by iteration."""
+    runs = sorted((folder / "models").glob("it*/config.json"),
+                  key=lambda c: json.loads(c.read_text())["iteration"])
+    if not runs:
+        print(f"error: {folder}: no networks under models/ (give the OUT_DIR of "
+              "puzzle24_training_curve.sh)", file=sys.stderr)
+        raise SystemExit(2)
+    sources = []
+    for config in runs:
+        c = json.loads(config.read_text())
+        sources.append(Source(folder / f"{config.parent.name}-w4096.csv", None,
+                              f"shipped run resumed, iteration {c['iteration']:,} "
+                              f"({c['train_cpu_seconds'] / 60:.0f} CPU-minutes)",
+                              states_seen(config), "beam 4,096", 1))
+    return sources
 
 
 if __name__ == "__main__":
