@@ -193,7 +193,8 @@ def test_learned_optimality_tables_recompute(capsys):
     from experiments.learned_optimality import curves
 
     curves.main(["--curve", str(folder / "cube3-training"),
-                 "--puzzle24", str(folder / "puzzle24-search")])
+                 "--puzzle24", str(folder / "puzzle24-search"),
+                 "--puzzle24-training", str(folder / "puzzle24-training")])
     assert capsys.readouterr().out == (folder / "tables.md").read_text()
 
 

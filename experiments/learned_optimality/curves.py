@@ -151,7 +151,7 @@ def figure(path: Path, training: dict[str, list[Source]], search: dict[str, list
     left.set_xlabel("states trained on (millions; CPU)")
     left.set_title("against training (one search)", fontsize=10)
     right.set_xscale("log", base=2)
-    right.set_xlabel("beam width (log; the shipped networks; seconds a state beside each point)")
+    right.set_xlabel("beam width (log; one network a line; seconds a state beside each point)")
     right.set_title("against search (dotted: the goals)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--curve", type=Path, required=True,
                     help="the OUT_DIR of cube3_training_curve.sh")
     ap.add_argument("--puzzle24", type=Path, required=True,
-                    help="the OUT_DIR of puzzle24_search_curve.sh")
+                    help="the OUT_DIR of puzzle24_search_curve.sh (with models/it9419/config.json)")
     ap.add_argument("--puzzle24-training", type=Path,
                     help="the OUT_DIR of puzzle24_training_curve.sh")
     ap.add_argument("--figure", type=Path,
@@ -213,14 +213,18 @@ def main(argv: list[str] | None = None) -> None:
     print(table(search, 100))
     print("\n## cube3: the shipped network's searches on DeepCubeA's first 200 cubes\n")
     print(table(search[4:], 200))
-    p24 = states_seen(ROOT / "heuristics/models/puzzle24/config.json")
-    net = "shipped, diffusion MLP 3 x 512, 100 CPU-minutes"
+    p24 = states_seen(args.puzzle24 / "models/it9419/config.json")
+    net = "iteration 9,419 (shipped first), diffusion MLP 3 x 512, 100 CPU-minutes"
     puzzle24 = [Source(args.puzzle24 / f"puzzle24-w{w}.csv", None, net,
                        p24, f"beam {int(w):,}", 1) for w in ("1024", "4096")]
     puzzle24.append(Source(ROOT / "results/puzzle24-learned100/results.csv", "learned", net,
                            p24, "beam 16,384 (recommended)", 2))
+    resumed = Source(ROOT / "results/puzzle24-learned100-it21419/results.csv", "learned",
+                     "iteration 21,419 (shipped), the same run resumed, 205 CPU-minutes",
+                     states_seen(ROOT / "heuristics/models/puzzle24/config.json"),
+                     "beam 16,384 (recommended)", 2)
     print("\n## puzzle24: % optimal against search (DeepCubeA's first 100 states)\n")
-    print(table(puzzle24, 100))
+    print(table(puzzle24 + [resumed], 100))
     training24 = []
     if args.puzzle24_training is not None:
         training24 = [puzzle24[1]] + puzzle24_training(args.puzzle24_training)
@@ -243,7 +247,7 @@ def puzzle24_training(folder: Path) -> list[Source]:
     for config in runs:
         c = json.loads(config.read_text())
         sources.append(Source(folder / f"{config.parent.name}-w4096.csv", None,
-                              f"shipped run resumed, iteration {c['iteration']:,} "
+                              f"the run resumed, iteration {c['iteration']:,} "
                               f"({c['train_cpu_seconds'] / 60:.0f} CPU-minutes)",
                               states_seen(config), "beam 4,096", 1))
     return sources

@@ -21,17 +21,18 @@ mkdir -p "$out/models"
 evaluate() {
   local it=$1 dir="$out/models/it$1"
   [ -f "$out/it$it-w4096.csv" ] && return 0
-  mkdir -p "$dir"
+  mkdir -p "$dir" "$out/runs"
   cp "$snaps/model-$it.pt" "$dir/model.pt"
   cp "$snaps/config-$it.json" "$dir/config.json"
   OMP_NUM_THREADS=1 python -m bench train evaluate puzzle24 --model "$dir" --set deepcubea \
     --count 100 --solver beam --width 4096 --precision bfloat16 --threads 1 --time-limit 60 \
-    --out "$out/it$it-w4096.csv" > "$out/it$it.log" 2>&1
+    --run-dir "$out/runs/it$it" --out "$out/it$it-w4096.csv" > "$out/it$it.log" 2>&1
 }
 running=0
 for it in "$@"; do
   evaluate "$it" &
   running=$((running + 1))
-  if [ "$running" -ge 2 ]; then wait -n; running=$((running - 1)); fi
+  if [ "$running" -ge 2 ]; then wait -n || status=1; running=$((running - 1)); fi
 done
-wait
+while [ "$running" -gt 0 ]; do wait -n || status=1; running=$((running - 1)); done
+exit "${status:-0}"
