@@ -76,3 +76,17 @@ def display_path(path: str | Path) -> str:
         except (ValueError, OSError):
             continue
     return "/".join(p.parts[-3:])
+
+
+def new_folder(base: str | Path) -> Path:
+    """Create and return a folder that did not exist: ``base``, else ``base-2``, ``base-3``, ...
+    (two processes that ask for the same name at once get different folders)."""
+    base = Path(base)
+    n = 1
+    while True:
+        folder = base if n == 1 else base.with_name(f"{base.name}-{n}")
+        try:
+            folder.mkdir(parents=True, exist_ok=False)
+            return folder
+        except FileExistsError:
+            n += 1

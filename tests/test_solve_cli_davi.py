@@ -96,6 +96,35 @@ def test_evaluation_is_a_resumable_suite_run(capsys, model, tmp_path):
     assert code == 2 and "other arguments" in err
 
 
+def test_evaluations_without_a_run_dir_never_share_a_folder(capsys, model, tmp_path, monkeypatch):
+    """An evaluation started in the same second as another (whose default folder, named to the
+    second, is taken) gets a folder of its own."""
+    import datetime as dt
+
+    monkeypatch.chdir(tmp_path)
+    now = dt.datetime.now()
+    taken = [tmp_path / "runs" / f"evaluate-lightsout3-{(now + dt.timedelta(seconds=k)):%Y%m%d-%H%M%S}"
+             for k in range(4)]
+    for folder in taken:
+        folder.mkdir(parents=True)
+        (folder / "evaluate.toml").write_text("# another evaluation\n")
+    code, _, err = _run(capsys, "train", "evaluate", "lightsout3", "--model", str(model), "--set",
+                        "uniform", "--count", "2", "--solver", "bwas", "--batch", "10")
+    assert code == 0, err
+    new = [p for p in (tmp_path / "runs").iterdir() if p not in taken]
+    assert len(new) == 1 and new[0].name.endswith("-2") and (new[0] / "rows.jsonl").is_file()
+    assert all((f / "evaluate.toml").read_text() == "# another evaluation\n" for f in taken)
+
+
+def test_new_folder_takes_the_next_free_name(tmp_path):
+    from core.paths import new_folder
+
+    first, second = new_folder(tmp_path / "a" / "x"), new_folder(tmp_path / "a" / "x")
+    assert (first.name, second.name) == ("x", "x-2") and first.is_dir() and second.is_dir()
+    (tmp_path / "a" / "x-3").mkdir()
+    assert new_folder(tmp_path / "a" / "x").name == "x-4"
+
+
 def test_evaluation_names_a_model_in_the_checkout_by_its_path_there(monkeypatch, tmp_path):
     """A model inside the checkout is recorded by its path there (no machine's path in the
     rows), and found from any working folder; one elsewhere keeps its absolute path."""

@@ -283,8 +283,10 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
     if run_dir is None:
         if resume:
             raise InputError("--resume: needs --run-dir (the folder of the evaluation to continue)")
+        from core.paths import new_folder
+
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        folder = Path("runs") / f"evaluate-{puzzle}-{stamp}"
+        folder = new_folder(Path("runs") / f"evaluate-{puzzle}-{stamp}")
     else:
         folder = Path(run_dir)
     path = folder / SUITE_FILE
