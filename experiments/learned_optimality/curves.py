@@ -12,6 +12,7 @@ mean excess and the mean seconds per state. Nothing is searched here.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import re
@@ -50,8 +51,10 @@ def need(path: Path) -> Path:
     return path
 
 
+@functools.cache
 def load(path: Path, config: str | None) -> pd.DataFrame:
-    """The solved-or-not rows of one configuration with their reference optima."""
+    """The solved-or-not rows of one configuration with their reference optima (read once per
+    process: the tables and the figure share them; callers only read them)."""
     need(path)
     if path.suffix == ".jsonl":
         df = pd.read_json(path, lines=True)
@@ -113,7 +116,8 @@ def beam_width(search: str) -> int:
 def figure(path: Path, training: dict[str, list[Source]], search: dict[str, list[Source]],
            goals: dict[str, float]) -> None:
     """% optimal on DeepCubeA's first 100 states against the states a network was trained on
-    (left) and against the seconds of search per state (right), with each puzzle's goal."""
+    (left) and against the beam width, seconds a state beside each point (right), with each
+    puzzle's goal."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -129,15 +133,13 @@ def figure(path: Path, training: dict[str, list[Source]], search: dict[str, list
     for puzzle, sources in search.items():
         ms = measure(sources, 100)
         width = [beam_width(s.width) for s in sources]
-        table = "goal table" in " ".join(s.width for s in sources)
         for with_table in (False, True):
             pick = [i for i, s in enumerate(sources) if ("goal table" in s.width) == with_table]
             if not pick:
                 continue
             right.plot([width[i] for i in pick], [100 * ms[i]["optimal"] / ms[i]["n"] for i in pick],
                        "s--" if with_table else "o-", color=colours.get(puzzle),
-                       label=f"{puzzle}{' + goal table 7' if with_table else ''}"
-                       if table else puzzle)
+                       label=f"{puzzle}{' + goal table 7' if with_table else ''}")
             for i in pick:
                 right.annotate(f"{ms[i]['seconds']:.1f} s", (width[i], 100 * ms[i]["optimal"] / ms[i]["n"]),
                                fontsize=7, textcoords="offset points", xytext=(4, -10))
@@ -237,20 +239,16 @@ def main(argv: list[str] | None = None) -> None:
 
 def puzzle24_training(folder: Path) -> list[Source]:
     """The networks of ``puzzle24_training_curve.sh`` in ``folder``, by iteration."""
-    runs = sorted((folder / "models").glob("it*/config.json"),
-                  key=lambda c: json.loads(c.read_text())["iteration"])
+    runs = sorted(((json.loads(p.read_text()), p) for p in (folder / "models").glob("it*/config.json")),
+                  key=lambda run: run[0]["iteration"])
     if not runs:
         print(f"error: {folder}: no networks under models/ (give the OUT_DIR of "
               "puzzle24_training_curve.sh)", file=sys.stderr)
         raise SystemExit(2)
-    sources = []
-    for config in runs:
-        c = json.loads(config.read_text())
-        sources.append(Source(folder / f"{config.parent.name}-w4096.csv", None,
-                              f"the run resumed, iteration {c['iteration']:,} "
-                              f"({c['train_cpu_seconds'] / 60:.0f} CPU-minutes)",
-                              states_seen(config), "beam 4,096", 1))
-    return sources
+    return [Source(folder / f"{config.parent.name}-w4096.csv", None,
+                   f"the run resumed, iteration {c['iteration']:,} "
+                   f"({c['train_cpu_seconds'] / 60:.0f} CPU-minutes)",
+                   states_seen(config), "beam 4,096", 1) for c, config in runs]
 
 
 if __name__ == "__main__":
