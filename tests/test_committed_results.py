@@ -222,6 +222,18 @@ def test_learned_optimality_names_an_empty_training_folder_in_one_line(tmp_path,
     assert len(err.strip().splitlines()) == 1 and "no networks" in err and str(tmp_path) in err
 
 
+def test_learned_optimality_names_a_missing_figure_folder_in_one_line(tmp_path, capsys):
+    from experiments.learned_optimality import curves
+
+    folder = RESULTS / "learned-optimality"
+    with pytest.raises(SystemExit) as exc:
+        curves.main(["--curve", str(folder / "cube3-training"), "--puzzle24",
+                     str(folder / "puzzle24-search"), "--figure", str(tmp_path / "none" / "c.png")])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--figure" in err and str(tmp_path / "none") in err
+
+
 def test_beam_width_reads_the_search_name():
     from experiments.learned_optimality.curves import beam_width
 

@@ -176,6 +176,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--figure", type=Path,
                     help="also draw % optimal against training and against search to this PNG")
     args = ap.parse_args(argv)
+    if args.figure is not None and not args.figure.parent.is_dir():
+        print(f"error: --figure: {args.figure.parent} is not a folder", file=sys.stderr)
+        raise SystemExit(2)
     curve = args.curve
     guides = ROOT / "results/learned-guides/runs/cube3/rows.jsonl"
     guide_states = states_seen(ROOT / "results/training/learned-guides/cube3-diffusion/config.json")
