@@ -271,13 +271,27 @@ def _finish_row(task: Task, result: dict[str, Any], prov: dict[str, Any]) -> dic
 
 
 def default_run_dir(suite: str, profile: str, root: Path | None = None) -> Path:
+    """``runs/SUITE-PROFILE-YYYYmmdd-HHMMSS``; where that name is taken (a run started in the same
+    second), the first free of ``...-2``, ``...-3``, ... (the folder itself is made by the run)."""
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return (root or Path("runs")) / f"{suite}-{profile}-{stamp}"
+    base = (root or Path("runs")) / f"{suite}-{profile}-{stamp}"
+    folder, n = base, 1
+    while folder.exists():
+        n += 1
+        folder = base.with_name(f"{base.name}-{n}")
+    return folder
 
 
 def latest_run_dir(suite: str, profile: str, root: Path | None = None) -> Path | None:
     root = root or Path("runs")
-    found = sorted(root.glob(f"{suite}-{profile}-*"))
+    prefix = f"{suite}-{profile}-"
+
+    def order(folder: Path) -> tuple[str, int]:  # "...-STAMP-10" after "...-STAMP-9"
+        rest = folder.name[len(prefix):]
+        stamp, sep, n = rest[:15], rest[15:16], rest[16:]
+        return (stamp, int(n) if sep == "-" and n.isdigit() else 1)
+
+    found = sorted(root.glob(f"{prefix}*"), key=order)
     return found[-1] if found else None
 
 

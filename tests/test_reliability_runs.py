@@ -234,3 +234,28 @@ def test_rerun_changed_needs_resume(capsys):
         main(["run", "suite", "lightsout7", "--rerun-changed"])
     assert exc.value.code == 2
     assert "error: --rerun-changed: only with --resume" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- default run folder
+def test_default_run_dir_skips_a_name_taken_in_the_same_second(tmp_path, monkeypatch):
+    import datetime as dt
+
+    class Frozen(dt.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return cls(2026, 1, 2, 3, 4, 5)
+
+    monkeypatch.setattr(runner._dt, "datetime", Frozen)
+    first = runner.default_run_dir("cube3", "quick", root=tmp_path)
+    assert first == tmp_path / "cube3-quick-20260102-030405"
+    first.mkdir()
+    second = runner.default_run_dir("cube3", "quick", root=tmp_path)
+    assert second == tmp_path / "cube3-quick-20260102-030405-2"
+    second.mkdir()
+    assert runner.default_run_dir("cube3", "quick", root=tmp_path).name.endswith("-3")
+    # the newest of the same second is the one a resume without --out picks
+    assert runner.latest_run_dir("cube3", "quick", root=tmp_path) == second
+    for n in range(3, 11):
+        (tmp_path / f"cube3-quick-20260102-030405-{n}").mkdir()
+    (tmp_path / "cube3-quick-20260102-030404").mkdir()
+    assert runner.latest_run_dir("cube3", "quick", root=tmp_path).name.endswith("-10")
