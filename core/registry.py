@@ -449,7 +449,8 @@ def beam_width(puzzle_name: str) -> int:
     return 1024
 
 
-WEIGHT = Option("weight", float, "weight on g (lambda) of f = weight*g + h", low=0.0, high=1.0,
+WEIGHT = Option("weight", float, "weight on g (lambda) of f = weight*g + h; above 1 where h "
+                "counts other units than moves (a diffusion-distance network)", low=0.0, high=100.0,
                 metavar="L")
 BATCH = Option("batch", int, "nodes expanded per iteration (N)", low=1, cap=10**9, metavar="N")
 MAX_ITERATIONS = Option("max_iterations", int, "iterations before the search gives up "

@@ -240,11 +240,14 @@ class _Heap:
                     np.ascontiguousarray(h, dtype=np.float64), np.ascontiguousarray(ids, dtype=np.int64))
 
 
+MAX_WEIGHT = 100.0  # above 1 for heuristics counted in other units than moves (diffusion distance)
+
+
 class BatchBestFirst(Solver):
     """The batch best-first engine; ``bwas``, ``astar`` and ``greedy`` are its presets.
 
-    Parameters: ``weight`` (lambda in [0, 1], the weight on ``g``; ``astar`` fixes it at 1 and
-    ``greedy`` at 0), ``batch`` (nodes expanded per iteration, >= 1), ``preset`` (``"bwas"``, ``"astar"``, ``"greedy"``: the name and the
+    Parameters: ``weight`` (lambda in [0, 100], the weight on ``g``, above 1 for an ``h`` counted
+    in other units than moves; ``astar`` fixes it at 1 and ``greedy`` at 0), ``batch`` (nodes expanded per iteration, >= 1), ``preset`` (``"bwas"``, ``"astar"``, ``"greedy"``: the name and the
     default goal test), ``goal_test`` (``"generate"`` or ``"expand"``, overrides the preset),
     ``closed`` (``"numba"`` hash table, default, or ``"dict"``), ``max_iterations`` (stop with
     ``iteration-limit`` after that many iterations; Phipat 2020 caps its searches so).
@@ -258,9 +261,9 @@ class BatchBestFirst(Solver):
         try:
             weight = float(weight)
         except (TypeError, ValueError):
-            raise InputError(f"--weight: expected a number in [0, 1], got {weight!r}") from None
-        if not 0.0 <= weight <= 1.0:
-            raise InputError(f"--weight: must lie in [0, 1], got {weight}")
+            raise InputError(f"--weight: expected a number in [0, {MAX_WEIGHT:g}], got {weight!r}") from None
+        if not 0.0 <= weight <= MAX_WEIGHT:
+            raise InputError(f"--weight: must lie in [0, {MAX_WEIGHT:g}], got {weight}")
         fixed = {"astar": 1.0, "greedy": 0.0}.get(preset)
         if fixed is not None and weight != fixed:
             raise InputError(f"--weight: {preset} fixes the weight at {fixed:g}; use bwas for "

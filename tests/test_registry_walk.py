@@ -193,7 +193,7 @@ def test_declared_options_check_types_and_ranges():
         with pytest.raises(InputError, match=text.replace("[", r"\[").replace("]", r"\]")):
             registry.get_solver("beam", **bad)
     with pytest.raises(InputError, match="--weight: must be in"):
-        registry.get_solver("bwas", weight=1.5)
+        registry.get_solver("bwas", weight=100.5)
     with pytest.raises(InputError, match="--precision: expected float32 or bfloat16"):
         registry.heuristic_entry("davi").check_options({"precision": "int8"})
 

@@ -53,7 +53,7 @@ def test_limits_give_statuses_with_exit_0(capsys):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--weight", "1.5"], "--weight: must be in [0, 1]"),
+    (["--weight", "100.5"], "--weight: must be in [0, 100]"),
     (["--weight", "x"], "--weight: expected a number"),
     (["--batch", "0"], "--batch: must be >= 1"),
     (["--batch", "2.5"], "--batch: expected an integer"),

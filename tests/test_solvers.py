@@ -368,6 +368,24 @@ def test_numba_and_dict_closed_sets_search_identically():
         b.actions, b.nodes_generated, b.nodes_expanded, b.iterations)
 
 
+def test_a_weight_above_one_matches_a_heuristic_counted_in_other_units():
+    # f = k*g + k*h orders the open list as g + h does: a network whose h counts k units a move
+    # (diffusion distance) searches with weight k as a move-counting one with weight 1
+    class Scaled(Gap):
+        def __call__(self, states):
+            return 4 * super().__call__(states)
+
+    p = Pancake(8)
+    s = np.array([3, 7, 1, 0, 5, 2, 6, 4], dtype=np.uint8)
+    a = BatchBestFirst(weight=1.0, batch=16).solve(p, Gap(p), s)
+    b = BatchBestFirst(weight=4.0, batch=16).solve(p, Scaled(p), s)
+    assert a.status == b.status == "solved" and p.check_solution(s, b.actions)
+    assert (a.actions, a.nodes_generated, a.nodes_expanded, a.iterations) == (
+        b.actions, b.nodes_generated, b.nodes_expanded, b.iterations)
+    with pytest.raises(InputError, match=r"--weight: must lie in \[0, 100\]"):
+        BatchBestFirst(weight=101.0)
+
+
 @pytest.mark.parametrize("kw", [dict(weight=0.6, batch=50), dict(weight=0.0, batch=1, preset="greedy"),
                                 dict(weight=0.2, batch=1000)])
 def test_bwas_and_greedy_paths_are_valid(kw):
@@ -441,7 +459,7 @@ def test_astar_reopens_a_node_reached_by_a_cheaper_path():
 
 
 @pytest.mark.parametrize("kw, msg", [
-    (dict(weight=1.5), "--weight"), (dict(weight=-0.1), "--weight"), (dict(batch=0), "--batch"),
+    (dict(weight=100.5), "--weight"), (dict(weight=-0.1), "--weight"), (dict(batch=0), "--batch"),
     (dict(batch=2.5), "--batch"), (dict(preset="beam"), "preset"), (dict(closed="list"), "closed"),
     (dict(preset="astar", weight=0.5), "astar fixes the weight at 1"),
     (dict(preset="greedy", weight=0.5), "greedy fixes the weight at 0"),
