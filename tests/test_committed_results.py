@@ -194,7 +194,8 @@ def test_learned_optimality_tables_recompute(capsys):
 
     curves.main(["--curve", str(folder / "cube3-training"),
                  "--puzzle24", str(folder / "puzzle24-search"),
-                 "--puzzle24-training", str(folder / "puzzle24-training")])
+                 "--puzzle24-training", str(folder / "puzzle24-training"),
+                 "--puzzle24-wide", str(folder / "puzzle24-wide")])
     assert capsys.readouterr().out == (folder / "tables.md").read_text()
 
 
@@ -220,6 +221,21 @@ def test_learned_optimality_names_an_empty_training_folder_in_one_line(tmp_path,
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "no networks" in err and str(tmp_path) in err
+
+
+def test_learned_optimality_names_a_folder_without_wide_beam_rows_in_one_line(tmp_path, capsys):
+    from experiments.learned_optimality import curves
+
+    folder = RESULTS / "learned-optimality"
+    if not deepcubea_dir().is_dir():
+        pytest.skip("the % optimal needs DeepCubeA's optimal solutions (shared data folder)")
+    (tmp_path / "shipped-wide.csv").write_text("not a width\n")
+    with pytest.raises(SystemExit) as exc:
+        curves.main(["--curve", str(folder / "cube3-training"), "--puzzle24",
+                     str(folder / "puzzle24-search"), "--puzzle24-wide", str(tmp_path)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "no shipped-w*.csv" in err and str(tmp_path) in err
 
 
 def test_learned_optimality_names_a_missing_figure_folder_in_one_line(tmp_path, capsys):

@@ -6,7 +6,8 @@ optima (DeepCubeA's optimal solutions, replayed) and prints markdown tables: one
 mean excess and the mean seconds per state. Nothing is searched here.
 
     python -m experiments.learned_optimality.curves --curve runs/cube3-training-curve \
-        --puzzle24 runs/puzzle24-search-curve [--puzzle24-training runs/puzzle24-training-curve]
+        --puzzle24 runs/puzzle24-search-curve [--puzzle24-training runs/puzzle24-training-curve] \
+        [--puzzle24-wide runs/puzzle24-wide-beam]
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ def figure(path: Path, training: dict[str, list[Source]], search: dict[str, list
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    colours = {"cube3": "C0", "puzzle24": "C1"}
+    colours = {"cube3": "C0", "puzzle24": "C1", "puzzle24, shipped": "C3"}
     for puzzle, sources in training.items():
         states = [float(s.states.split()[0]) for s in sources]
         share = [100 * m["optimal"] / m["n"] for m in measure(sources, 100)]
@@ -173,6 +174,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="the OUT_DIR of puzzle24_search_curve.sh (with models/it9419/config.json)")
     ap.add_argument("--puzzle24-training", type=Path,
                     help="the OUT_DIR of puzzle24_training_curve.sh")
+    ap.add_argument("--puzzle24-wide", type=Path,
+                    help="the OUT_DIR of puzzle24_wide_beam.sh (the shipped network's wider beams)")
     ap.add_argument("--figure", type=Path,
                     help="also draw % optimal against training and against search to this PNG")
     args = ap.parse_args(argv)
@@ -228,8 +231,9 @@ def main(argv: list[str] | None = None) -> None:
                      "iteration 21,419 (shipped), the same run resumed, 205 CPU-minutes",
                      states_seen(ROOT / "heuristics/models/puzzle24/config.json"),
                      "beam 16,384 (recommended)", 2)
+    wide = [] if args.puzzle24_wide is None else puzzle24_wide(args.puzzle24_wide, resumed)
     print("\n## puzzle24: % optimal against search (DeepCubeA's first 100 states)\n")
-    print(table(puzzle24 + [resumed], 100))
+    print(table(puzzle24 + [resumed] + wide, 100))
     training24 = []
     if args.puzzle24_training is not None:
         training24 = [puzzle24[1]] + puzzle24_training(args.puzzle24_training)
@@ -237,7 +241,21 @@ def main(argv: list[str] | None = None) -> None:
         print(table(training24, 100))
     if args.figure is not None:
         figure(args.figure, {"cube3": training, **({"puzzle24": training24} if training24 else {})},
-               {"cube3": search[4:], "puzzle24": puzzle24}, {"cube3": 60.0, "puzzle24": 90.0})
+               {"cube3": search[4:], "puzzle24": puzzle24,
+                **({"puzzle24, shipped": [resumed] + wide} if wide else {})},
+               {"cube3": 60.0, "puzzle24": 90.0})
+
+
+def puzzle24_wide(folder: Path, shipped: Source) -> list[Source]:
+    """The shipped network's rows of ``puzzle24_wide_beam.sh`` in ``folder``, by width."""
+    found = sorted((int(m[1]), p) for p in folder.glob("shipped-w*.csv")
+                   if (m := re.fullmatch(r"shipped-w(\d+)\.csv", p.name)))
+    if not found:
+        print(f"error: {folder}: no shipped-w*.csv rows (give the OUT_DIR of "
+              "puzzle24_wide_beam.sh)", file=sys.stderr)
+        raise SystemExit(2)
+    return [Source(path, None, shipped.network, shipped.states, f"beam {width:,}", 2)
+            for width, path in found]
 
 
 def puzzle24_training(folder: Path) -> list[Source]:
