@@ -449,8 +449,11 @@ def beam_width(puzzle_name: str) -> int:
     return 1024
 
 
+#: the largest weight on g: above 1 where h counts other units than moves (diffusion distance)
+MAX_WEIGHT = 100.0
 WEIGHT = Option("weight", float, "weight on g (lambda) of f = weight*g + h; above 1 where h "
-                "counts other units than moves (a diffusion-distance network)", low=0.0, high=100.0,
+                "counts other units than moves (a diffusion-distance network)", low=0.0,
+                high=MAX_WEIGHT,
                 metavar="L")
 BATCH = Option("batch", int, "nodes expanded per iteration (N)", low=1, cap=10**9, metavar="N")
 MAX_ITERATIONS = Option("max_iterations", int, "iterations before the search gives up "

@@ -48,6 +48,7 @@ import numpy as np
 
 from core.errors import InputError
 from core.limits import Limits
+from core.registry import MAX_WEIGHT
 from core.status import Status
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
@@ -240,15 +241,13 @@ class _Heap:
                     np.ascontiguousarray(h, dtype=np.float64), np.ascontiguousarray(ids, dtype=np.int64))
 
 
-MAX_WEIGHT = 100.0  # above 1 for heuristics counted in other units than moves (diffusion distance)
-
-
 class BatchBestFirst(Solver):
     """The batch best-first engine; ``bwas``, ``astar`` and ``greedy`` are its presets.
 
     Parameters: ``weight`` (lambda in [0, 100], the weight on ``g``, above 1 for an ``h`` counted
-    in other units than moves; ``astar`` fixes it at 1 and ``greedy`` at 0), ``batch`` (nodes expanded per iteration, >= 1), ``preset`` (``"bwas"``, ``"astar"``, ``"greedy"``: the name and the
-    default goal test), ``goal_test`` (``"generate"`` or ``"expand"``, overrides the preset),
+    in other units than moves; ``astar`` fixes it at 1 and ``greedy`` at 0), ``batch`` (nodes
+    expanded per iteration, >= 1), ``preset`` (``"bwas"``, ``"astar"``, ``"greedy"``: the name
+    and the default goal test), ``goal_test`` (``"generate"`` or ``"expand"``, overrides the preset),
     ``closed`` (``"numba"`` hash table, default, or ``"dict"``), ``max_iterations`` (stop with
     ``iteration-limit`` after that many iterations; Phipat 2020 caps its searches so).
     """

@@ -209,33 +209,25 @@ def test_learned_optimality_names_a_missing_file_in_one_line(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1 and "no such file" in err and str(tmp_path) in err
 
 
-def test_learned_optimality_names_an_empty_training_folder_in_one_line(tmp_path, capsys):
+@pytest.mark.parametrize("option, junk, needle", [
+    ("--puzzle24-training", None, "no networks"),
+    ("--puzzle24-wide", "shipped-wide.csv", "no shipped-w*.csv"),
+])
+def test_learned_optimality_names_a_folder_without_its_rows_in_one_line(tmp_path, capsys, option,
+                                                                          junk, needle):
     from experiments.learned_optimality import curves
 
     folder = RESULTS / "learned-optimality"
     if not deepcubea_dir().is_dir():
         pytest.skip("the % optimal needs DeepCubeA's optimal solutions (shared data folder)")
+    if junk is not None:
+        (tmp_path / junk).write_text("not a width\n")
     with pytest.raises(SystemExit) as exc:
         curves.main(["--curve", str(folder / "cube3-training"), "--puzzle24",
-                     str(folder / "puzzle24-search"), "--puzzle24-training", str(tmp_path)])
+                     str(folder / "puzzle24-search"), option, str(tmp_path)])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "no networks" in err and str(tmp_path) in err
-
-
-def test_learned_optimality_names_a_folder_without_wide_beam_rows_in_one_line(tmp_path, capsys):
-    from experiments.learned_optimality import curves
-
-    folder = RESULTS / "learned-optimality"
-    if not deepcubea_dir().is_dir():
-        pytest.skip("the % optimal needs DeepCubeA's optimal solutions (shared data folder)")
-    (tmp_path / "shipped-wide.csv").write_text("not a width\n")
-    with pytest.raises(SystemExit) as exc:
-        curves.main(["--curve", str(folder / "cube3-training"), "--puzzle24",
-                     str(folder / "puzzle24-search"), "--puzzle24-wide", str(tmp_path)])
-    assert exc.value.code == 2
-    err = capsys.readouterr().err
-    assert len(err.strip().splitlines()) == 1 and "no shipped-w*.csv" in err and str(tmp_path) in err
+    assert len(err.strip().splitlines()) == 1 and needle in err and str(tmp_path) in err
 
 
 def test_learned_optimality_names_a_missing_figure_folder_in_one_line(tmp_path, capsys):
