@@ -130,7 +130,12 @@ def evaluation_from_run(run_dir: str | Path, config: str, instance_set: str | No
     added."""
     from bench.report import with_reference_optima
 
-    df = pd.read_csv(Path(run_dir) / "results.csv")
+    from bench.run_table import committed_table
+
+    table = committed_table(Path(run_dir))
+    if table is None:
+        raise ValueError(f"{run_dir}: no results.csv")
+    df = pd.read_csv(table)
     df = with_reference_optima(df)
     rows = df[df["config"] == config]
     if instance_set is not None:

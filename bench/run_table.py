@@ -15,6 +15,19 @@ from core.errors import InputError
 from core.status import Status
 
 
+#: the exported table of a committed copy of a run (results/NAME/), plain or gzip-compressed
+#: (large tables are committed compressed to keep the checkout light)
+COMMITTED_TABLES = ("results.csv", "results.csv.gz")
+
+
+def committed_table(run_dir: Path) -> Path | None:
+    """The exported table in ``run_dir`` (``results.csv`` or ``results.csv.gz``), or None."""
+    for name in COMMITTED_TABLES:
+        if (Path(run_dir) / name).is_file():
+            return Path(run_dir) / name
+    return None
+
+
 def load_table(run_dir: Path) -> Any:
     """The run's rows as a pandas DataFrame (one row per instance x configuration), every
     solved row's path replayed (:func:`replay_solved`: one that does not replay is invalid)."""
@@ -25,13 +38,14 @@ def read_table(run_dir: Path) -> Any:
     """The run's rows as :func:`load_table` gives them, without replaying their paths (for
     what a row records about itself: provenance, settings)."""
     rows = read_rows(Path(run_dir) / ROWS)
-    if not rows and (Path(run_dir) / "results.csv").is_file():
+    exported = committed_table(run_dir)
+    if not rows and exported is not None:
         # a committed copy of a run (results/NAME/): its exported table
         import pandas as pd
 
-        table = pd.read_csv(Path(run_dir) / "results.csv", dtype={"instance": str})
+        table = pd.read_csv(exported, dtype={"instance": str})
         if "key" not in table:
-            raise InputError(f"RUN_DIR: {run_dir}/results.csv is not a run's table (no key column)")
+            raise InputError(f"RUN_DIR: {exported} is not a run's table (no key column)")
         rows = table.to_dict("records")
     if not rows:
         raise InputError(f"RUN_DIR: {run_dir} has no result rows ({ROWS})")

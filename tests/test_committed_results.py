@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.run_table import committed_table
 from core.paths import deepcubea_dir
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
@@ -67,7 +68,8 @@ PUBLISHED_COLUMNS = ("% optimal", "mean excess [95% CI]", "length - DeepCubeA's"
 
 def _folders_with_rows() -> list[str]:
     return sorted(p.name for p in RESULTS.iterdir()
-                  if p.is_dir() and ((p / "rows.jsonl").is_file() or (p / "results.csv").is_file()))
+                  if p.is_dir() and ((p / "rows.jsonl").is_file()
+                                     or committed_table(p) is not None))
 
 
 def _tables(md: str) -> dict[str, list[dict[str, str]]]:

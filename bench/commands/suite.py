@@ -402,7 +402,9 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: 
     for f in figs:
         if f not in FIGURE_NAMES:
             raise InputError(f"--figures: unknown figure {f!r}; known: {', '.join(FIGURE_NAMES)}")
-    if (run_dir / runner.ROWS).is_file() or (run_dir / "results.csv").is_file():
+    from bench.run_table import committed_table
+
+    if (run_dir / runner.ROWS).is_file() or committed_table(run_dir) is not None:
         in_place = out is None or out.resolve() == run_dir.resolve()
         if in_place and not overwrite and (run_dir / runner.ROWS).is_file():
             from bench.provenance import tracked_files

@@ -288,12 +288,13 @@ def read_run(run_dir: Path) -> Any:
     """A run's rows as a DataFrame, read as ``bench report`` reads them: ``rows.jsonl``, or the
     exported ``results.csv`` of a committed results folder."""
     from bench import runner
+    from bench.run_table import COMMITTED_TABLES, committed_table
 
     if not run_dir.is_dir():
         raise InputError(f"RUN_DIR: {run_dir} is not a folder")
-    for name in (runner.ROWS, "results.csv", runner.RUN_JSON):
+    for name in (runner.ROWS, *COMMITTED_TABLES, runner.RUN_JSON):
         _check_contained(run_dir, name)
-    if not (run_dir / runner.ROWS).is_file() and not (run_dir / "results.csv").is_file():
+    if not (run_dir / runner.ROWS).is_file() and committed_table(run_dir) is None:
         raise InputError(f"RUN_DIR: {run_dir} holds no run ({runner.ROWS} or results.csv)")
     try:
         return runner.load_table(run_dir)

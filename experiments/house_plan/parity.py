@@ -14,7 +14,8 @@ Usage::
 ``DIR`` holds the small learned models the cases need (a multi-goal tree and an ONNX export);
 missing ones are made there first with ``bench train multigoal`` and ``bench models export``,
 so a comparison uses the same model files on both sides. Shipped networks are read from the
-checkout.
+checkout; the two policy networks of the learned-guides runs are kept in history and restored
+first with ``git restore --source=a668dcd -- results/training/learned-guides``.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@
 set -euo pipefail
 out=${1:?usage: cube3_training_curve.sh OUT_DIR}
 mkdir -p "$out/models"
+# the 60-minute guide's weights are kept in history (results/training/README.md)
+guide=results/training/learned-guides/cube3-diffusion
+[ -f "$guide/model.pt" ] || git restore --source=a668dcd -- "$guide"
 for pair in it14000:3605a84 it33371:efb4a3b; do
   name=${pair%%:*}; rev=${pair##*:}
   mkdir -p "$out/models/$name"

@@ -5,6 +5,7 @@
 # puzzle24_search_curve.sh, whose rows give the shipped network (iteration 9,419).
 # The networks: RUN_DIR/model-ITERATION.pt with RUN_DIR/config-ITERATION.json, the copies that a
 # resumed run of results/training/puzzle24-mlp-diffusion leaves after each chunk of iterations:
+#   git restore --source=a668dcd -- results/training/puzzle24-mlp-diffusion   # its checkpoint
 #   cp -r results/training/puzzle24-mlp-diffusion RUN
 #   python -m bench train diffusion puzzle24 --resume --threads 2 --iterations 3000 --quiet --out RUN
 #   cp RUN/model.pt RUN_DIR/model-N.pt; cp RUN/config.json RUN_DIR/config-N.json   # N: its iteration

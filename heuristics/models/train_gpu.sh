@@ -19,6 +19,7 @@
 # carries, and results/ and heuristics/models/ (which the run does not read) set aside for the
 # call, so that what travels stays under the 64 MiB a call takes:
 #   mkdir -p .carry/training && echo /.carry/ >> .git/info/exclude
+#   git restore --source=a668dcd -- results/training   # the checkpoints are kept in history
 #   cp -r results/training/{puzzle24,puzzle35,puzzle48,cube3}-mlp-diffusion .carry/training/
 set -u
 . "$(dirname "$0")/../../tools/device_env.sh"  # packages the image lacks
