@@ -129,7 +129,6 @@ def evaluation_from_run(run_dir: str | Path, config: str, instance_set: str | No
     run), with ``set``, ``solver`` and the search ``settings`` (``width=...``, ``time_limit=...``)
     added."""
     from bench.report import with_reference_optima
-
     from bench.run_table import committed_table
 
     table = committed_table(Path(run_dir))

@@ -14,7 +14,6 @@ from bench.run_record import ROWS, read_rows
 from core.errors import InputError
 from core.status import Status
 
-
 #: the exported table of a committed copy of a run (results/NAME/), plain or gzip-compressed
 #: (large tables are committed compressed to keep the checkout light)
 COMMITTED_TABLES = ("results.csv", "results.csv.gz")
