@@ -98,10 +98,18 @@ def _warn_plugins() -> None:
         click.echo(f"warning: {problem}", err=True)
 
 
+def _only_help_or_version(args: list[str]) -> bool:
+    """Whether ``args`` ask for ``bench``'s own help or version (or nothing): answered
+    without loading the registry, so no installed plugin's code runs."""
+    return not args or args[0] in ("--help", "-h", "--version")
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Entry point: bad input becomes one line on stderr and exit status 2, never a traceback."""
+    args = sys.argv[1:] if argv is None else list(argv)
     try:
-        _warn_plugins()
+        if not _only_help_or_version(args):  # the group's own help loads no plugin
+            _warn_plugins()
         return cli.main(args=argv, prog_name="bench", standalone_mode=False)
     except InputError as exc:
         click.echo(f"error: {exc}", err=True)
@@ -109,6 +117,10 @@ def main(argv: list[str] | None = None) -> Any:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
+    except click.exceptions.NoArgsIsHelpError as exc:  # a group named alone: its help
+        if exc.ctx is not None:
+            click.echo(exc.ctx.get_help())
+        sys.exit(0)
     except click.UsageError as exc:  # bad option values, unknown options, missing arguments
         where = exc.ctx.command_path if exc.ctx is not None else "bench"
         message = " ".join(exc.format_message().split()).rstrip(".")
@@ -124,6 +136,12 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(2)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except MemoryError as exc:  # an allocation that a check did not foresee: no traceback
+        text = " ".join(str(exc).split())
+        click.echo(f"error: out of memory ({text or 'MemoryError'}); ask for less (a smaller "
+                   "depth, width, batch or count) or give --memory-limit where the command "
+                   "takes one", err=True)
+        sys.exit(2)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.run_record import ROWS, read_rows
+from bench.run_record import INT_COLUMNS, ROWS, read_rows, row_fault
 from core.errors import InputError
 from core.status import Status
 
@@ -46,6 +46,10 @@ def read_table(run_dir: Path) -> Any:
         if "key" not in table:
             raise InputError(f"RUN_DIR: {exported} is not a run's table (no key column)")
         rows = table.to_dict("records")
+        for i, row in enumerate(rows):
+            fault = row_fault(row)
+            if fault is not None:  # line i + 2: after the header (no field spans lines)
+                raise InputError(f"RUN_DIR: {run_dir}/results.csv:{i + 2}: {fault}")
     if not rows:
         raise InputError(f"RUN_DIR: {run_dir} has no result rows ({ROWS})")
     return rows_frame(rows)
@@ -64,10 +68,7 @@ def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:
 
         df["heuristic"] = df["heuristic"].map(
             lambda h: canonical_heuristic(h) if isinstance(h, str) else h)
-    for col in ("length", "optimal", "lower_bound", "nodes_generated", "nodes_expanded",
-                "network_evaluations", "iterations",
-                "peak_rss_bytes", "heuristic_nbytes", "published_length", "published_nodes",
-                "solver_nodes", "scramble_depth"):
+    for col in INT_COLUMNS:
         if col in df:
             df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
     for col in ("time_s", "h_start", "load_s", "heuristic_load_s", "solver_s"):

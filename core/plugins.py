@@ -13,9 +13,12 @@ to the registry's tables, each entry marked with the package that provides it
 (``Entry.plugin``). An entry's properties are its kind's class of :mod:`core.props`, or a plain
 dict of the same keys (converted; an unknown key leaves the entry out). Nothing else is imported: an entry's ``target`` loads only when it is
 made, as for the built-ins, so a plugin's declaration module should import no more than
-``core.registry``. A plugin whose declarations cannot be imported, that declares something other
-than a valid ``Entry``, or whose names clash with the built-ins' (or another plugin's) is left
-out and reported as one :class:`Problem` naming its package; the rest keeps working.
+``core.registry``. A plugin whose declarations cannot be imported (an exception, ``sys.exit``, an
+interrupt, output on stdout, or an import past :data:`IMPORT_DEADLINE_S` seconds:
+:func:`guarded`), that declares something other than a valid ``Entry``, or whose names clash
+with the built-ins' (or another plugin's) is left out and reported as one :class:`Problem`
+naming its package; the rest keeps working. ``bench --help`` and ``bench --version`` load no
+plugins.
 
 Code never comes from anywhere but installed entry points: a suite file names entries, it
 never imports modules. ``HEURISTIC_BENCH_NO_PLUGINS=1`` in the environment loads none.
@@ -26,9 +29,14 @@ tables and types in (the property classes come from :mod:`core.props`).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
+import io
+import math
 import os
 import re
+import signal
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -133,6 +141,68 @@ def _read_once() -> Callable[[str], list[Any]]:
         return entry_points(group, installed[0])
 
     return read
+
+
+#: seconds one plugin's declaration module may take to import (``DEADLINE_ENV`` overrides)
+IMPORT_DEADLINE_S = 30.0
+DEADLINE_ENV = "HEURISTIC_BENCH_PLUGIN_TIMEOUT"
+
+
+class _Deadline(BaseException):
+    """Raised into a plugin's import when its deadline passes (a ``BaseException``, so the
+    plugin's own ``except Exception`` does not swallow it)."""
+
+
+def _deadline_s() -> float:
+    try:
+        value = float(os.environ.get(DEADLINE_ENV, "") or IMPORT_DEADLINE_S)
+    except ValueError:
+        return IMPORT_DEADLINE_S
+    return value if math.isfinite(value) and value > 0 else IMPORT_DEADLINE_S
+
+
+def guarded(what: str, fn: Callable[[], Any]) -> tuple[Any, str | None]:
+    """``(fn(), None)``, or ``(None, why)`` when ``fn`` (a plugin's import or declaration
+    function) raises anything (``SystemExit`` and ``KeyboardInterrupt`` included), writes to
+    standard output (which belongs to the command's own output, ``--json``), or runs past
+    :data:`IMPORT_DEADLINE_S` seconds. The deadline is a ``SIGALRM`` timer, so it applies in
+    the main thread of a POSIX process where no other real-time timer runs, and interrupts
+    Python code, not a long call into C."""
+    captured = io.StringIO()
+    # the deadline needs the main thread and a real-time timer nobody else has set
+    timer = threading.current_thread() is threading.main_thread() \
+        and hasattr(signal, "setitimer") and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    limit = _deadline_s()
+    previous: Any = None
+
+    def expire(_signum: int, _frame: Any) -> None:
+        raise _Deadline
+
+    try:
+        if timer:
+            previous = signal.signal(signal.SIGALRM, expire)
+            signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            with contextlib.redirect_stdout(captured):
+                value = fn()
+        finally:
+            if timer:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, signal.SIG_DFL if previous is None else previous)
+    except _Deadline:
+        return None, f"{what} did not finish within {limit:g} s"
+    except SystemExit as exc:
+        return None, f"{what} called sys.exit({exc.code!r})"
+    except KeyboardInterrupt:
+        return None, f"{what} was interrupted (KeyboardInterrupt)"
+    except Exception as exc:  # noqa: BLE001 - whatever a plugin's code raises
+        return None, f"{what} failed ({_one_line(exc)})"
+    printed = captured.getvalue()
+    if printed:
+        first = " ".join(printed.split())
+        return None, (f"{what} wrote {len(printed)} characters to standard output "
+                      f"({first[:40]!r}); a declaration module must not print")
+    return value, None
 
 
 def _one_line(exc: BaseException) -> str:
@@ -265,18 +335,14 @@ def load(tables: Mapping[str, dict[str, Any]], entry_cls: Any, option_cls: Any,
             continue
         for ep in eps:
             package = package_of(ep)
-            try:
-                obj = ep.load()
-            except Exception as exc:  # noqa: BLE001 - whatever a plugin's import raises
-                found.problems.append(Problem(package, group, ep.name,
-                                              f"importing {ep.value} failed ({_one_line(exc)})"))
+            obj, why = guarded(f"importing {ep.value}", ep.load)
+            if why is not None:
+                found.problems.append(Problem(package, group, ep.name, why))
                 continue
             if callable(obj) and not isinstance(obj, entry_cls | list | tuple | type):
-                try:
-                    obj = obj()
-                except Exception as exc:  # noqa: BLE001
-                    found.problems.append(Problem(package, group, ep.name,
-                                                  f"calling {ep.value} failed ({_one_line(exc)})"))
+                obj, why = guarded(f"calling {ep.value}", obj)
+                if why is not None:
+                    found.problems.append(Problem(package, group, ep.name, why))
                     continue
             many = isinstance(obj, list | tuple)
             entries = list(obj) if many else [obj]
@@ -291,6 +357,10 @@ def load(tables: Mapping[str, dict[str, Any]], entry_cls: Any, option_cls: Any,
                                        f"{e.name!r} (name them alike, or point at a list)")
                 except BadEntry as exc:
                     found.problems.append(Problem(package, group, ep.name, str(exc)))
+                    continue
+                except Exception as exc:  # noqa: BLE001 - a declaration whose fields break a check
+                    found.problems.append(Problem(package, group, ep.name,
+                                                  f"checking it failed ({_one_line(exc)})"))
                     continue
                 tables[kind][checked.name] = checked
                 found.providers[(kind, checked.name)] = package

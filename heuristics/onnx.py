@@ -20,10 +20,12 @@ imported networks' adapters (``deepcubea-cube3``: DeepCubeA's sticker order and 
 plugin declares under ``heuristic_bench.encodings`` (``core.plugins``). The input's element type
 is the model's (integers or floats).
 
-Checked on load, each fault one ``InputError`` line naming ``--model``: the card is complete
+Checked on load, each fault one ``InputError`` line naming ``--model``: the card (at most
+``MAX_CARD_BYTES``; ``symbols`` at most ``MAX_SYMBOLS`` and above every code) is complete
 and fits the puzzle, the model has one input of width ``L`` (or ``L * symbols``) with a free
 batch dimension and one output of the card's kind (``A`` = the puzzle's moves for a policy), and
-the estimate of the goal is within ``goal_tolerance`` (default 1) of zero. Values are float32,
+the estimate of the goal is within ``goal_tolerance`` (default 1) of zero; every pass's output
+is numbers of the card's shape (one per state, or one per move and state). Values are float32,
 clipped at 0, with 0 on the goal, as the ``davi`` heuristic's. Passes are ``chunk`` states
 (default 4,096); onnxruntime runs with torch's thread count when torch is loaded (the suite
 runner sets it per worker), else ``OMP_NUM_THREADS``, else its own default.
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -54,6 +57,13 @@ ADAPTER_ENCODINGS = ("deepcubea-cube3", "deepcubea-tiles", "deepcubea-lights")
 #: the solvers a card may recommend (a policy: beam only)
 SEARCH_SOLVERS = ("beam", "bwas", "greedy", "astar")
 DEFAULT_CHUNK = 4096
+#: the largest card file read (a card is a few lines of JSON)
+MAX_CARD_BYTES = 1 << 20
+#: the largest one-hot width per position a card may declare (the puzzles' codes take at most
+#: a few hundred values; a one-hot pass allocates states x positions x symbols)
+MAX_SYMBOLS = 4096
+#: the most bytes one pass's one-hot input may take (passes of fewer states when wider)
+ONEHOT_PASS_BYTES = 64 << 20
 _DTYPES = {"tensor(int64)": np.int64, "tensor(int32)": np.int32, "tensor(uint8)": np.uint8,
            "tensor(int8)": np.int8, "tensor(int16)": np.int16, "tensor(float)": np.float32,
            "tensor(double)": np.float64}
@@ -95,9 +105,16 @@ def read_card(model: Path, puzzle_name: str | None = None) -> dict[str, Any]:
         raise InputError(f"--model: {model} has no card ({path.name} beside it: puzzle, "
                          "encoding, input, output, search)")
     try:
-        card = json.loads(path.read_text())
+        size = path.stat().st_size
+        if size > MAX_CARD_BYTES:
+            raise InputError(f"--model: card {path} is {size:,} bytes; a card is a few lines "
+                             f"(at most {MAX_CARD_BYTES:,} bytes)")
+        card = json.loads(path.read_bytes())
     except (OSError, ValueError) as exc:
         raise InputError(f"--model: card {path} is not JSON ({' '.join(str(exc).split())})"
+                         ) from None
+    except RecursionError:
+        raise InputError(f"--model: card {path} nests arrays or objects too deeply for a card"
                          ) from None
     if not isinstance(card, dict):
         raise InputError(f"--model: card {path} is not a JSON object")
@@ -115,9 +132,10 @@ def read_card(model: Path, puzzle_name: str | None = None) -> dict[str, Any]:
                          f"on, got {card['target']!r}")
     if card["input"] == "one-hot":
         sym = card.get("symbols")
-        if isinstance(sym, bool) or not isinstance(sym, int) or sym < 1:
+        if isinstance(sym, bool) or not isinstance(sym, int) or not 1 <= sym <= MAX_SYMBOLS:
             raise InputError(f"--model: card {path}: a one-hot input needs symbols (the one-hot "
-                             f"width per position), got {sym!r}")
+                             f"width per position, an integer in [1, {MAX_SYMBOLS}]), got "
+                             f"{sym!r:.40}")
     tol = card.get("goal_tolerance", 1.0)
     if isinstance(tol, bool) or not isinstance(tol, int | float) or not tol >= 0:
         raise InputError(f"--model: card {path}: goal_tolerance must be a number >= 0")
@@ -170,12 +188,28 @@ def encoder(card: dict[str, Any], puzzle: Puzzle) -> Callable[[np.ndarray], np.n
         known = [puzzle.encoding_name, "state", *ADAPTER_ENCODINGS, *registry.PLUGINS.encodings]
         raise InputError(f"--model: unknown encoding {name!r} for {puzzle.name}; known: "
                          f"{', '.join(known)}")
-    try:
-        fn = ep.load()
-    except Exception as exc:  # noqa: BLE001 - a plugin's import
+    from core.plugins import guarded
+
+    fn, why = guarded(f"importing {ep.value}", ep.load)
+    if why is not None:
         raise InputError(f"--model: encoding {name!r} of plugin {ep.value} cannot be loaded "
-                         f"({type(exc).__name__}: {' '.join(str(exc).split())})") from None
+                         f"({why})")
     return lambda s: np.asarray(fn(puzzle, np.atleast_2d(s)))
+
+
+def _ort_reason(exc: BaseException) -> str:
+    """onnxruntime's reason for refusing a model, without its status prefix, the path again
+    and the source location: ``Protobuf parsing failed``, ``This is an invalid model. Graph
+    output (value) does not exist in the graph``; whole sentences, at most about 300
+    characters."""
+    text = " ".join(str(exc).split())
+    text = text.split(" failed:", 1)[1] if " failed:" in text else \
+        re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ", "", text)
+    text = re.sub(r"\S+\.(?:cc|h|cpp):\d+ [^(]*\([^)]*\)\s*", "", text).strip()
+    if len(text) > 300:  # whole sentences only
+        cut = text[:300].rfind(". ")
+        text = text[:cut + 1] if cut > 0 else text[:300].rsplit(" ", 1)[0] + " ..."
+    return text.rstrip(".") or type(exc).__name__
 
 
 def _threads() -> int:
@@ -236,9 +270,8 @@ class OnnxHeuristic(Heuristic):
             self.session = ort.InferenceSession(str(path), sess_options=opts,
                                                 providers=["CPUExecutionProvider"])
         except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own error types
-            first = " ".join(str(exc).split())[:200]
             raise InputError(f"--model: {path} is not a model onnxruntime can load "
-                             f"({type(exc).__name__}: {first})") from None
+                             f"({type(exc).__name__}: {_ort_reason(exc)})") from None
         inputs, outputs = self.session.get_inputs(), self.session.get_outputs()
         if len(inputs) != 1 or len(outputs) != 1:
             raise InputError(f"--model: {path} has {len(inputs)} inputs and {len(outputs)} "
@@ -293,7 +326,18 @@ class OnnxHeuristic(Heuristic):
 
     def _inputs(self, states: np.ndarray) -> np.ndarray:
         codes = np.asarray(self._encode(states))
+        if codes.ndim != 2 or codes.shape[0] != len(states):
+            raise InputError(f"--model: encoding {self.card['encoding']!r} gave codes of shape "
+                             f"{list(codes.shape)} for {len(states)} states; expected "
+                             f"[{len(states)}, width]")
         if self._symbols is not None:
+            if codes.size and (not np.issubdtype(codes.dtype, np.integer) or codes.min() < 0
+                               or codes.max() >= self._symbols):
+                low, high = (codes.min(), codes.max()) if codes.size else (0, 0)
+                raise InputError(f"--model: card {card_path(self.model_path)}: symbols "
+                                 f"{self._symbols} does not hold the codes of encoding "
+                                 f"{self.card['encoding']!r} (they run from {low} to {high}; "
+                                 f"a one-hot input needs symbols > {high})")
             onehot = np.zeros((codes.shape[0], codes.shape[1], self._symbols), dtype=self._dtype)
             np.put_along_axis(onehot, codes.astype(np.int64)[..., None], 1, axis=2)
             return onehot.reshape(codes.shape[0], -1)
@@ -307,11 +351,29 @@ class OnnxHeuristic(Heuristic):
                              f"got {states.shape}")
         n = states.shape[0]
         parts = []
-        for i in range(0, n, self.chunk):
-            x = self._inputs(states[i:i + self.chunk])
-            y = np.asarray(self.session.run([self._out_name], {self._in_name: x})[0])
-            parts.append(y.reshape(len(x), -1).astype(np.float32, copy=False))
         width = self.puzzle.num_actions if self.ranks_moves else 1
+        step = self.chunk
+        if self._symbols is not None:  # one-hot passes of at most ONEHOT_PASS_BYTES
+            row = self._width * np.dtype(self._dtype).itemsize
+            step = max(1, min(step, ONEHOT_PASS_BYTES // max(row, 1)))
+        for i in range(0, n, step):
+            x = self._inputs(states[i:i + step])
+            try:
+                y = np.asarray(self.session.run([self._out_name], {self._in_name: x})[0])
+            except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own error types
+                raise InputError(f"--model: {self.model_path}: onnxruntime failed on a batch of "
+                                 f"{len(x)} states ({type(exc).__name__}: {_ort_reason(exc)})"
+                                 ) from None
+            if not (np.issubdtype(y.dtype, np.number) or y.dtype == np.bool_):
+                raise InputError(f"--model: {self.model_path}: the network's output is of type "
+                                 f"{y.dtype}, not numbers")
+            if y.shape != (len(x), width) and (self.ranks_moves or y.shape != (len(x),)):
+                want = (f"[{len(x)}, {width}] (one logit per move)" if self.ranks_moves
+                        else f"[{len(x)}] or [{len(x)}, 1] (one estimate per state)")
+                raise InputError(f"--model: {self.model_path}: the network gave an output of "
+                                 f"shape {list(y.shape)} for {len(x)} states; its card's "
+                                 f"{self.card['output']} needs {want}")
+            parts.append(y.reshape(len(x), width).astype(np.float32, copy=False))
         out = np.concatenate(parts) if parts else np.zeros((0, width), np.float32)
         self.network_evaluations = (self.network_evaluations or 0) + n
         finite = np.isfinite(out).all(axis=1)

@@ -60,7 +60,7 @@ def _search(ckpt_path: Path, puzzle_name: str, policy: bool) -> dict[str, Any]:
     if cfg.is_file():
         try:
             rec = json.loads(cfg.read_text()).get("search")
-        except (ValueError, OSError, AttributeError):
+        except (ValueError, OSError, AttributeError, RecursionError):
             rec = None
     if isinstance(rec, dict) and rec.get("solver") in SEARCH_SOLVERS and \
             (not policy or registry.takes_policy(rec["solver"])):

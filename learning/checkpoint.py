@@ -47,6 +47,8 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import re
+import warnings
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -139,6 +141,30 @@ def save_checkpoint(path: str | Path, ckpt: dict[str, Any]) -> Path:
     return path
 
 
+def load_failure(exc: BaseException) -> str:
+    """Why ``torch.load(weights_only=True)`` refused a file, in a few complete words: the
+    unpickler's own reason where torch wraps it in advice, else the first sentence of the
+    message (never a sentence cut in the middle)."""
+    text = " ".join(str(exc).split())
+    if isinstance(exc, pickle.UnpicklingError) and text.startswith("Weights only load failed"):
+        found = re.search(r"unsupported GLOBAL (\S+)", text)
+        if found:
+            return (f"it holds objects other than tensors, dicts, lists, strings and numbers: "
+                    f"{found.group(1)}")
+        found = re.search(r"Unsupported operand (\d+)", text)
+        return "its bytes are not a torch.save file" + (
+            f": unsupported pickle operand {found.group(1)}" if found else "")
+    if isinstance(exc, zipfile.BadZipFile | EOFError) or "PytorchStreamReader" in text:
+        first = re.split(r"(?<=[a-z)])\. ", text, maxsplit=1)[0].rstrip(".")
+        return first or "an unreadable zip archive"
+    if isinstance(exc, IndexError | KeyError | TypeError | AttributeError | ValueError |
+                  pickle.UnpicklingError):
+        # the unpickler met bytes that are no pickle (a text file, random data)
+        return "its bytes are not a torch.save file"
+    first = re.split(r"(?<=[a-z)])\. ", text, maxsplit=1)[0].rstrip(".")
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
 def load_checkpoint(
     path: str | Path, puzzle: Puzzle | None = None, map_location: str | torch.device = "cpu"
 ) -> dict[str, Any]:
@@ -150,11 +176,15 @@ def load_checkpoint(
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path}: no such file")
     try:
-        ckpt = torch.load(path, map_location=map_location, weights_only=True)
-    except (RuntimeError, EOFError, OSError, ValueError, KeyError, pickle.UnpicklingError,
-            zipfile.BadZipFile) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise CheckpointError(f"checkpoint {path} is corrupt or truncated ({first[:160]})") from None
+        with warnings.catch_warnings():  # torch's notes on pickle protocols: not the user's fault
+            warnings.simplefilter("ignore")
+            ckpt = torch.load(path, map_location=map_location, weights_only=True)
+    except MemoryError:
+        raise CheckpointError(f"checkpoint {path}: not a checkpoint (its contents would not fit "
+                              "in memory)") from None
+    except Exception as exc:  # noqa: BLE001 - torch's unpickler raises anything on foreign bytes
+        raise CheckpointError(f"checkpoint {path}: not a checkpoint, or corrupt or truncated "
+                              f"({load_failure(exc)})") from None
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
         raise CheckpointError(f"checkpoint {path}: not a heuristic-bench learned-heuristic checkpoint")
     if int(ckpt.get("version", -1)) > VERSION:

@@ -11,13 +11,14 @@ and 0/1 Lights Out inputs equal ours, with their blank-last tile goal.
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from core.errors import InputError
-from learning.checkpoint import CheckpointError, non_finite, save_checkpoint
+from learning.checkpoint import CheckpointError, load_failure, non_finite, save_checkpoint
 from learning.model_config import ModelConfig
 from puzzles.base import Puzzle
 
@@ -135,10 +136,12 @@ def import_deepcubea(path: str | Path, puzzle_name: str, out: str | Path) -> Pat
         raise InputError(f"STATE_DICT: {path} is larger than {MAX_BYTES >> 30} GiB; "
                          "not a published DeepCubeA network")
     try:
-        theirs = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises many types for unreadable files
+        with warnings.catch_warnings():  # torch's notes on pickle protocols
+            warnings.simplefilter("ignore")
+            theirs = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - torch raises many types for unreadable files
         raise CheckpointError(f"STATE_DICT: {path} is not a readable torch state dict "
-                              f"({str(exc).splitlines()[0][:120]})") from None
+                              f"({load_failure(exc)})") from None
     if not isinstance(theirs, dict):
         raise InputError(f"STATE_DICT: {path} holds no state dict")
     return save_checkpoint(out, convert(theirs, puzzle))

@@ -78,7 +78,8 @@ class GoalTree:
             return cls(d["puzzle"], d.get("layout"), np.asarray(d["goals"], dtype=np.uint8),
                        list(d["parent"]), [list(p) for p in d["paths"]], int(d["children"]),
                        int(d["height"]), int(d["step"]))
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, IndexError, OverflowError, RecursionError,
+                OSError) as exc:  # a tree file edited by hand or damaged
             raise InputError(f"--model: {path} is damaged ({type(exc).__name__})") from None
 
 

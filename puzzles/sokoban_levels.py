@@ -30,6 +30,11 @@ _MASKS = (((0, -1), (0, 0), (0, 1)), ((-1, 0), (0, 0), (1, 0)), ((0, -1), (0, 0)
           ((0, -1), (0, 0), (1, -1), (1, 0)), ((0, 0), (0, 1), (1, 0)))
 
 
+#: the largest value of each count of :class:`LevelOptions` (a level of 10,000 walks of 1,000
+#: steps takes about ten seconds; larger values only keep a command busy for hours)
+LEVEL_CAPS = {"steps": 10**6, "tries": 10_000, "room_steps": 10_000}
+
+
 @dataclass(frozen=True)
 class LevelOptions:
     """The generator's difficulty settings (module text). Defaults measured against DeepCubeA's
@@ -45,9 +50,11 @@ class LevelOptions:
         """These options, or a one-line ``InputError`` naming the first one out of range."""
         for name, low in (("steps", 1), ("tries", 1), ("room_steps", 1)):
             v = getattr(self, name)
+            flag = "--depth" if name == "steps" else "--" + name.replace("_", "-")
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                flag = "--depth" if name == "steps" else "--" + name.replace("_", "-")
                 raise InputError(f"{flag}: expected an integer >= {low}, got {v!r}")
+            if v > LEVEL_CAPS[name]:
+                raise InputError(f"{flag}: must be at most {LEVEL_CAPS[name]}, got {v}")
         for name in ("turn", "pull"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:

@@ -111,13 +111,25 @@ def projected_bytes(sizes: list[int], depth: int, num_actions: int, state_dim: i
     return int(min(total, 2**62)), int(min(peak, 2**62))
 
 
+def available_bytes() -> int | None:
+    """The memory this machine has available now (``psutil``), or ``None`` where unknown."""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except Exception:  # noqa: BLE001 - psutil missing or the platform's figure unreadable
+        return None
+
+
 def _refuse(puzzle: Puzzle, depth: int, states: int | None, need: int,
-            memory_bytes: int) -> None:
+            memory_bytes: int, machine: bool = False) -> None:
     about = f"about {states:,} states, " if states is not None else ""
+    budget = (f"the machine's available memory ({memory_bytes / 2**20:,.0f} MiB; no "
+              "--memory-limit given); choose a smaller depth") if machine else \
+        (f"the memory limit ({memory_bytes / 2**20:,.0f} MiB); choose a smaller depth or a "
+         "larger --memory-limit")
     raise InputError(f"--goal-depth: {depth} on {puzzle.name} needs {about}about "
-                     f"{need / 2**20:,.0f} MiB to build its goal table, more than the memory "
-                     f"limit ({memory_bytes / 2**20:,.0f} MiB); choose a smaller depth or a "
-                     "larger --memory-limit")
+                     f"{need / 2**20:,.0f} MiB to build its goal table, more than {budget}")
 
 
 class GoalTable:
@@ -125,11 +137,16 @@ class GoalTable:
 
     ``memory_bytes``: the search's memory budget (``--memory-limit``); the build refuses (one
     ``InputError`` naming ``--goal-depth``) as soon as the table's projected size, from the
-    layers built so far, or the next layer's expansion would exceed it, before allocating it."""
+    layers built so far, or the next layer's expansion would exceed it, before allocating it.
+    Without a budget, the machine's available memory (:func:`available_bytes`, read when the
+    build starts) is the budget."""
 
     def __init__(self, puzzle: Puzzle, depth: int, memory_bytes: int | None = None) -> None:
         if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 0:
             raise InputError(f"--goal-depth: must be an integer >= 0, got {depth!r}")
+        machine = memory_bytes is None
+        if machine:
+            memory_bytes = available_bytes()
         self.puzzle = puzzle
         self.depth = int(depth)
         layer = puzzle.goal()[None, :].astype(np.uint8)
@@ -148,14 +165,14 @@ class GoalTable:
                 need = total * _HELD_BYTES + _expand_bytes(layer.shape[0], puzzle.num_actions,
                                                            layer.shape[1])
                 if need > memory_bytes:
-                    _refuse(puzzle, depth, None, need, memory_bytes)
+                    _refuse(puzzle, depth, None, need, memory_bytes, machine)
                 if len(sizes) >= 3:  # the whole build, projected from the growth so far:
                     # refused at once where it is far above the limit (the projection can
                     # overestimate a few times over on the tiles' uneven early layers)
                     states, projected = projected_bytes(sizes, self.depth, puzzle.num_actions,
                                                         layer.shape[1], cap)
                     if projected > PROJECTION_MARGIN * memory_bytes:
-                        _refuse(puzzle, depth, states, projected, memory_bytes)
+                        _refuse(puzzle, depth, states, projected, memory_bytes, machine)
             children, valid = puzzle.expand(layer)
             kids = children.reshape(-1, children.shape[-1])[valid.reshape(-1)]
             kh = state_hashes(kids)
@@ -173,7 +190,7 @@ class GoalTable:
             if new.size == 0:
                 break
         if memory_bytes is not None and total * _FINAL_BYTES > memory_bytes:
-            _refuse(puzzle, depth, total, total * _FINAL_BYTES, memory_bytes)
+            _refuse(puzzle, depth, total, total * _FINAL_BYTES, memory_bytes, machine)
         h = np.concatenate(all_h)
         order = np.argsort(h, kind="stable")
         self.hashes = h[order]

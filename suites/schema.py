@@ -286,7 +286,7 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
             raise r.fail("rotations", "applies to source = 'file' with format = 'maneuver' only")
         depth = r.get("depth", (int, list), default=())
         depth = (depth,) if isinstance(depth, int) else tuple(depth)
-        if any(not isinstance(d, int) or d < 0 for d in depth):
+        if any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in depth):
             raise r.fail("depth", f"expected non-negative integers, got {list(depth)!r}")
         count = r.get("count", int)
         if count is not None and count < 1:
@@ -325,6 +325,16 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         if s.fallback is not None and s.fallback not in sets:
             raise InputError(f"{path.name}: instances[{i}].fallback: unknown instance set "
                              f"{s.fallback!r}; known: {', '.join(sets)}")
+        chain = [s.name]  # a fallback's fallback, ... must end: no set falls back on itself
+        while sets[chain[-1]].fallback is not None:
+            nxt = sets[chain[-1]].fallback
+            assert nxt is not None
+            if nxt in chain:
+                loop = " -> ".join([*chain[chain.index(nxt):], nxt])
+                raise InputError(f"{path.name}: instances[{i}].fallback: the fallbacks form a "
+                                 f"cycle ({loop}); a chain of fallbacks must end in a set "
+                                 "without one")
+            chain.append(nxt)
 
     configs: dict[str, ConfigSpec] = {}
     for i, table in enumerate(top.get("configs", list, required=True)):
@@ -442,6 +452,9 @@ def load_suite(name_or_path: str | Path) -> Suite:
         raise InputError(f"{path.name}: not UTF-8 text (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path.name}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{path.name}: arrays or tables nested too deeply for a suite file"
+                         ) from None
     except OSError as exc:
         raise InputError(f"SUITE: cannot read {str(path)!r}: {exc.strerror or exc}") from None
     return parse_suite(path, data)

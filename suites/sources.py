@@ -98,6 +98,9 @@ def maneuver_text(turns: Sequence[tuple[str, int]], metric: str) -> str:
     return " ".join(words)
 
 
+#: the largest optimal length an instance file may state (tables store lengths as int32)
+MAX_OPTIMAL = 2**31 - 1
+
 #: what one line of each instance file format holds (for error messages)
 LINE_FORMS = {"tiles": "expected: id optimal tile tile ...",
               "maneuver": "expected: id [optimal] maneuver",
@@ -158,6 +161,9 @@ def _parse_file(spec: InstanceSetSpec, puzzle: Puzzle, path: Path) -> list[Insta
                              ) from None
         if spec.format == "tiles":
             opt_ = opt
+        if opt_ is not None and not 0 <= opt_ <= MAX_OPTIMAL:
+            raise InputError(f"{where}: optimal length {opt_:.6g} is not a move count in "
+                             f"[0, {MAX_OPTIMAL}]")
         if spec.optimal != "file":
             opt_ = None
         out.append(Instance(spec.name, iid, np.asarray(state, dtype=puzzle.dtype), opt_, meta))

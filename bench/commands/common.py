@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 import click
 import numpy as np
 
 from core import registry
 from core.errors import InputError
+from heuristics.base import Heuristic
 from puzzles.base import Puzzle
 
 
@@ -110,3 +111,65 @@ def read_states(puzzle: Puzzle, states: tuple[str, ...], moves: str | None) -> I
                     yield puzzle.parse(line.strip())
         else:
             yield puzzle.parse(text)
+
+
+def _module_of(entry: registry.Entry[Any]) -> str:
+    return str(entry.target).partition(":")[0]
+
+
+class PluginFaults:
+    """A context (reusable) that turns an exception raised by an installed plugin's code into
+    one ``InputError`` line naming the plugin entry (``involved``: flag, kind, entry; built-ins
+    are not plugins and their exceptions pass unchanged). The plugin blamed is the one whose
+    module is deepest in the traceback, else the only plugin involved."""
+
+    def __init__(self, involved: list[tuple[str, str, registry.Entry[Any]]]) -> None:
+        self.plugins = [(flag, kind, e) for flag, kind, e in involved if registry.plugin_of(e)]
+
+    def __enter__(self) -> PluginFaults:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: Any) -> Literal[False]:
+        exits = isinstance(exc, SystemExit)
+        if exc is None or not self.plugins or not (exits or isinstance(exc, Exception)) \
+                or isinstance(exc, InputError | MemoryError):
+            return False
+        blamed = None
+        frame = exc.__traceback__
+        while frame is not None:
+            module = str(frame.tb_frame.f_globals.get("__name__", ""))
+            for item in self.plugins:
+                own = _module_of(item[2])
+                if module == own or module.startswith(own.split(".")[0] + "."):
+                    blamed = item
+            frame = frame.tb_next
+        if blamed is None and len(self.plugins) == 1 and not exits:
+            blamed = self.plugins[0]
+        if blamed is None:  # a sys.exit is blamed only on the plugin that called it
+            return False
+        flag, what, e = blamed
+        if isinstance(exc, SystemExit):
+            raise InputError(f"{flag}: plugin {what} {e.name} ({registry.plugin_of(e)}) called "
+                             f"sys.exit({exc.code!r})") from None
+        text = " ".join(str(exc).split())
+        raise InputError(f"{flag}: plugin {what} {e.name} ({registry.plugin_of(e)}) failed: "
+                         f"{type(exc).__name__}" + (f": {text[:200]}" if text else "")) from None
+
+
+def check_plugin_values(puzzle: Puzzle, h: Heuristic, state: np.ndarray, name: str,
+                        package: str) -> None:
+    """A plugin heuristic's values for the start state and its children, checked before the
+    search trusts them: one number per state (a one-line ``InputError`` otherwise)."""
+    if getattr(h, "ranks_moves", False):  # a policy gives no values
+        return
+    children, legal = puzzle.expand(state[None, :])
+    batch = np.concatenate([state[None, :], children[0][np.asarray(legal[0], dtype=bool)]])
+    values = np.asarray(h(batch))
+    if values.shape != (len(batch),):
+        raise InputError(f"--heuristic: plugin heuristic {name} ({package}) gave values of shape "
+                         f"{list(values.shape)} for {len(batch)} states; a heuristic gives one "
+                         "value per state")
+    if not np.issubdtype(values.dtype, np.number) or np.issubdtype(values.dtype, np.complexfloating):
+        raise InputError(f"--heuristic: plugin heuristic {name} ({package}) gave values of type "
+                         f"{values.dtype}; a heuristic gives numbers")

@@ -12,6 +12,7 @@ import numpy as np
 from bench.commands.common import goal_option, read_state
 from core import registry
 from core.errors import InputError
+from puzzles.sokoban_levels import LEVEL_CAPS
 
 
 @click.command("list")
@@ -90,10 +91,11 @@ def show_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | None
 @click.option("--moves", "show_moves", is_flag=True,
               help="print the move sequences instead (Sokoban: each level's solution)")
 @click.option("--uniform", is_flag=True, help="draw uniformly from all solvable states")
-@click.option("--tries", type=int, default=None,
+@click.option("--tries", type=click.IntRange(min=1, max=LEVEL_CAPS["tries"]), default=None,
               help="Sokoban: reverse-play walks per level, the one whose boxes moved farthest kept "
                    "[16]")
-@click.option("--room-steps", type=int, default=None,
+@click.option("--room-steps", type=click.IntRange(min=1, max=LEVEL_CAPS["room_steps"]),
+              default=None,
               help="Sokoban: steps of the random walk that carves a room [40]")
 @goal_option
 def scramble_cmd(puzzle: str, depth: int | None, count: int, seed: int, show_moves: bool,

@@ -15,7 +15,7 @@ from typing import Any
 import click
 import numpy as np
 
-from bench.commands.common import goal_option, read_states
+from bench.commands.common import PluginFaults, goal_option, read_states
 from core import registry
 from core.errors import InputError
 
@@ -189,13 +189,18 @@ def h_cmd(puzzle: str, heuristic: str, states: tuple[str, ...], moves: str | Non
             kwargs[key] = val
     it = iter(read_states(p, states, moves))
     first = list(itertools.islice(it, batch))  # parse errors surface before any loading
-    h = registry.get_heuristic(heuristic, p, **kwargs)
+    guard = PluginFaults([("HEURISTIC", "heuristic", registry.heuristic_entry(heuristic))])
+    with guard:
+        h = registry.get_heuristic(heuristic, p, **kwargs)
     chunk = first
     while chunk and getattr(h, "ranks_moves", False):
-        click.echo("\n".join(move_distribution(p, row) for row in h.log_probs(np.stack(chunk))))
+        with guard:
+            dists = [move_distribution(p, row) for row in h.log_probs(np.stack(chunk))]
+        click.echo("\n".join(dists))
         chunk = list(itertools.islice(it, batch))
     while chunk:
-        values = np.asarray(h(np.stack(chunk)))
+        with guard:
+            values = np.asarray(h(np.stack(chunk)))
         if np.issubdtype(values.dtype, np.integer):
             lines = [str(int(v)) for v in values]
         else:

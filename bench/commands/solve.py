@@ -10,7 +10,14 @@ from typing import Any
 import click
 import numpy as np
 
-from bench.commands.common import goal_option, json_line, read_state, registry_options
+from bench.commands.common import (
+    PluginFaults,
+    check_plugin_values,
+    goal_option,
+    json_line,
+    read_state,
+    registry_options,
+)
 from core import registry
 from core.errors import InputError
 from core.limits import Limits
@@ -213,12 +220,20 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
             click.echo(f"solver: {solver_name} ({d.note})", err=True)
     if not registry.solver_supports(registry.solver_entry(solver_name), p.name):
         raise InputError(f"--solver: {solver_name} does not apply to {p.name}")
-    solver = registry.get_solver(solver_name, **given)
+    sentry = registry.solver_entry(solver_name)
+    plugins: list[tuple[str, str, registry.Entry[Any]]] = [
+        ("--solver", "solver", sentry), ("--heuristic", "heuristic", entry)]
+    with PluginFaults(plugins):
+        solver = registry.get_solver(solver_name, **given)
     if precision is not None and learned and entry.option("precision") is not None:
         hargs["precision"] = precision
     if by_default:
         click.echo(default_heuristic_note(p.name, heuristic_name, defaulted), err=True)
-    h = registry.get_heuristic(heuristic_name, p, **hargs)
+    with PluginFaults(plugins):
+        h = registry.get_heuristic(heuristic_name, p, **hargs)
+        if registry.plugin_of(entry) is not None:
+            check_plugin_values(p, h, s, heuristic_name, registry.plugin_of(entry) or "")
     limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
-    result = solver.run(p, h, s, limits)
+    with PluginFaults(plugins):
+        result = solver.run(p, h, s, limits)
     return Solved(p, s, h, heuristic_name, hargs, solver_name, given, result)

@@ -295,6 +295,7 @@ def suite_show_cmd(name: str, profile: str | None) -> None:
     from suites.sources import deepcubea_source
 
     s = load_suite(name)
+    chosen = None if profile is None else s.profile(profile)
     click.echo(f"suite {s.name}: puzzle {s.puzzle} ({s.path})")
     if s.description:
         click.echo(f"  {s.description}")
@@ -322,6 +323,14 @@ def suite_show_cmd(name: str, profile: str | None) -> None:
                  f"configs {','.join(p.configs)}" if p.configs else "all configs",
                  f"sets {','.join(p.instance_sets)}" if p.instance_sets else "all sets"]
         click.echo(f"  {p.name:<10} " + "; ".join(parts) + (f"  {p.description}" if p.description else ""))
+    if chosen is not None:  # what that profile runs, spelled out
+        limits = s.limits.merged(chosen.limits).as_dict()
+        click.echo(f"profile {chosen.name} runs:")
+        click.echo(f"  configurations: {', '.join(chosen.configs or s.configs)}")
+        click.echo(f"  instance sets:  {', '.join(chosen.instance_sets or s.instance_sets)}"
+                   + (f" (the first {chosen.limit} instances of each)" if chosen.limit else ""))
+        click.echo("  limits:         " + (", ".join(f"{k}={v}" for k, v in limits.items()
+                                                     if v is not None) or "none"))
 
 
 @suite_group.command("import-deepcubea")

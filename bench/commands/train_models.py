@@ -170,6 +170,26 @@ def import_cmd(puzzle: str, state_dict: str, out: str | None, overwrite: bool) -
     click.echo(f"wrote {path}; use it with --heuristic davi --model {path}")
 
 
+def _evaluation(cfg_path: Path) -> list[dict[str, Any]]:
+    """The ``evaluation`` entries of a model's ``config.json`` (none without the file); a
+    ``ValueError`` names what is damaged."""
+    if not cfg_path.is_file():
+        return []
+    try:
+        config = json.loads(cfg_path.read_bytes())
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ValueError(f"config.json is not readable JSON ({type(exc).__name__})") from None
+    if not isinstance(config, dict):
+        raise ValueError("config.json is not a JSON object")
+    evaluation = config.get("evaluation") or []
+    number = (int, float)
+    if not isinstance(evaluation, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("solved"), number)
+            and isinstance(e.get("optimal", 0.0) or 0.0, number) for e in evaluation):
+        raise ValueError("config.json: evaluation is not a list of results with a solved share")
+    return evaluation
+
+
 @click.command("models")
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per model")
 def models_cmd(as_json: bool) -> None:
@@ -189,10 +209,18 @@ def models_cmd(as_json: bool) -> None:
             continue
         m = ck.get("metrics") or {}
         cfg_path = path.parent / "config.json"
-        evaluation = (json.loads(cfg_path.read_text()).get("evaluation", [])
-                      if cfg_path.is_file() else [])
-        solved = m.get("greedy_solved") or {}
-        deepest = max(solved, key=int) if solved else None
+        try:
+            evaluation = _evaluation(cfg_path)
+            solved = m.get("greedy_solved") or {}
+            if not isinstance(solved, dict) or not all(
+                    isinstance(v, int | float) and not isinstance(v, bool)
+                    for v in solved.values()):
+                raise ValueError("metrics: greedy_solved is not a table of shares")
+            deepest = max(solved, key=int) if solved else None
+        except (ValueError, TypeError, OverflowError) as exc:
+            rows.append({"name": name, "path": str(path), "error": f"{path.parent}: "
+                         f"{' '.join(str(exc).split())}"})
+            continue
         rows.append({
             "name": name,
             "where": "shipped" if SHIPPED_DIR in path.parents else "trained",
