@@ -112,10 +112,11 @@ def summarize(df: pd.DataFrame) -> dict[str, Any]:
         "mean_nodes": float(df.loc[solved, "nodes_generated"].mean()) if solved.any() else None,
         "mean_time_s": float(df.loc[solved, "time_s"].mean()) if solved.any() else None,
     }
+    from bench.columns import optimal_share
+
     known = df["optimal"].notna() if "optimal" in df else pd.Series(False, index=df.index)
     if known.any():
-        opt = solved & known & (df["length"] == df["optimal"])
-        out["optimal"] = float(opt.sum() / known.sum())
+        out["optimal"] = optimal_share(df).pct / 100  # the reports' % optimal, as a share
         out["mean_optimal_length"] = float(df.loc[known, "optimal"].mean())
     else:
         out["optimal"] = None

@@ -14,6 +14,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
+from bench import compare_plots  # noqa: E402
+
 METRIC_LABELS = {"length": "solution length", "nodes_generated": "nodes generated",
                  "time_s": "time (s)", "excess": "length - optimal"}
 
@@ -39,53 +41,84 @@ def solved(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def heuristic_labels(df: pd.DataFrame) -> pd.Series:
+    """Each row's heuristic as figures name it: its canonical name, and for a network what it
+    was trained on (``value-net (diffusion)``), so a legend says what the network is."""
+    from core import registry
+
+    names = {h: _canonical(registry, h) for h in df["heuristic"].dropna().unique()} \
+        if "heuristic" in df else {}
+    base = df["heuristic"].map(names) if "heuristic" in df else pd.Series("", index=df.index)
+    if "model_target" not in df:
+        return base.astype(str)
+    target = df["model_target"]
+    return pd.Series([f"{b} ({t})" if isinstance(t, str) and t else str(b)
+                      for b, t in zip(base, target, strict=True)], index=df.index)
+
+
+def _canonical(registry: Any, name: Any) -> str:
+    try:
+        return str(registry.canonical_heuristic(str(name)))
+    except Exception:  # a heuristic no longer declared keeps the name its rows give
+        return str(name)
+
+
+def with_weights(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``df`` whose solver takes a weight on g (lambda: BWAS, A*, greedy), with
+    ``weight`` the configuration's, or its solver's declared default where the configuration
+    leaves it out (so every lambda run is shown, the default one too)."""
+    from core import registry
+
+    d = with_params(df)
+    defaults: dict[str, float] = {}
+    for name in d["solver"].dropna().unique() if "solver" in d else ():
+        try:
+            option = registry.solver_entry(str(name)).option("weight")
+        except Exception:  # a solver no longer declared: its rows have no lambda to show
+            continue
+        if option is not None and option.default is not None:
+            defaults[str(name)] = float(option.default)
+    if "solver" not in d:
+        return d.iloc[:0].assign(weight=pd.Series(dtype=float))
+    d = d[d["solver"].astype(str).isin(defaults)]
+    given = pd.to_numeric(d["weight"], errors="coerce") if "weight" in d else \
+        pd.Series(np.nan, index=d.index)
+    return d.assign(weight=given.fillna(d["solver"].astype(str).map(defaults)).astype(float))
+
+
 def fig_bwas_strips(df: pd.DataFrame, x: str = "weight", hue: str = "heuristic",
-                    metrics: tuple[str, ...] = ("length", "nodes_generated", "time_s")) -> tuple[Any, Any]:
+                    metrics: tuple[str, ...] = ("length", "nodes_generated", "time_s")
+                    ) -> tuple[Any, Any]:
     """DeepCubeA's Figure 2 layout: one panel per metric, one dot per solved state,
-    ``x`` = a solver parameter (the weight lambda), colour = heuristic."""
-    d = solved(with_params(df))
+    ``x`` = the weight lambda of every weighted configuration (a default one too), colour =
+    heuristic; one row of panels per instance set."""
+    d = solved(with_weights(df) if x == "weight" else with_params(df))
+    if hue == "heuristic" and len(d):
+        d = d.assign(heuristic=heuristic_labels(d))
     if x not in d:
         d[x] = d["config"]
-    fig, axes = plt.subplots(1, len(metrics), figsize=(4.2 * len(metrics), 3.8), squeeze=False)
-    for ax, m in zip(axes[0], metrics, strict=True):
-        sns.stripplot(data=d, x=x, y=m, hue=hue, dodge=True, size=3, alpha=0.6, ax=ax,
-                      legend=ax is axes[0][-1])
-        ax.set_ylabel(METRIC_LABELS.get(m, m))
-        ax.set_xlabel("λ (weight on g)" if x == "weight" else x)
-        if m == "nodes_generated" or (m == "time_s" and len(d) and d[m].max() > 50 * max(d[m].min(), 1e-6)):
-            ax.set_yscale("log")
+    sets = list(dict.fromkeys(d["instance_set"])) if len(d) else [""]
+    fig, axes = plt.subplots(len(sets), len(metrics),
+                             figsize=(4.2 * len(metrics), 3.8 * len(sets)), squeeze=False)
+    order = sorted(d[x].dropna().unique()) if len(d) else []
+    for r, set_name in enumerate(sets):
+        ds = d[d["instance_set"] == set_name] if len(d) else d
+        for ax, m in zip(axes[r], metrics, strict=True):
+            if len(ds):
+                sns.stripplot(data=ds, x=x, y=m, hue=hue, dodge=True, size=3, alpha=0.6, ax=ax,
+                              order=order, legend=ax is axes[r][-1])
+            else:
+                ax.text(0.5, 0.5, "no solved run with a weight on g", ha="center",
+                        transform=ax.transAxes, color="dimgrey")
+            ax.set_ylabel(METRIC_LABELS.get(m, m))
+            ax.set_xlabel("λ (weight on g)" if x == "weight" else x)
+            if set_name:
+                ax.set_title(str(set_name), fontsize=9)
+            if len(ds) and (m == "nodes_generated" or (
+                    m == "time_s" and ds[m].max() > 50 * max(ds[m].min(), 1e-6))):
+                ax.set_yscale("log")
     fig.tight_layout()
-    return fig, axes[0]
-
-
-def fig_excess(df: pd.DataFrame) -> tuple[Any, Any]:
-    """Distribution of length excess over the reference optimum, per configuration."""
-    d = solved(df)
-    d = d[d["optimal"].notna()]
-    d = d.assign(excess=d["length"] - d["optimal"])
-    d = d[d["excess"] >= 0]  # a solution shorter than the optimum is recorded as invalid
-    fig, ax = plt.subplots(figsize=(6, 3.8))
-    if len(d):
-        # one bar per (excess, configuration), side by side inside [excess - 0.4, excess + 0.4]
-        configs = list(dict.fromkeys(d["config"]))
-        width = 0.8 / len(configs)
-        palette = sns.color_palette(n_colors=len(configs))
-        for k, (cfg, color) in enumerate(zip(configs, palette, strict=True)):
-            counts = d.loc[d["config"] == cfg, "excess"].astype(int).value_counts().sort_index()
-            ax.bar(counts.index - 0.4 + width * (k + 0.5), counts.to_numpy(), width=width,
-                   color=color, label=cfg)
-        ax.set_xlim(-0.5, float(d["excess"].max()) + 0.5)
-        from matplotlib.ticker import MaxNLocator
-
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_ylabel("instances")
-        ax.legend(title="config", fontsize=8)
-    else:
-        ax.text(0.5, 0.5, "no solved instance with a known optimum", ha="center",
-                transform=ax.transAxes)
-    ax.set_xlabel(METRIC_LABELS["excess"])
-    fig.tight_layout()
-    return fig, ax
+    return fig, axes
 
 
 def fig_nodes_vs_length(df: pd.DataFrame) -> tuple[Any, Any]:
@@ -222,21 +255,40 @@ def fig_length_vs_time(points: pd.DataFrame,
 
 FIGURES = {
     "bwas-strips": fig_bwas_strips,
-    "excess": fig_excess,
+    "excess": compare_plots.fig_excess,
     "nodes-vs-length": fig_nodes_vs_length,
+    "scatter": compare_plots.fig_scatter,
+    "coverage": compare_plots.fig_coverage,
+    "by-depth": compare_plots.fig_by_depth,
 }
+#: the figures every report makes, whatever else its suite asks for
+ALWAYS = ("scatter", "coverage", "by-depth", "excess")
+
+
+def report_figures(chosen: list[str] | tuple[str, ...]) -> list[str] | None:
+    """The figures the report of a suite run makes: the suite's ``chosen`` ones and ``ALWAYS``
+    (None: every figure, for a suite that chooses none)."""
+    return list(dict.fromkeys([*chosen, *ALWAYS])) if chosen else None
 
 
 def _absent_note(df: pd.DataFrame, name: str) -> str:
-    """Which configurations a figure cannot show (nothing solved, or no known optimum)."""
-    d = solved(df)
-    if name == "excess":
-        d = d[d["optimal"].notna()]
-    shown = set(d["config"])
+    """Which configurations a figure cannot show (nothing solved, no known optimum, no weight
+    on g)."""
+    if name in ("scatter", "coverage"):
+        return ""  # every configuration is drawn, its unsolved instances marked
+    d = with_weights(df) if name == "bwas-strips" else df
+    if name in ("excess", "by-depth"):
+        d = d[pd.to_numeric(d["optimal"], errors="coerce").notna()] if "optimal" in d \
+            else d.iloc[:0]
+    if name != "excess":
+        d = solved(d)
+    shown = set(d["config"]) if "config" in d else set()
     absent = [c for c in dict.fromkeys(df["config"]) if c not in shown] if "config" in df else []
     if not absent:
         return ""
-    why = "nothing solved with a known optimum" if name == "excess" else "nothing solved"
+    why = {"excess": "no instance with a known optimum",
+           "by-depth": "nothing solved with a known optimum",
+           "bwas-strips": "no weight on g, or nothing solved"}.get(name, "nothing solved")
     return f"not shown ({why}): {', '.join(map(str, absent))}"
 
 
@@ -258,6 +310,8 @@ def run_figures(df: pd.DataFrame, names: list[str] | tuple[str, ...] | None = No
         if note:
             fig.text(0.01, 0.005, note, fontsize=7, color="dimgrey", va="bottom")
         if title or note:
-            fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
+            height = float(fig.get_figheight())  # inches: room for the title and the note
+            fig.tight_layout(rect=(0, 0.3 / height if note else 0, 1,
+                                   1 - 0.22 / height if title else 1))
         out[name] = fig
     return out

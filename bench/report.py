@@ -1,15 +1,17 @@
 """Aggregates over a run's tidy table (pure functions of a DataFrame).
 
-``summarize(df)``: one row per configuration over all its instances: solved %, failures by
-name, mean and median length, % optimal, mean excess over optimal, mean and median nodes
-generated, mean time, nodes per second, peak memory, heuristic memory; bootstrap 95%
-confidence intervals on the means.
+``summarize(df)``: one row per configuration over all its instances, one field per column of
+``bench.columns.SUMMARY`` (each column's aggregate, label and legend are declared there once):
+solved %, failures by name, mean and median length, % optimal, mean excess over optimal, % at
+lower bound, mean and median nodes generated, mean time, nodes per second, peak memory,
+heuristic memory; bootstrap 95% confidence intervals on the means.
 
 ``compare(df)``: the same on the instances *every* compared configuration solved (Fast
-Downward Lab's rule), so that means are comparable; failures are listed by name beside it.
+Downward Lab's rule), so that means are comparable; it shows figures of those instances only.
 
-% optimal and excess are over solved instances with a known reference optimum; where no
-instance has one they are NaN and print as ``n/a``, never guessed. ``with_reference_optima(df)``
+% optimal counts the instances with a known reference optimum (an unsolved one is not
+optimal); excess is over the solved ones; where no instance has one they are NaN and print as
+``n/a``, never guessed. ``with_reference_optima(df)``
 takes the reference of an instance without one from a configuration of the same run that is
 optimal by construction (IDA* or plain A* with an admissible heuristic, GF(2) elimination), and
 records in ``optimal_from`` where each reference came from.
@@ -24,6 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bench import columns
+from bench.columns import bootstrap_ci
 from bench.report_optima import (
     bounds_note,
     optimal_by_construction,
@@ -32,27 +36,7 @@ from bench.report_optima import (
     with_reference_optima,
 )
 
-#: the means that get bootstrap confidence intervals
-CI_COLUMNS = {"length": "mean_length", "excess": "mean_excess", "nodes_generated": "mean_nodes",
-              "time_s": "mean_time_s"}
-
-
-def bootstrap_ci(values: Sequence[float] | np.ndarray, level: float = 0.95, n_boot: int = 2000,
-                 seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of ``values`` ``(n,)``; NaN for no values."""
-    x = np.asarray(values, dtype=float)
-    x = x[~np.isnan(x)]
-    if len(x) == 0:
-        return (math.nan, math.nan)
-    if len(x) == 1 or np.all(x == x[0]):
-        return (float(x[0]), float(x[0])) if len(x) else (math.nan, math.nan)
-    x = np.sort(x)  # the interval depends on the values, not on the order rows finished
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(x), size=(n_boot, len(x)))
-    means = x[idx].mean(axis=1)
-    lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
-    return (float(lo), float(hi))
-
+__all__ = ["bootstrap_ci", "compare", "display_table", "summarize"]
 
 #: CPU scores further apart than this ratio: the runs' seconds are not comparable
 SPEED_SPREAD = 1.25
@@ -131,65 +115,8 @@ def _num(s: pd.Series) -> np.ndarray:
 
 
 def _stats(g: pd.DataFrame, ci: bool, seed: int) -> dict[str, Any]:
-    g = with_all_columns(g)
-    n = len(g)
-    solved = g[g["status"] == "solved"]
-    length = _num(solved["length"])
-    nodes = _num(solved["nodes_generated"])
-    times = _num(solved["time_s"])
-    opt = _num(solved["optimal"]) if "optimal" in solved else np.full(len(solved), np.nan)
-    known = ~np.isnan(opt)
-    excess = length[known] - opt[known]
-    # % optimal counts every instance with a reference: an unsolved one is not optimal
-    n_reference = int(pd.to_numeric(g["optimal"], errors="coerce").notna().sum())
-    n_optimal = int((excess == 0).sum())
-    all_bounds = _num(g["lower_bound"]) if "lower_bound" in g else np.full(n, np.nan)
-    bound = all_bounds[(g["status"] == "solved").to_numpy()]
-    bounded = ~np.isnan(bound)
-    fails = g.loc[g["status"] != "solved", "status"].value_counts()
-    total_time = float(np.nansum(times))
-    out: dict[str, Any] = {
-        "n": n,
-        "solved": len(solved),
-        "solved_pct": 100.0 * len(solved) / n if n else math.nan,
-        "failures": ", ".join(f"{k} {v}" for k, v in fails.items()) or "-",
-        "mean_length": float(np.mean(length)) if len(length) else math.nan,
-        "median_length": float(np.median(length)) if len(length) else math.nan,
-        "n_optimal_known": int(known.sum()),
-        "n_reference": n_reference,
-        "n_optimal": n_optimal,
-        "optimal_pct": 100.0 * n_optimal / n_reference if n_reference else math.nan,
-        "mean_excess": float(np.mean(excess)) if known.any() else math.nan,
-        "mean_nodes": float(np.mean(nodes)) if len(nodes) else math.nan,
-        "median_nodes": float(np.median(nodes)) if len(nodes) else math.nan,
-        "mean_time_s": float(np.mean(times)) if len(times) else math.nan,
-        "nodes_per_s": float(np.nansum(nodes) / total_time) if total_time > 0 else math.nan,
-        "peak_rss_mb": float(np.nanmax(_num(g["peak_rss_bytes"]))) / 2**20
-        if "peak_rss_bytes" in g and g["peak_rss_bytes"].notna().any() else math.nan,
-        "heuristic_mb": float(np.nanmax(_num(g["heuristic_nbytes"]))) / 2**20
-        if "heuristic_nbytes" in g and g["heuristic_nbytes"].notna().any() else math.nan,
-        "solver_mb": float(np.nanmax(_num(g["solver_nbytes"]))) / 2**20
-        if "solver_nbytes" in g and g["solver_nbytes"].notna().any() else math.nan,
-    }
-    if (~np.isnan(all_bounds)).any():
-        # a length equal to a certified lower bound is proven optimal, whatever the reference
-        n_bounded = int((~np.isnan(all_bounds)).sum())
-        out["n_bounded"] = n_bounded
-        out["n_proven"] = int((length[bounded] == bound[bounded]).sum())
-        out["proven_pct"] = 100.0 * out["n_proven"] / n_bounded
-        out["mean_gap"] = float(np.mean(length[bounded] - bound[bounded])) if bounded.any() \
-            else math.nan
-    if "published_length" in solved:
-        pub = _num(solved["published_length"])
-        has = ~np.isnan(pub)
-        out["n_published"] = int(has.sum())
-        out["mean_vs_published"] = float(np.mean(length[has] - pub[has])) if has.any() else math.nan
-    if ci:
-        for values, col in ((length, "mean_length"), (excess, "mean_excess"),
-                            (nodes, "mean_nodes"), (times, "mean_time_s")):
-            lo, hi = bootstrap_ci(values, seed=seed)
-            out[col + "_lo"], out[col + "_hi"] = lo, hi
-    return out
+    """Every column of ``columns.SUMMARY`` over one configuration's rows ``g``."""
+    return columns.aggregate(with_all_columns(g), ci=ci, seed=seed)
 
 
 def summarize(df: pd.DataFrame, by: str = "config", ci: bool = True, seed: int = 0) -> pd.DataFrame:
@@ -213,109 +140,48 @@ def common_solved(df: pd.DataFrame, configs: Sequence[str] | None = None,
 
 def compare(df: pd.DataFrame, configs: Sequence[str] | None = None, by: str = "config",
             ci: bool = True, seed: int = 0) -> pd.DataFrame:
-    """``summarize`` restricted to the commonly solved instances of ``configs``.
+    """``summarize`` restricted to the commonly solved instances of ``configs``: every figure
+    concerns those instances only (no failures: each configuration solved each of them).
 
-    The ``failures`` column still counts every failure of each configuration over all instances.
-    Configurations that solved no instance are listed (n = 0) but do not empty the common set.
+    Configurations that solved no instance are listed (n = 0) but do not empty the common set;
+    the printed comparison leaves them out and names them under it.
     """
     configs = list(configs) if configs is not None else list(df[by].unique())
     # a configuration that solved nothing would empty the common set: compare the others
     active = [c for c in configs if ((df[by] == c) & (df["status"] == "solved")).any()]
     common = common_solved(df, active or configs, by)
     rows: list[dict[str, Any]] = []
-    all_rows = df[df[by].isin(configs)]
     for name in configs:
         g = common[common[by] == name]
-        stats: dict[str, Any] = _stats(g, ci, seed) if len(g) else {"n": 0}
-        full = all_rows[all_rows[by] == name]
-        fails = full.loc[full["status"] != "solved", "status"].value_counts()
-        stats["failures"] = ", ".join(f"{k} {v}" for k, v in fails.items()) or "-"
-        stats["n"] = len(g)
+        stats: dict[str, Any] = _stats(g, ci, seed) if len(g) else {"n": 0, "solved": 0}
         rows.append({by: name, **stats})
     return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------- formatting
 def _fmt(v: Any, digits: int = 2) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "n/a"
-    if isinstance(v, (int, np.integer)):
-        return f"{int(v):,}"
-    if isinstance(v, float):
-        if abs(v) >= 1e5:
-            return f"{v:,.0f}"
-        return f"{v:,.{digits}f}"
-    return str(v)
+    return columns._fmt(v, digits)
 
 
-def _with_ci(row: pd.Series, col: str, digits: int) -> str:
-    base = _fmt(row.get(col), digits)
-    lo, hi = row.get(col + "_lo"), row.get(col + "_hi")
-    if base == "n/a" or lo is None or (isinstance(lo, float) and math.isnan(lo)):
-        return base
-    return f"{base} [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+def display_table(summary: pd.DataFrame, by: str = "config", comparison: bool = False,
+                  terminal: bool = False) -> list[list[str]]:
+    """Header + rows of formatted strings for a summary frame (the columns of
+    ``columns.SUMMARY`` it shows; ``comparison``: a ``compare`` frame, its configurations that
+    solved nothing left out; ``terminal``: the columns that fit a console)."""
+    if comparison and "n" in summary:
+        summary = summary[pd.to_numeric(summary["n"], errors="coerce") > 0]
+    return columns.table(summary, by, comparison=comparison, terminal=terminal)
 
 
-DISPLAY = [
-    ("solved", "solved"), ("solved_pct", "solved %"), ("failures", "failures"),
-    ("mean_length", "mean length [95% CI]"), ("median_length", "median length"),
-    ("optimal_pct", "% optimal"), ("mean_excess", "mean excess [95% CI]"),
-    ("proven_pct", "% proven optimal"), ("mean_gap", "mean gap to bound"),
-    ("mean_nodes", "mean nodes [95% CI]"), ("median_nodes", "median nodes"),
-    ("mean_time_s", "mean time s [95% CI]"), ("nodes_per_s", "nodes/s"),
-    ("peak_rss_mb", "peak MiB"), ("heuristic_mb", "heuristic MiB"),
-    ("solver_mb", "solver tables MiB"), ("mean_vs_published", "length - DeepCubeA's"),
-]
-#: columns shown only when some row has a figure for them
-OPTIONAL = {"mean_vs_published": lambda v: v.notna().any(), "solver_mb": lambda v: (v > 0).any(),
-            "proven_pct": lambda v: v.notna().any(), "mean_gap": lambda v: v.notna().any()}
+def legend_text(summary: pd.DataFrame, comparison: bool = False, terminal: bool = False) -> str:
+    """What the columns a table of ``summary`` shows mean, one line each."""
+    return columns.legend(columns.shown_columns(summary, comparison, terminal))
 
 
-def _share(row: pd.Series, pct: str, k: str, n: str) -> str:
-    """A percentage with its count and denominator, e.g. ``43.5 (87/200)``."""
-    value, num, den = row.get(pct), row.get(k), row.get(n)
-    if value is None or (isinstance(value, float) and math.isnan(value)) or den is None \
-            or (isinstance(den, float) and math.isnan(den)):
-        return "n/a"
-    return f"{float(value):.1f} ({int(num)}/{int(den)})"
-
-
-def display_table(summary: pd.DataFrame, by: str = "config") -> list[list[str]]:
-    """Header + rows of formatted strings for a summary frame."""
-    shown = [(c, label) for c, label in DISPLAY
-             if c not in OPTIONAL or (c in summary and bool(OPTIONAL[c](summary[c])))]
-    header = [by, "n"] + [label for _, label in shown]
-    out = [header]
-    for _, row in summary.iterrows():
-        cells = [str(row[by]), _fmt(row.get("n"))]
-        for col, _ in shown:
-            if col == "optimal_pct":
-                cells.append(_share(row, col, "n_optimal", "n_reference"))
-            elif col == "proven_pct":
-                cells.append(_share(row, col, "n_proven", "n_bounded"))
-            elif col in CI_COLUMNS.values():
-                digits = 0 if col == "mean_nodes" else (3 if col == "mean_time_s" else 2)
-                cells.append(_with_ci(row, col, digits))
-            elif col in ("median_nodes", "nodes_per_s"):
-                cells.append(_fmt(row.get(col), 0))
-            elif col in ("mean_time_s",):
-                cells.append(_fmt(row.get(col), 3))
-            else:
-                cells.append(_fmt(row.get(col), 1 if col.endswith(("pct", "mb")) else 2))
-        out.append(cells)
-    return out
-
-
-#: the columns printed in the terminal (the markdown report has them all)
-TERMINAL = ("config", "n", "solved %", "failures", "mean length [95% CI]", "% optimal",
-            "mean excess [95% CI]", "% proven optimal", "mean gap to bound",
-            "mean nodes [95% CI]", "mean time s [95% CI]", "nodes/s", "peak MiB")
-
-
-def terminal_table(table: list[list[str]]) -> list[list[str]]:
-    """The subset of ``display_table`` columns that fits a terminal."""
-    keep = [i for i, h in enumerate(table[0]) if h in TERMINAL or i == 0]
-    return [[row[i] for i in keep] for row in table]
+def left_out_note(comp: pd.DataFrame, by: str = "config") -> str:
+    """The configurations a comparison leaves out (they solved no instance), or ""."""
+    gone = [str(c) for c, n in zip(comp[by], comp["n"], strict=True) if not n]
+    return f"Not compared (solved no instance): {', '.join(gone)}." if gone else ""
 
 
 def markdown_table(table: list[list[str]]) -> str:
@@ -359,7 +225,8 @@ def published_table(g: pd.DataFrame) -> list[list[str]] | None:
                             lengths))
     if not sources:
         return None
-    header = ["published", "search", "n", "solved", "mean length", "% optimal", "mean excess"]
+    header = ["published", "search", "n", "solved", "mean length", columns.OPTIMAL.label,
+              "mean excess"]
     rows = [header]
     o = opt.astype(float).to_numpy()
     n_ref = int((~np.isnan(o)).sum())
@@ -370,7 +237,7 @@ def published_table(g: pd.DataFrame) -> list[list[str]] | None:
         k = int((ln[known] == o[known]).sum())
         rows.append([name, search, _fmt(len(ln)), _fmt(int(solved.sum())),
                      _fmt(float(ln[solved].mean()) if solved.any() else math.nan),
-                     f"{100.0 * k / n_ref:.1f} ({k}/{n_ref})" if n_ref else "n/a",
+                     str(columns.Share(k, n_ref)),
                      _fmt(float((ln[known] - o[known]).mean()) if known.any() else math.nan)])
     return rows
 
@@ -434,6 +301,9 @@ def set_sections(df: pd.DataFrame, seed: int = 0
     summary of every configuration on it, and the comparison on its commonly solved instances
     (None for one configuration). A mean across sets of different difficulty says nothing, so
     summaries never mix sets."""
+    from bench.heuristic_cost import with_heuristic_costs
+
+    df = with_heuristic_costs(df)
     out = []
     for set_name, g in df.groupby("instance_set", sort=False):
         comp = compare(g, seed=seed) if g["config"].nunique() > 1 else None
@@ -450,13 +320,19 @@ def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
     sets = ", ".join(f"{k} ({v})" for k, v in df.groupby("instance_set", sort=False)["instance"]
                      .nunique().items())
     parts += [f"Instance sets: {sets}. Rows: {len(df)}.", ""]
+    shown: list[columns.Column] = []
     for set_name, g, summ, comp in set_sections(df, seed):
+        shown += [c for c in columns.shown_columns(summ) if c not in shown]
         parts += [f"## {set_name} ({g['instance'].nunique()} instances)", "",
                   markdown_table(display_table(summ)), ""]
         if comp is not None:
             n_common = int(comp["n"].max()) if len(comp) else 0
             parts += [f"### {set_name}: the {n_common} instances solved by every configuration "
-                      "(that solved any)", "", markdown_table(display_table(comp)), ""]
+                      "(that solved any)", "",
+                      markdown_table(display_table(comp, comparison=True)), ""]
+            gone = left_out_note(comp)
+            if gone:
+                parts += [gone, ""]
         pub = published_table(g)
         if pub is not None:
             parts += [f"### {set_name}: published solvers on the same instances", "",
@@ -481,15 +357,12 @@ def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
     for note in (reference_note(df), bounds_note(df), machines_note(df), revision_note(df)):
         if note:
             parts += [note, ""]
-    parts.append("% optimal counts every instance with a known optimal length, solved or not (an "
-                 "unsolved instance is not optimal), and shows that count; the reference comes "
-                 "from the instance set (DeepCubeA's optimal solutions, replayed; an instance file; "
-                 "an exact rule), else from an optimal-by-construction configuration of this run "
-                 "(IDA* or A* with an admissible heuristic, GF(2)); mean excess counts the solved "
-                 "ones; n/a = no reference optimum known. % proven optimal: solutions whose "
-                 "length equals the certified lower bound (the strongest admissible heuristic "
-                 "at the start state), and the mean gap of the solved ones to that bound. Means "
-                 "carry 95% bootstrap intervals. \"length - DeepCubeA's\" is the mean difference "
-                 "to DeepCubeA's published solution lengths on the same instances, where those "
-                 "are known.")
+    parts += ["Columns:", ""]
+    ordered = [c for c in columns.SUMMARY if c in shown]
+    parts += [f"- {line}" for line in columns.legend(ordered).splitlines()]
+    parts += ["", "The reference optimum comes from the instance set (DeepCubeA's optimal "
+              "solutions, replayed; an instance file; an exact rule), else from an "
+              "optimal-by-construction configuration of this run (IDA* or A* with an admissible "
+              "heuristic, GF(2)); n/a = nothing to count over. The comparison on the instances "
+              "solved by every configuration shows figures of those instances only."]
     return "\n".join(parts) + "\n"

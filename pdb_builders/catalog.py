@@ -31,6 +31,19 @@ def _load(target: str) -> Callable[..., Any]:
     return getattr(importlib.import_module(module), attr)
 
 
+def _peak_rss_bytes() -> int | None:
+    """Peak resident memory so far of this process and of its finished worker processes (the
+    larger), as the kernel counts it; None where it cannot tell."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return None
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB elsewhere
+    return int(max(own, children)) * scale
+
+
 @dataclass(frozen=True)
 class TableSpec:
     """One stored table. ``attrs`` are written into the file and required on load."""
@@ -61,7 +74,8 @@ class TableSpec:
         kwargs.setdefault("jobs", jobs)
         table = _load(self.builder)(**kwargs)
         seconds = time.perf_counter() - t0
-        return save_table(self.path, table, self.attrs, build_seconds=seconds)
+        return save_table(self.path, table, self.attrs, build_seconds=seconds,
+                          build_peak_rss_bytes=_peak_rss_bytes())
 
     def ensure(self, *, progress: bool = True, jobs: int = 1) -> PackedTable:
         """Load the table, building it first if it is absent.

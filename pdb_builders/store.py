@@ -143,7 +143,8 @@ def _meta(attrs: Mapping[str, Any]) -> str:
     return json.dumps(_jsonable(dict(attrs)), sort_keys=True)
 
 
-_COMPUTED = ("length", "packing", "maximum", "histogram", "checksum", "build_seconds", "meta_json",
+_COMPUTED = ("length", "packing", "maximum", "histogram", "checksum", "build_seconds",
+             "build_peak_rss_bytes", "meta_json",
              "dtype", "shape")
 
 
@@ -154,11 +155,14 @@ def save_table(
     attrs: Mapping[str, Any],
     *,
     build_seconds: float | None = None,
+    build_peak_rss_bytes: int | None = None,
     pack: bool | None = None,
 ) -> Path:
     """Write ``table`` (``uint8``, any shape; stored flat) with ``attrs`` to ``path`` atomically.
 
-    ``pack=None`` packs to 4 bits when every value fits in ``0 .. 15``. Returns the path.
+    ``pack=None`` packs to 4 bits when every value fits in ``0 .. 15``. ``build_seconds`` and
+    ``build_peak_rss_bytes`` (the peak resident memory of the building process and its worker
+    processes, up to the end of the build) are recorded when given. Returns the path.
     """
     path = Path(path)
     values = np.ascontiguousarray(table)
@@ -196,6 +200,8 @@ def save_table(
             f.attrs["checksum"] = checksum(stored)
             if build_seconds is not None:
                 f.attrs["build_seconds"] = float(build_seconds)
+            if build_peak_rss_bytes is not None:
+                f.attrs["build_peak_rss_bytes"] = int(build_peak_rss_bytes)
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)

@@ -31,7 +31,7 @@ INSTANCES_DIR = SUITES_DIR / "instances"
 SOURCES = ("file", "scramble", "uniform", "deepcubea")
 FORMATS = ("tiles", "maneuver", "vcube", "states")
 #: the figures a suite may name (``bench.plots.FIGURES``, which imports matplotlib)
-FIGURE_NAMES = ("bwas-strips", "excess", "nodes-vs-length")
+FIGURE_NAMES = ("bwas-strips", "excess", "nodes-vs-length", "scatter", "coverage", "by-depth")
 
 
 # --------------------------------------------------------------------------- specs

@@ -88,8 +88,13 @@ def test_compare_uses_only_instances_every_configuration_solved():
         assert comp.loc[cfg, "n"] == len(common)
         assert comp.loc[cfg, "mean_length"] == pytest.approx(want["mean_length"])
         assert comp.loc[cfg, "mean_nodes"] == pytest.approx(want["mean_nodes"])
-    # failures are still reported over every instance
-    assert comp.loc["greedy", "failures"] == "node-limit 6"
+    # the comparison shows what concerns the common instances only: no failures of the full
+    # set, "solved" a whole count equal to n
+    table = report.display_table(comp.reset_index(), comparison=True)
+    assert "failures" not in table[0] and "solved %" not in table[0]
+    solved = table[0].index("solved")
+    assert all(row[solved] == str(len(common)) for row in table[1:])
+    assert not any("node-limit" in cell for row in table for cell in row)
     # with two configurations the common set grows
     two = report.compare(df, ["pdb-ida", "davi-bwas"])
     assert set(two["n"]) == {8}
@@ -116,6 +121,7 @@ def test_figures_from_a_tiny_table(name):
     df = _frame()
     df["params"] = df["config"].map(lambda c: '{"s.weight": 0.2}' if "bwas" in c else "{}")
     df["heuristic"] = df["config"].str.split("-").str[0]
+    df["solver"] = df["config"].map({"pdb-ida": "ida", "davi-bwas": "bwas", "greedy": "greedy"})
     fig, ax = plots.FIGURES[name](df)
     assert fig.axes and ax is not None
     import matplotlib.pyplot as plt
@@ -139,8 +145,17 @@ def test_a_configuration_that_solved_nothing_does_not_empty_the_comparison():
     df = _frame()
     dead = df[df.config == "greedy"].assign(config="broken", status="error", length=None)
     comp = report.compare(pd.concat([df, dead])).set_index("config")
-    assert comp.loc["broken", "n"] == 0 and comp.loc["broken", "failures"] == "error 12"
+    assert comp.loc["broken", "n"] == 0
     assert comp.loc["pdb-ida", "n"] == 4
+    # printed: the configuration that solved nothing is named under the table, not a row of it
+    table = report.display_table(comp.reset_index(), comparison=True)
+    assert [row[0] for row in table[1:]] == ["pdb-ida", "davi-bwas", "greedy"]
+    assert report.left_out_note(comp.reset_index()) == \
+        "Not compared (solved no instance): broken."
+    md = report.report_markdown(pd.concat([df, dead]))
+    common = md.split("solved by every configuration (that solved any)")[1].split("###")[0]
+    assert "| broken |" not in common and "error 12" not in common
+    assert "Not compared (solved no instance): broken." in common
 
 
 def test_bootstrap_does_not_depend_on_the_order_rows_finished():
@@ -181,10 +196,18 @@ def test_excess_histogram_draws_no_bar_below_zero():
     import matplotlib.pyplot as plt
 
     df = _frame()
-    fig, ax = plots.fig_excess(df)
+    fig, axes = plots.FIGURES["excess"](df)
+    ax = axes[0]
     bars = ax.patches
-    assert bars and min(b.get_x() for b in bars) >= -0.5
-    assert ax.get_xlim()[0] >= -0.5
+    assert bars and min(b.get_x() for b in bars) >= -0.4
+    assert ax.get_xlim()[0] >= -0.6
+    # the unsolved instances with a reference are a bar of their own, not hidden
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels[-1] == "unsolved"
+    unsolved = {cfg: int(((df.config == cfg) & (df.status != "solved") & df.optimal.notna()).sum())
+                for cfg in df.config.unique()}
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == [f"{cfg} (unsolved {n})" for cfg, n in unsolved.items()]
     plt.close(fig)
 
 
@@ -195,10 +218,15 @@ def test_figures_have_a_title_and_name_configurations_they_cannot_show():
     dead = df[df.config == "greedy"].assign(config="broken", status="error", length=None)
     figs = plots.run_figures(pd.concat([df, dead]), ["nodes-vs-length", "excess"],
                              title="puzzle8 (quick)")
-    for fig in figs.values():
+    for name, fig in figs.items():
         assert fig._suptitle is not None and fig._suptitle.get_text() == "puzzle8 (quick)"
         texts = [t.get_text() for t in fig.texts]
-        assert any("not shown" in t and "broken" in t for t in texts), texts
+        if name == "excess":  # its unsolved runs are drawn, marked
+            legend = [t.get_text() for ax in fig.axes if ax.get_legend()
+                      for t in ax.get_legend().get_texts()]
+            assert "broken (unsolved 9)" in legend, legend
+        else:
+            assert any("not shown" in t and "broken" in t for t in texts), texts
         plt.close(fig)
 
 

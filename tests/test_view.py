@@ -128,11 +128,17 @@ def source(run_dir) -> RunSource:
 
 def test_run_index(source):
     index = source.index()
-    assert index["mode"] == "run" and index["summary"]["header"][:2] == ["config", "n"]
-    configs = [r[0] for r in index["summary"]["rows"]]
+    # one summary per instance set, as the console prints it (the run has one set)
+    assert index["mode"] == "run" and [s["name"] for s in index["sets"]] == ["scramble"]
+    summary = index["sets"][0]
+    assert summary["header"][:2] == ["config", "n"] and summary["instances"] == 2
+    configs = [r[0] for r in summary["rows"]]
     assert configs == ["manhattan-ida", "lc-greedy", "lvi", "manhattan-capped"]
     assert len(index["rows"]) == 8 and index["figures"] == []
-    assert index["comparison"]["n"] == 0 or index["comparison"]["header"][0] == "config"
+    comparison = summary["comparison"]
+    assert comparison["n"] == 0 or comparison["header"][0] == "config"
+    assert "failures" not in comparison["header"]
+    assert "% optimal: of the instances with a reference optimal length" in summary["legend"]
     assert "run: manhattan-ida" in index["reference_note"]
     json.dumps(index, allow_nan=False)
 
@@ -186,7 +192,7 @@ def test_results_csv_of_a_committed_folder_gives_the_same_replays(run_dir, sourc
     (copy / "excess.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     other = RunSource(copy)
     assert other.figures == ["excess.png"]
-    assert other.index()["summary"] == source.index()["summary"]
+    assert other.index()["sets"] == source.index()["sets"]
     for key in ("scramble/d14-1/lc-greedy", "scramble/d14-1/lvi"):
         a, b = source.replay(key), other.replay(key)
         assert a["states"] == b["states"] and a["heuristics"] == b["heuristics"]

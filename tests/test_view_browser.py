@@ -196,8 +196,13 @@ def test_run_page_rows_sort_and_replays(driver, tmp_path):
     with served(source, run_dir) as url:
         open_page(driver, url)
         assert driver.find_element(By.ID, "replay").get_attribute("hidden") is not None
-        summary = driver.find_elements(By.CSS_SELECTOR, "#summary tbody tr")
+        summary = driver.find_elements(By.CSS_SELECTOR, "#summary .set-summary tbody tr")
         assert len(summary) == 4
+        # one summary per instance set, headed by it, with the legend of its columns
+        titles = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "#summary h3")]
+        assert titles == ["scramble (2 instances)"]
+        legend = driver.find_element(By.CSS_SELECTOR, "#summary pre.legend").text
+        assert "% optimal: of the instances with a reference optimal length" in legend
         # sort the rows by length: numbers ascending, failures (n/a) last
         header = [th for th in driver.find_elements(By.CSS_SELECTOR, "#rows th")
                   if th.text == "length"][0]

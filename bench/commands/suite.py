@@ -128,7 +128,9 @@ def run_suite_cmd(name: str, quick: bool, profile: str | None, configs: tuple[st
         sys.exit(1)
     if summary.skipped:
         click.echo(f"resumed: {summary.skipped} rows were already done", err=True)
-    _write_report(out, figures=list(suite.figures) or None, title=f"{suite.name} ({prof})",
+    from bench.plots import report_figures
+
+    _write_report(out, figures=report_figures(suite.figures), title=f"{suite.name} ({prof})",
                   make_figures=not no_figures)
 
 
@@ -214,18 +216,27 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
             head, _, rest = md.partition("\n\n")
             md = head + "\n\nMade by:\n\n" + "\n".join(lines) + "\n\n" + rest
     (out / "summary.md").write_text(md)
+    legend: list = []
     for set_name, g, summ, comp in report.set_sections(df):
         click.echo(f"\n{set_name} ({g['instance'].nunique()} instances):")
-        click.echo(report.text_table(report.terminal_table(report.display_table(summ))))
+        click.echo(report.text_table(report.display_table(summ, terminal=True)))
+        legend += [c for c in report.columns.shown_columns(summ, terminal=True) if c not in legend]
         if comp is not None:
             n_common = int(comp["n"].max())
             click.echo(f"\n{set_name}: on the {n_common} instances solved by every configuration "
                        "(that solved any):")
-            click.echo(report.text_table(report.terminal_table(report.display_table(comp))))
+            click.echo(report.text_table(report.display_table(comp, comparison=True,
+                                                              terminal=True)))
+            gone = report.left_out_note(comp)
+            if gone:
+                click.echo(gone)
         pub = report.published_table(g)
         if pub is not None:
             click.echo(f"\n{set_name}: published solvers on the same instances:")
             click.echo(report.text_table(pub))
+    if legend:
+        click.echo("\n" + report.columns.legend(
+            [c for c in report.columns.SUMMARY if c in legend]))
     written = []
     if make_figures:
         from bench import plots

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from bench import report
+from bench import columns, report
 from bench.papers.paper_table import (
     PaperTable,
     Request,
@@ -20,11 +20,11 @@ from core.errors import InputError
 
 #: the figures of the per-domain summary, in its order
 SUMMARY_FIGURES = (("solved_pct", "solved %"), ("mean_length", "mean length"),
-                   ("optimal_pct", "% optimal"), ("mean_nodes", "mean nodes generated"),
+                   ("optimal_pct", columns.OPTIMAL.label), ("mean_nodes", "mean nodes generated"),
                    ("mean_time_s", "mean seconds"))
 
 
-def _ours(run_dir: Path) -> tuple[str, dict[str, dict[str, float]]]:
+def _ours(run_dir: Path) -> tuple[str, dict[str, dict[str, Any]]]:
     """The puzzle of a run and, per configuration, its figures on DeepCubeA's test states."""
     from bench.run_table import load_table
 
@@ -37,7 +37,7 @@ def _ours(run_dir: Path) -> tuple[str, dict[str, dict[str, float]]]:
     puzzles = sorted(df["puzzle"].dropna().unique())
     if len(puzzles) != 1:
         raise InputError(f"--run: {run_dir} mixes puzzles ({', '.join(puzzles)})")
-    figures: dict[str, dict[str, float]] = {}
+    figures: dict[str, dict[str, Any]] = {}
     per = df.drop_duplicates("instance")
     pub: dict[str, float] = {}  # DeepCubeA's own figures on the states of this run
     if "published_length" in per and per["published_length"].notna().any():
@@ -55,7 +55,7 @@ def _ours(run_dir: Path) -> tuple[str, dict[str, dict[str, float]]]:
     for config, g in df.groupby("config", sort=False):
         st = report.summarize(g, ci=False).iloc[0]
         figures[str(config)] = {"solved_pct": st["solved_pct"], "mean_length": st["mean_length"],
-                                "optimal_pct": st["optimal_pct"], "mean_nodes": st["mean_nodes"],
+                                "optimal_pct": columns.BY_KEY["optimal_pct"].render(st), "mean_nodes": st["mean_nodes"],
                                 "mean_time_s": st["mean_time_s"], "n": st["n"]}
     return str(puzzles[0]), figures
 
@@ -66,7 +66,7 @@ def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None,
     puzzle)."""
     from bench import published
 
-    per_puzzle: dict[str, tuple[Path, dict[str, dict[str, float]]]] = {}
+    per_puzzle: dict[str, tuple[Path, dict[str, dict[str, Any]]]] = {}
     for rd in runs or []:
         puzzle, figs = _ours(rd)
         if puzzle in per_puzzle:

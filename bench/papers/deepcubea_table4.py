@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bench import report
+from bench import columns, report
 from bench.papers.paper_table import (
     PaperTable,
     Request,
@@ -37,7 +37,7 @@ def deepcubea_table4(run_dir: Path | None, limit: int | None, jobs: int | None, 
                                    out.parent / "runs" / f"{out.name}-{suite}"))
     rows = []
     for run in runs:
-        df = load_table(run)
+        df = report.with_reference_optima(load_table(run))
         df = df[df["instance_set"] == "deepcubea"] if "instance_set" in df else df
         if df.empty:
             raise InputError(f"--run: {run} has no rows on DeepCubeA's test states")
@@ -54,7 +54,7 @@ def deepcubea_table4(run_dir: Path | None, limit: int | None, jobs: int | None, 
                 "mean length": float(ok["length"].mean()) if len(ok) else None,
                 "mean nodes": round(float(ok["nodes_generated"].mean())) if len(ok) else None,
                 "mean seconds": float(ok["time_s"].mean()) if len(ok) else None,
-                "% optimal": 100.0 if len(ok) else None,  # IDA* with admissible PDBs
+                columns.OPTIMAL.label: str(columns.optimal_share(g)),
                 "DeepCubeA optimal on these %": 100.0 * float(np.mean(same)) if same else None,
                 "DeepCubeA mean length on these": float(np.mean([t for t in theirs
                                                                  if t is not None]))
@@ -67,10 +67,12 @@ def deepcubea_table4(run_dir: Path | None, limit: int | None, jobs: int | None, 
         rows.append({"puzzle": puzzle, "solver": "PDB optimal solver (DeepCubeA, text)",
                      "mean length": text("mean_length", pdb=True),
                      "mean nodes": text("mean_nodes", pdb=True),
-                     "mean seconds": text("mean_time_s", pdb=True), "% optimal": 100.0})
+                     "mean seconds": text("mean_time_s", pdb=True),
+                     columns.OPTIMAL.label: "100 (stated)"})
         rows.append({"puzzle": puzzle, "solver": "DeepCubeA (text)",
                      "mean length": text("mean_length"), "mean nodes": text("mean_nodes"),
-                     "mean seconds": text("mean_time_s"), "% optimal": text("optimal_pct")})
+                     "mean seconds": text("mean_time_s"),
+                     columns.OPTIMAL.label: text("optimal_pct")})
         if files:
             rows.append({"puzzle": puzzle,
                          "solver": f"DeepCubeA (results file, {files['n']} states)",
@@ -80,7 +82,9 @@ def deepcubea_table4(run_dir: Path | None, limit: int | None, jobs: int | None, 
     table = pd.DataFrame(rows)
     lines = header("DeepCubeA Table 4: the PDB optimal solver on the 24- and 35-puzzle", command,
                     ["Ours: IDA* with the additive PDBs on DeepCubeA's first test states under a "
-                     "per-state limit; `finished` counts the optimal solutions found within it. "
+                     "per-state limit; `finished` counts the optimal solutions found within it; "
+                     "`% optimal`: of the states with a known optimum, those solved at it, "
+                     "with the count. "
                      "`DeepCubeA optimal on these`: its per-instance lengths equal to our optimum "
                      "on the states we finished. The rows marked `text` hold what the paper "
                      "states (24-puzzle: the PDB solver 4,239 s and 8.19 x 10^10 nodes on "

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from bench import report
+from bench import columns, report
 from bench.papers.paper_table import (
     PaperTable,
     Request,
@@ -44,11 +44,12 @@ def deepcubea_table5(run_dir: Path | None, limit: int | None, jobs: int | None, 
         rows.append({"solver": "DeepCubeA (results file, the same levels)",
                      "levels": len(levels), "solved %": 100.0 * len(lens) / len(levels),
                      "mean length": float(np.mean(lens)) if lens else None,
-                     "% optimal": 100.0 * float(np.mean(hits)) if hits else None,
+                     columns.OPTIMAL.label: str(columns.Share(int(np.sum(hits)), len(hits)))
+                     if hits else None,
                      "mean nodes generated": None, "mean seconds": None})
         rows.append({"solver": "DeepCubeA (results file, all levels)", "levels": files["n"],
                      "solved %": 100.0, "mean length": files["mean_length"],
-                     "% optimal": None, "mean nodes generated": round(files["mean_nodes"]),
+                     columns.OPTIMAL.label: None, "mean nodes generated": round(files["mean_nodes"]),
                      "mean seconds": files["mean_time_s"]})
     for config, g in df.groupby("config", sort=False):
         st = report.summarize(g, ci=False).iloc[0]
@@ -56,7 +57,7 @@ def deepcubea_table5(run_dir: Path | None, limit: int | None, jobs: int | None, 
         pub = pd.to_numeric(ok.get("published_length"), errors="coerce")
         rows.append({"solver": f"ours: {config}", "levels": int(st["n"]),
                      "solved %": st["solved_pct"], "mean length": st["mean_length"],
-                     "% optimal": st["optimal_pct"],
+                     columns.OPTIMAL.label: columns.OPTIMAL.render(st),
                      "mean nodes generated": round(st["mean_nodes"]) if st["solved"] else None,
                      "mean seconds": st["mean_time_s"],
                      "length - DeepCubeA's": float((pd.to_numeric(ok["length"]) - pub).mean())

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from bench import report
+from bench import columns, report
 from bench.papers.paper_table import PaperTable, Request, frame_rows, header
 from core.errors import InputError
 
@@ -65,14 +65,12 @@ def figures(g: pd.DataFrame) -> dict[str, Any]:
     ok = g[g["status"] == "solved"]
     opt = pd.to_numeric(g.get("optimal", pd.Series(np.nan, index=g.index)),
                         errors="coerce").astype(float)
-    length = pd.to_numeric(g["length"], errors="coerce").astype(float)
     known = opt.notna()
-    hits = (g["status"] == "solved") & known & (length == opt)
     evals = ok["network_evaluations"] if "network_evaluations" in ok else pd.Series(dtype=float)
     return {"states": n,
             "solved %": 100.0 * len(ok) / n if n else None,
             "mean length": _mean(ok["length"]),
-            "% optimal": 100.0 * float(hits.sum()) / float(known.sum()) if known.any() else None,
+            columns.OPTIMAL.label: str(columns.optimal_share(g)) if known.any() else None,
             "mean expanded": _mean(ok["nodes_expanded"]) if "nodes_expanded" in ok else None,
             "mean generated": _mean(ok["nodes_generated"]),
             "mean network evaluations": _mean(evals),
@@ -80,7 +78,7 @@ def figures(g: pd.DataFrame) -> dict[str, Any]:
 
 
 COLUMNS = ("puzzle", "guide", "search", "training CPU-min", "states", "solved %", "mean length",
-           "% optimal", "mean expanded", "mean generated", "mean network evaluations",
+           columns.OPTIMAL.label, "mean expanded", "mean generated", "mean network evaluations",
            "mean s per instance", "source")
 
 
@@ -102,7 +100,8 @@ def published_rows(puzzle: str, df: pd.DataFrame) -> list[dict[str, Any]]:
         rows.append({**base, "guide": "DeepCubeA", "search": "BWAS (its settings)",
                      "states": len(per), "solved %": 100.0 * len(listed) / len(per),
                      "mean length": float(lengths.mean()),
-                     "% optimal": 100.0 * float((lengths[known] == opt[known]).mean())
+                     columns.OPTIMAL.label: str(columns.Share(
+                         int((lengths[known] == opt[known]).sum()), int(known.sum())))
                      if known.any() else None,
                      "mean generated": _mean(listed["published_nodes"])
                      if "published_nodes" in listed else None,
@@ -111,7 +110,7 @@ def published_rows(puzzle: str, df: pd.DataFrame) -> list[dict[str, Any]]:
         pct = published.stated(puzzle, "optimal_pct").value
         rows.append({**base, "guide": "DeepCubeA", "search": "BWAS (its settings)",
                      "states": files["n"], "solved %": published.stated(puzzle, "solved_pct").value,
-                     "mean length": files["mean_length"], "% optimal": pct,
+                     "mean length": files["mean_length"], columns.OPTIMAL.label: pct,
                      "mean generated": files["mean_nodes"],
                      "mean s per instance": files["mean_time_s"],
                      "source": f"{published.FILES}: all it lists (solved %, % optimal: "
@@ -121,7 +120,8 @@ def published_rows(puzzle: str, df: pd.DataFrame) -> list[dict[str, Any]]:
             continue
         rows.append({**base, "guide": fig["guide"], "search": fig["search"],
                      "states": fig.get("states"), "solved %": fig.get("solved_pct"),
-                     "mean length": fig.get("mean_length"), "% optimal": fig.get("optimal_pct"),
+                     "mean length": fig.get("mean_length"),
+                     columns.OPTIMAL.label: fig.get("optimal_pct"),
                      "source": published.EFFICIENTCUBE_SOURCE})
     return rows
 

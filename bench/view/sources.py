@@ -1,8 +1,8 @@
 """What the viewer's page shows: a run folder (:class:`RunSource`) or one search
 (:class:`SolveSource`).
 
-A source answers two requests: ``index()`` (the page's tables: a run's summary, its rows, its
-figures) and ``replay(key)`` (one row's path, :func:`bench.view.replay.replay`). A run's rows are
+A source answers two requests: ``index()`` (the page's tables: a run's summary per instance set,
+as the console prints it, its rows, its figures) and ``replay(key)`` (one row's path, :func:`bench.view.replay.replay`). A run's rows are
 read as the reports read them (``rows.jsonl``, or the derived ``results.csv`` of a committed
 results folder); each replayed path goes through the puzzle's own moves again.
 
@@ -129,18 +129,23 @@ class RunSource:
         from bench import report
 
         df = self.df
-        summary = report.display_table(report.summarize(df))
+        sets = []
+        for set_name, g, summ, comp in report.set_sections(df):
+            table = report.display_table(summ)
+            entry: dict[str, Any] = {"name": set_name, "instances": int(g["instance"].nunique()),
+                                     "header": table[0], "rows": table[1:],
+                                     "legend": report.legend_text(summ), "comparison": None}
+            if comp is not None:
+                ctable = report.display_table(comp, comparison=True)
+                entry["comparison"] = {"n": int(comp["n"].max()) if len(comp) else 0,
+                                       "header": ctable[0], "rows": ctable[1:],
+                                       "left_out": report.left_out_note(comp)}
+            sets.append(entry)
         out: dict[str, Any] = {
             "mode": self.mode, "title": self.run_dir.name, "path": str(self.run_dir),
-            "summary": {"header": summary[0], "rows": summary[1:]},
-            "comparison": None, "reference_note": report.reference_note(df),
+            "sets": sets, "reference_note": report.reference_note(df),
             "figures": self.figures,
         }
-        if df["config"].nunique() > 1:
-            comp = report.compare(df)
-            table = report.display_table(comp)
-            out["comparison"] = {"n": int(comp["n"].max()) if len(comp) else 0,
-                                 "header": table[0], "rows": table[1:]}
         cols = ("instance_set", "instance", "config", "heuristic", "solver", "status", "length",
                 "optimal", "nodes_generated", "time_s")
         out["rows"] = [{"key": k, **{c: r.get(c) for c in cols}} for k, r in self.rows.items()]
@@ -330,7 +335,7 @@ class SolveSource:
     def index(self) -> dict[str, Any]:
         s = self.solved
         return {"mode": self.mode, "title": f"{s.puzzle.name}: {self.row['config']}",
-                "path": None, "summary": None, "comparison": None, "reference_note": "",
+                "path": None, "sets": [], "reference_note": "",
                 "text": self.summary, "figures": [], "rows": [self.row], "open": self.key}
 
     def replay(self, key: str) -> dict[str, Any]:

@@ -356,14 +356,36 @@ async function main() {
     $("text").textContent = index.text;
     $("text").hidden = false;
   }
-  if (index.summary) {
+  if (index.sets && index.sets.length) {
     $("summary-box").hidden = false;
-    summaryTable($("summary"), index.summary);
-    if (index.comparison) {
-      $("comparison-title").textContent =
-        `On the ${index.comparison.n} instances solved by every configuration (that solved any)`;
-      $("comparison-title").hidden = false;
-      summaryTable($("comparison"), index.comparison);
+    const box = $("summary");
+    box.replaceChildren();
+    for (const set of index.sets) {
+      const title = document.createElement("h3");
+      title.textContent = `${set.name} (${set.instances} instances)`;
+      const table = document.createElement("div");
+      table.className = "scroll set-summary";
+      box.append(title, table);
+      summaryTable(table, set);
+      if (set.comparison && set.comparison.rows.length) {
+        const ctitle = document.createElement("h4");
+        ctitle.textContent = `${set.name}: on the ${set.comparison.n} instances solved by every `
+          + "configuration (that solved any)";
+        const ctable = document.createElement("div");
+        ctable.className = "scroll set-comparison";
+        box.append(ctitle, ctable);
+        summaryTable(ctable, set.comparison);
+        if (set.comparison.left_out) {
+          const gone = document.createElement("p");
+          gone.className = "meta";
+          gone.textContent = set.comparison.left_out;
+          box.append(gone);
+        }
+      }
+      const legend = document.createElement("pre");
+      legend.className = "meta legend";
+      legend.textContent = set.legend;
+      box.append(legend);
     }
     $("reference-note").textContent = index.reference_note || "";
   }
