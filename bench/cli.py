@@ -147,6 +147,15 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    except OSError as exc:
+        from core.safe_write import DISK_ERRNOS
+
+        if exc.errno not in DISK_ERRNOS:
+            raise
+        # a full or read-only disk where no writer turned it into an InputError: one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        click.echo(f"error: {where}cannot write ({exc.strerror or exc})", err=True)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

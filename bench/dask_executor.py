@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bench.executor import Executor, ResultCallback, Task, WorkerSlot
+from core import safe_write
 from core.errors import InputError
 from core.rows import failure
 from core.status import Status
@@ -252,8 +253,8 @@ class DaskExecutor(Executor):
         mark = cache_dir() / CHECK_DIR / token
         try:
             mark.parent.mkdir(parents=True, exist_ok=True)
-            mark.write_text(socket.gethostname())
-        except OSError:
+            safe_write.write_text(mark, socket.gethostname())
+        except (OSError, InputError):
             token = None  # type: ignore[assignment]
         try:
             infos = client.run(worker_info, token, on_error="return")

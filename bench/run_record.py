@@ -3,6 +3,7 @@ flushed and fsynced), ``run.json``, the run folder's lock and atomic writes."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from core import safe_write
 from core.errors import InputError
 
 ROWS = "rows.jsonl"
@@ -100,17 +102,9 @@ def read_run_json(run_dir: Path) -> dict[str, Any] | None:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename: never half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    """Write ``text`` to ``path`` through a fresh temporary file and a rename: never half a file,
+    never through a link (``core.safe_write``)."""
+    safe_write.write_text(path, text)
 
 
 @contextmanager
@@ -120,7 +114,7 @@ def run_lock(run_dir: Path) -> Iterator[None]:
 
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
-        f = (run_dir / LOCK).open("a+")
+        f = safe_write.open_lock(run_dir / LOCK, arg="--out")
     except OSError as exc:
         raise InputError(f"--out: cannot write to {run_dir}: {exc.strerror or exc}") from None
     try:
@@ -132,32 +126,54 @@ def run_lock(run_dir: Path) -> Iterator[None]:
             raise InputError(f"--out: {run_dir} is in use by another run"
                              + (f" (pid {who})" if who.isdigit() else "")
                              + "; wait for it to finish or use another --out") from None
-        f.seek(0)
-        f.truncate()
-        f.write(str(os.getpid()))
-        f.flush()
+        with contextlib.suppress(OSError):  # the pid is for the message above; a full disk
+            os.ftruncate(f.fileno(), 0)   # may refuse it
+            os.pwrite(f.fileno(), str(os.getpid()).encode(), 0)
         yield
     finally:
         f.close()
 
 
 class RowWriter:
-    """Appends rows to ``rows.jsonl``, one line each, flushed and fsynced."""
+    """Appends rows to ``rows.jsonl``, one line each, flushed and fsynced; opened without
+    following a link (``core.safe_write.open_append``). A row that cannot be written (a full
+    disk) is cut off again, so the file holds the finished rows and nothing else."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.f = path.open("ab")
-        if self.f.tell() > 0:  # repair a torn last line left by a kill
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise safe_write.write_error(path.parent, exc, "--out") from None
+        self.f = safe_write.open_append(path, arg="--out", what="row file", buffering=0)
+        self.written = 0
+        end = os.fstat(self.f.fileno()).st_size
+        if end > 0:  # repair a torn last line left by a kill
             with path.open("rb") as r:
                 r.seek(-1, os.SEEK_END)
-                if r.read(1) != b"\n":
-                    self.f.write(b"\n")
+                torn = r.read(1) != b"\n"
+            if torn:
+                self._append(b"\n")
+
+    def _append(self, data: bytes) -> None:
+        fd = self.f.fileno()
+        end = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # drop the part of the line that was written
+                os.ftruncate(fd, end)
+            raise safe_write.WriteError(
+                f"--out: cannot write a row to {self.path} ({exc.strerror or exc}); the "
+                f"{self.written} row(s) finished in this session are kept; free space and "
+                "continue with --resume") from None
 
     def write(self, row: dict[str, Any]) -> None:
-        self.f.write(json.dumps(row, default=_json_default).encode() + b"\n")
-        self.f.flush()
-        os.fsync(self.f.fileno())
+        self._append(json.dumps(row, default=_json_default).encode() + b"\n")
+        self.written += 1
 
     def close(self) -> None:
         self.f.close()

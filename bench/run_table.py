@@ -197,5 +197,7 @@ def write_tables(df: Any, folder: Path) -> None:
         if out[col].dtype == object:
             out[col] = out[col].map(lambda v: v if v is None or isinstance(v, str)
                                     else json.dumps(v, default=str))
-    out.to_parquet(folder / "results.parquet", index=False)
-    out.to_csv(folder / "results.csv", index=False)
+    from core import safe_write
+
+    safe_write.save_parquet(out, folder / "results.parquet", index=False)
+    safe_write.save_csv(out, folder / "results.csv", index=False)

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from core import safe_write
 from core.errors import InputError
 from heuristics.onnx import CARD_SUFFIX, SEARCH_SOLVERS
 from learning.checkpoint import VALUE_TARGETS, load_checkpoint
@@ -107,9 +108,13 @@ def export_onnx(model: str, out_dir: str | os.PathLike[str], force: bool = False
     out = Path(out_dir).expanduser()
     onnx_path, card = out / f"{name}.onnx", out / f"{name}{CARD_SUFFIX}"
     for p in (onnx_path, card):
+        safe_write.refuse_links(p, arg="--out")  # --force replaces a file, never a link's target
         if p.exists() and not force:
             raise InputError(f"--out: {p} exists (give --force to replace it)")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise safe_write.write_error(out, exc, "--out") from None
     puzzle = registry.get_puzzle(ckpt["puzzle"])
     policy = ckpt["target"] not in VALUE_TARGETS
     net, module = network(ckpt)
@@ -123,7 +128,8 @@ def export_onnx(model: str, out_dir: str | os.PathLike[str], force: bool = False
     if goal_row is not None:
         states = np.concatenate([goal_row, states])
     codes = torch.from_numpy(np.ascontiguousarray(encode(states), dtype=np.int64))
-    export_module(module, codes[:2], onnx_path, "logits" if policy else "value")
+    with safe_write.atomic_path(onnx_path, arg="--out") as tmp:
+        export_module(module, codes[:2], tmp, "logits" if policy else "value")
 
     with torch.no_grad():
         want = net(codes).numpy()
@@ -146,7 +152,7 @@ def export_onnx(model: str, out_dir: str | os.PathLike[str], force: bool = False
                    "weights_sha256": ckpt.get("weights_sha256"),
                    "exported_by": "bench models export", "torch": torch.__version__},
     }
-    card.write_text(json.dumps(meta, indent=2) + "\n")
+    safe_write.write_json(card, meta, arg="--out")
 
     import onnxruntime as ort
 

@@ -45,7 +45,6 @@ A checkpoint is a ``torch.save`` file whose contents load with ``torch.load(weig
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
 import re
 import warnings
@@ -56,6 +55,7 @@ from typing import Any
 
 import torch
 
+from core import safe_write
 from core.errors import InputError
 from learning.model_config import ModelConfig
 from learning.quantize import STORAGES, QuantizeError, dequantize, is_quantized, quantize_int8
@@ -122,7 +122,8 @@ def non_finite(state_dict: Mapping[str, torch.Tensor]) -> list[str]:
 
 
 def save_checkpoint(path: str | Path, ckpt: dict[str, Any]) -> Path:
-    """Write ``ckpt`` to ``path`` atomically (temporary file, fsync, rename); add format and digest."""
+    """Write ``ckpt`` to ``path`` atomically (a fresh temporary file, fsync, rename:
+    ``core.safe_write``; a link at ``path`` is refused); add format and digest."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     storage = ckpt.get("weights_storage", "float32")
@@ -132,13 +133,7 @@ def save_checkpoint(path: str | Path, ckpt: dict[str, Any]) -> Path:
         ckpt = {**ckpt, "model": quantize_int8(ckpt["model"])}
     data = {**ckpt, "format": FORMAT, "version": VERSION,
             "weights_sha256": weights_digest(ckpt["model"]), "content_sha256": content_digest(ckpt)}
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        torch.save(data, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    return path
+    return safe_write.save_torch(data, path)
 
 
 def load_failure(exc: BaseException) -> str:

@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from core import safe_write
 from core.errors import InputError
 from puzzles.base import Puzzle
 
@@ -64,9 +65,7 @@ class GoalTree:
                 "height": self.height, "step": self.step,
                 "goals": [[int(v) for v in g] for g in self.goals], "parent": self.parent,
                 "paths": self.paths}
-        tmp = folder / (TREE_FILE + ".tmp")
-        tmp.write_text(json.dumps(data))
-        tmp.replace(folder / TREE_FILE)
+        safe_write.write_text(folder / TREE_FILE, json.dumps(data), arg="--out")
 
     @classmethod
     def load(cls, folder: Path) -> GoalTree:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from core import safe_write
 from learning.checkpoint import inference_copy, load_checkpoint, save_checkpoint
 from learning.model_store import SHIPPED_DIR
 from learning.networks import ARCHITECTURES
@@ -53,7 +53,7 @@ def ship(run_dir: str | Path, name: str, evaluation: list[dict[str, Any]] | None
     save_checkpoint(dest / "model.pt", ck)
     for f in ("log.csv", "depth_log.csv"):
         if (run / f).is_file():
-            shutil.copyfile(run / f, dest / f)
+            safe_write.copy_file(run / f, dest / f)
     config = json.loads((run / "config.json").read_text()) if (run / "config.json").is_file() else {}
     config["evaluation"] = evaluation or []
     if command:
@@ -62,8 +62,8 @@ def ship(run_dir: str | Path, name: str, evaluation: list[dict[str, Any]] | None
         config["search"] = search
     if notes:
         config["notes"] = notes
-    (dest / "config.json").write_text(json.dumps(config, indent=2) + "\n")
-    (dest / "README.md").write_text(model_card(name, ck, config, dest))
+    safe_write.write_json(dest / "config.json", config)
+    safe_write.write_text(dest / "README.md", model_card(name, ck, config, dest))
     return dest
 
 
@@ -90,9 +90,9 @@ def _read_config(name: str, dest_root: Path) -> dict[str, Any]:
 def _write_config(name: str, config: dict[str, Any], dest_root: Path) -> Path:
     """Write shipped model ``name``'s ``config.json``, its README and the index (weights untouched)."""
     dest = dest_root / name
-    (dest / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    safe_write.write_json(dest / "config.json", config)
     ck = load_checkpoint(dest / "model.pt")
-    (dest / "README.md").write_text(model_card(name, ck, config, dest))
+    safe_write.write_text(dest / "README.md", model_card(name, ck, config, dest))
     write_index(dest_root)
     return dest
 
@@ -264,5 +264,5 @@ def write_index(dest_root: Path = SHIPPED_DIR) -> Path:
         "",
     ])
     path = dest_root / "README.md"
-    path.write_text(text)
+    safe_write.write_text(path, text)
     return path

@@ -22,7 +22,6 @@ Files of a run folder: ``checkpoint.pt`` (everything needed to resume exactly), 
 from __future__ import annotations
 
 import csv
-import json
 import math
 import time
 from collections.abc import Callable
@@ -32,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from core import safe_write
 from core.errors import InputError
 from learning.checkpoint import (
     CheckpointError,
@@ -275,7 +275,7 @@ class Trainer:
             "device": str(self.device),
             "processes": self.dist.world if self.dist else 1,
         }
-        (self.out_dir / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+        safe_write.write_json(self.out_dir / "config.json", config, arg="--out")
         self.saved_iteration = self.iteration
 
     def _truncate_logs(self) -> None:
@@ -292,13 +292,14 @@ class Trainer:
                 continue
             keep = [rows[0]] + [r for r in rows[1:] if _log_iteration(r) is not None
                                 and _log_iteration(r) <= self.iteration]  # type: ignore[operator]
-            with open(path, "w", newline="") as f:
+            with safe_write.atomic_open(path, "w", newline="", arg="--out") as f:
                 csv.writer(f).writerows(keep)
 
     def _append(self, name: str, columns: tuple[str, ...], rows: list[list[Any]]) -> None:
         path = self.out_dir / name
         new = not path.is_file()
-        with open(path, "a", newline="") as f:
+        with safe_write.open_append(path, binary=False, newline="", arg="--out",
+                                    what="training log") as f:
             w = csv.writer(f)
             if new:
                 w.writerow(columns)

@@ -15,35 +15,45 @@ Tables are packed to 4 bits whenever every value fits in ``0 .. 15``. The datase
 contiguous and uncompressed, so the loader memory-maps it at its file offset (``numpy.memmap``)
 and worker processes share the page cache instead of holding copies.
 
-Writing is atomic: the file is written under a temporary name in the same folder and renamed
-over the destination (``os.replace``), so two processes that build the same database never leave
-a half-written file; the last rename wins and both files are complete. ``build_lock`` serialises
-builders of one database so the second one finds the first one's file instead of redoing it.
+Writing is atomic (``core.safe_write``): the file is written under a fresh temporary name in the
+same folder and renamed over the destination (``os.replace``), so two processes that build the
+same database never leave a half-written file; the last rename wins and both files are complete.
+``build_lock`` serialises builders of one database so the second one finds the first one's file
+instead of redoing it; its ``.lock`` is opened without following a link, and in a read-only cache
+a table that is there is loaded without it (one that is missing is a one-line error).
 
 Verification: the loader refuses a file whose attributes differ from the expected ones, whose
 size cannot hold the table (truncated), or whose checksum differs (a flipped byte). Hashing runs
 at about 1 GB/s, so a 260 MB table costs ~0.3 s. It is done on the first load of a file in
 each process and then remembered per (path, size, mtime, inode, ctime); across processes a stamp
 file ``<file>.verified`` records the size, mtime, inode, inode change time and checksum of the
-last successful verification, and a later process whose file still has all of them skips the
-hash (``verify="auto"``, the default). The inode change time is set by the kernel on every write
-and no user call can set it back, so a table changed in place with its mtime restored is hashed
-again. ``verify="always"`` hashes every time, ``"never"`` skips it.
+last successful verification, signed with a keyed hash (HMAC-SHA256 over these fields and the
+file's real path) whose key is the folder's ``.verified-key`` (32 random bytes, created
+exclusively, mode 0600, only trusted when it is the user's own regular file and readable by no
+one else). A later process whose file still has all of them and whose stamp's signature checks
+skips the hash (``verify="auto"``, the default): checking a stamp reads 32 bytes and the stamp,
+whatever the table's size, so a gigabyte table loads in well under a second. The inode change
+time is set by the kernel on every write and no user call can set it back, so a table changed in
+place with its mtime restored is hashed again; a stamp rewritten to the new values by anyone who
+cannot read the key (another user, a folder handed over without it) fails its signature, and the
+table is hashed and refused. ``verify="always"`` hashes every time, ``"never"`` skips it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
+import hmac
 import json
 import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
+from core import safe_write
 from core.errors import InputError
 
 __all__ = [
@@ -65,6 +75,8 @@ Verify = Literal["auto", "always", "never"]
 _CHUNK = 1 << 26
 #: (realpath, size, mtime_ns, inode, ctime_ns) of files verified in this process
 _VERIFIED: set[tuple[str, int, int, int, int]] = set()
+#: the secret key of a folder's ``.verified`` stamps (module docstring)
+STAMP_KEY = ".verified-key"
 
 
 class DatabaseError(InputError):
@@ -178,15 +190,13 @@ def save_table(
     if pack and maximum > 15:
         raise ValueError("save_table: cannot pack values above 15 into 4 bits")
     stored = pack_nibbles(values) if pack else values.reshape(-1)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; databases are readable like other files
     try:
-        import h5py
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise safe_write.write_error(path.parent, exc, "cache folder") from None
+    import h5py
 
+    with safe_write.atomic_path(path, arg="database file") as tmp:
         with h5py.File(tmp, "w") as f:
             f.create_dataset("table", data=stored)  # contiguous, uncompressed
             for k, v in attrs.items():
@@ -202,13 +212,6 @@ def save_table(
                 f.attrs["build_seconds"] = float(build_seconds)
             if build_peak_rss_bytes is not None:
                 f.attrs["build_peak_rss_bytes"] = int(build_peak_rss_bytes)
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
     with contextlib.suppress(FileNotFoundError):
         os.unlink(_stamp_path(path))
     return path
@@ -222,13 +225,25 @@ def build_lock(path: str | os.PathLike[str]) -> Iterator[None]:
     available the lock is a no-op (the atomic rename still keeps the file whole).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
         import fcntl
     except ImportError:  # pragma: no cover - non-POSIX
         yield
         return
-    with open(str(path) + ".lock", "a+") as fh:
+    err: safe_write.WriteError | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fh = safe_write.open_lock(str(path) + ".lock", arg="cache folder")
+    except safe_write.WriteError as exc:
+        err = exc
+    except OSError as exc:
+        err = safe_write.write_error(path.parent, exc, "cache folder")
+    if err is not None:
+        if err.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and path.is_file():
+            yield  # a read-only cache: its tables are read as they are, nothing is built
+            return
+        raise err
+    with fh:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         try:
             yield
@@ -287,26 +302,41 @@ def _stamp_path(path: Path) -> Path:
     return path.with_name(path.name + ".verified")
 
 
-def _stamp(key: tuple[str, int, int, int, int], digest: str) -> dict[str, Any]:
-    return {"size": key[1], "mtime_ns": key[2], "inode": key[3], "ctime_ns": key[4],
-            "checksum": digest}
+def _key_path(path: Path) -> Path:
+    return path.with_name(STAMP_KEY)
+
+
+def _stamp_key(path: Path, create: bool) -> bytes | None:
+    """The secret key of ``path``'s folder (``.verified-key``), or None where there is none that
+    can be trusted (``core.safe_write.secret_key``)."""
+    return safe_write.secret_key(_key_path(path), create=create)
+
+
+def _stamp(key: tuple[str, int, int, int, int], digest: str, secret: bytes) -> dict[str, Any]:
+    fields = {"size": key[1], "mtime_ns": key[2], "inode": key[3], "ctime_ns": key[4],
+              "checksum": digest}
+    message = json.dumps([key[0], fields], sort_keys=True).encode()
+    return {**fields, "hmac": hmac.new(secret, message, hashlib.sha256).hexdigest()}
 
 
 def _stamp_ok(path: Path, key: tuple[str, int, int, int, int], digest: str) -> bool:
+    secret = _stamp_key(path, create=False)
+    if secret is None:
+        return False
     try:
         stamp = json.loads(_stamp_path(path).read_text())
     except (OSError, ValueError, RecursionError):
         return False
-    return bool(stamp == _stamp(key, digest))
+    want = _stamp(key, digest, secret)
+    return (isinstance(stamp, dict) and isinstance(stamp.get("hmac"), str)
+            and hmac.compare_digest(stamp["hmac"], want["hmac"]) and stamp == want)
 
 
 def _write_stamp(path: Path, key: tuple[str, int, int, int, int], digest: str) -> None:
-    stamp = _stamp_path(path)
-    with contextlib.suppress(OSError):
-        fd, tmp = tempfile.mkstemp(prefix=stamp.name + ".", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w") as fh:
-            json.dump(_stamp(key, digest), fh)
-        os.replace(tmp, stamp)
+    with contextlib.suppress(OSError, InputError):  # a read-only cache: hash at each load
+        secret = _stamp_key(path, create=True)
+        if secret is not None:
+            safe_write.write_json(_stamp_path(path), _stamp(key, digest, secret), indent=None)
 
 
 def check_meta(path: Path, stored: Mapping[str, Any], expected_attrs: Mapping[str, Any]) -> None:

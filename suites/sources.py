@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from core import registry
+from core import registry, safe_write
 from core.errors import InputError
 from core.paths import cache_dir, deepcubea_dir, display_path
 from puzzles.base import Puzzle
@@ -201,7 +201,7 @@ def write_states_file(path: Path, puzzle: Puzzle, instances: Sequence[Instance],
         opt = "-" if inst.optimal is None else str(inst.optimal)
         lines.append(f"{inst.id} {opt} {puzzle.format(inst.state)}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n")
+    safe_write.write_text(path, "\n".join(lines) + "\n", arg="--out")
 
 
 # --------------------------------------------------------------------------- DeepCubeA
@@ -315,8 +315,9 @@ def import_deepcubea(src: Path, puzzle_name: str, dest: Path | None = None) -> P
     results = src.parent / "deepcubea_results_output.txt"
     if results.is_file():
         rows = load_results(results)
-        (dest.with_suffix(".lengths")).write_text(
-            "".join(f"{r['index']} {r['moves']} {r['nodes_generated']} {r['time_s']}\n" for r in rows))
+        safe_write.write_text(
+            dest.with_suffix(".lengths"), "".join(f"{r['index']} {r['moves']} {r['nodes_generated']} {r['time_s']}\n" for r in rows),
+            arg="--out")
     return dest
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from core import safe_write
 from core.errors import InputError
 
 if TYPE_CHECKING:
@@ -215,7 +216,7 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
         if lines:
             head, _, rest = md.partition("\n\n")
             md = head + "\n\nMade by:\n\n" + "\n".join(lines) + "\n\n" + rest
-    (out / "summary.md").write_text(md)
+    safe_write.write_text(out / "summary.md", md)
     legend: list = []
     for set_name, g, summ, comp in report.set_sections(df):
         click.echo(f"\n{set_name} ({g['instance'].nunique()} instances):")
@@ -243,7 +244,7 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
 
         for fname, fig in plots.run_figures(df, figures, title=title).items():
             path = out / f"{fname}.png"
-            fig.savefig(path, dpi=130)
+            safe_write.save_figure(fig, path, dpi=130)
             written.append(path.name)
             import matplotlib.pyplot as plt
 
@@ -441,8 +442,9 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: 
         if not in_place and not overwrite and out is not None:
             from bench.provenance import tracked_files
 
-            held = [f for f in ("summary.md", "results.csv", "results.parquet", runner.ROWS)
-                    if (out / f).exists()] + tracked_files(out)
+            held = [f for f in ("summary.md", "results.csv", "results.parquet", runner.ROWS,
+                                *(f"{name}.png" for name in FIGURE_NAMES))
+                    if (out / f).exists() or (out / f).is_symlink()] + tracked_files(out)
             if held:
                 raise InputError(f"--out: {out} already holds a report or run ({held[0]}); "
                                  "choose a new folder or --overwrite")
@@ -469,7 +471,7 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: 
                                  f"{'choose a new folder' if out is not None else 'give --out DIR'}"
                                  " or add --overwrite to replace it")
         dest.mkdir(parents=True, exist_ok=True)
-        fig.savefig(dest / "training.png", dpi=130)
+        safe_write.save_figure(fig, dest / "training.png", dpi=130)
         plt.close(fig)
         last = log.tail(1).to_dict("records")[0]
         click.echo("last step: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
@@ -503,7 +505,7 @@ def _report_against(run_dir: Path, other_dir: Path, csv_out: Path | None) -> Non
             click.echo(f"{name}: {note}")
     if csv_out is not None:
         csv_out.parent.mkdir(parents=True, exist_ok=True)
-        pairs.to_csv(csv_out, index=False)
+        safe_write.save_csv(pairs, csv_out, arg="--csv", index=False)
         click.echo(f"pairs: {csv_out}")
 
 
@@ -529,6 +531,10 @@ def _read_log(path: Path, columns: tuple[str, ...]) -> Any:
 
 
 # --------------------------------------------------------------------------- bench quality
+#: the files ``bench quality --out DIR`` writes
+QUALITY_FILES = ("quality.csv", "quality.md", "quality.png")
+
+
 @click.command("quality")
 @click.argument("puzzle")
 @click.argument("heuristics", nargs=-1, required=True)
@@ -538,11 +544,20 @@ def _read_log(path: Path, columns: tuple[str, ...]) -> Any:
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="folder for table and figure")
 @click.option("--model", "models", multiple=True,
               help="learned heuristics: evaluate this model (name or run folder; repeatable, one row each)")
+@click.option("--overwrite", is_flag=True,
+              help="replace quality.csv, quality.md and quality.png where --out holds them")
 def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, seed: int,
-                out: Path | None, models: tuple[str, ...]) -> None:
+                out: Path | None, models: tuple[str, ...], overwrite: bool) -> None:
     """h against the true distance on every state of PUZZLE (8-puzzle, 2x2x2 cube)."""
     from bench import quality, report
 
+    if out is not None:
+        for f in QUALITY_FILES:  # before the evaluation: --overwrite replaces files, not links
+            safe_write.refuse_links(out / f, arg="--out")
+        held = [f for f in QUALITY_FILES if (out / f).exists()]
+        if held and not overwrite:
+            raise InputError(f"--out: {out / held[0]} exists; choose a new folder or --overwrite "
+                             "to replace it")
     table, per_state = quality.evaluate(puzzle, list(heuristics), sample=sample, seed=seed,
                                         models=list(models))
     click.echo(report.text_table(quality.display(table)))
@@ -551,19 +566,23 @@ def quality_cmd(puzzle: str, heuristics: tuple[str, ...], sample: int | None, se
 
         from bench import plots
 
-        out.mkdir(parents=True, exist_ok=True)
-        table.to_csv(out / "quality.csv", index=False)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise safe_write.write_error(out, exc, "--out") from None
+        safe_write.save_csv(table, out / "quality.csv", arg="--out", index=False)
         from bench.provenance import provenance
 
         prov = provenance()
         where = table["evaluated_on"].iloc[0]
-        (out / "quality.md").write_text(
-            f"# Heuristic quality on {puzzle} ({where})\n\nCommand: `bench {' '.join(sys.argv[1:])}`\n\n"
-            f"Made {prov['date']} on {prov['cpu']}, git {prov['git_rev']}.\n\n"
-            + report.markdown_table(quality.display(table)) + "\n\n"
-            "h <= d %: states never overestimated; h <= d+1 %: within one move. For comparison, "
-            "DeepCubeA reports 66.8% and 97.4% for its cube network.\n")
+        text = (f"# Heuristic quality on {puzzle} ({where})\n\n"
+                f"Command: `bench {' '.join(sys.argv[1:])}`\n\n"
+                f"Made {prov['date']} on {prov['cpu']}, git {prov['git_rev']}.\n\n"
+                + report.markdown_table(quality.display(table)) + "\n\n"
+                "h <= d %: states never overestimated; h <= d+1 %: within one move. For "
+                "comparison, DeepCubeA reports 66.8% and 97.4% for its cube network.\n")
+        safe_write.write_text(out / "quality.md", text, arg="--out")
         fig, _ = plots.fig_quality(per_state)
-        fig.savefig(out / "quality.png", dpi=130)
+        safe_write.save_figure(fig, out / "quality.png", arg="--out", dpi=130)
         plt.close(fig)
         click.echo(f"wrote {out}/quality.csv, quality.md, quality.png")

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from bench.commands.common import FINITE_FLOAT, goal_option
+from core import safe_write
 from core.errors import InputError
 from learning.limits import MAX_BATCH, MAX_WIDTH
 
@@ -278,7 +279,7 @@ def _rank_main(target: str, puzzle: str, opts: dict[str, Any], errors: str) -> i
     try:
         _run(target, puzzle, dict(opts))
     except InputError as exc:
-        (Path(errors) / f"rank-{os.environ.get('RANK', '0')}").write_text(str(exc))
+        safe_write.write_text(Path(errors) / f"rank-{os.environ.get('RANK', '0')}", str(exc))
         return 2
     except KeyboardInterrupt:
         if os.environ.get("RANK") == "0":

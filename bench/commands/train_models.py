@@ -13,6 +13,7 @@ import click
 
 from bench.commands.common import FINITE_FLOAT, json_line, registry_options
 from bench.commands.train import PRESET_NAMES, refuse_existing_file, train_group
+from core import safe_write
 from core.errors import InputError
 
 __all__ = ["models_cmd", "train_group"]
@@ -297,10 +298,6 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
 
     import torch
 
-    from bench.evaluate import COMMENT, SUITE_FILE, evaluation_suite, run_evaluation, summarize
-    from bench.runner import write_atomic
-    from suites.schema import load_suite, suite_data, suite_toml
-
     if out is not None:
         refuse_existing_file(Path(out), "--out", overwrite)
     if threads is not None:
@@ -315,8 +312,39 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
 
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         folder = new_folder(Path("runs") / f"evaluate-{puzzle}-{stamp}")
+        try:
+            _evaluate(folder, False, puzzle, model, state_set, count, seed, solver, sargs,
+                      precision, node_limit, time_limit, optimal_heuristic, out)
+        except BaseException:
+            _remove_if_rowless(folder)
+            raise
     else:
-        folder = Path(run_dir)
+        _evaluate(Path(run_dir), resume, puzzle, model, state_set, count, seed, solver, sargs,
+                  precision, node_limit, time_limit, optimal_heuristic, out)
+
+
+def _remove_if_rowless(folder: Path) -> None:
+    """Remove the run folder an evaluation made for itself when it failed before its first row
+    (an empty ``runs/evaluate-*`` explains nothing); a folder with rows is kept to resume."""
+    import shutil
+
+    from bench.runner import ROWS
+
+    rows = folder / ROWS
+    if rows.is_file() and rows.stat().st_size > 0:
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _evaluate(folder: Path, resume: bool, puzzle: str, model: str | None, state_set: str,
+              count: int, seed: int, solver: str, sargs: dict[str, Any], precision: str,
+              node_limit: int | None, time_limit: float | None, optimal_heuristic: str | None,
+              out: str | None) -> None:
+    """``bench train evaluate`` in run folder ``folder``: write its suite, run it, print."""
+    from bench.evaluate import COMMENT, SUITE_FILE, evaluation_suite, run_evaluation, summarize
+    from bench.runner import write_atomic
+    from suites.schema import load_suite, suite_data, suite_toml
+
     path = folder / SUITE_FILE
     suite = evaluation_suite(path, puzzle, model, state_set, count, seed, solver, sargs,
                              precision, time_limit, node_limit, optimal_heuristic)
@@ -338,7 +366,7 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
         write_atomic(path, suite_toml(suite, comment=COMMENT))
     df = run_evaluation(path, folder, resume=resume)
     if out:
-        df.to_csv(out, index=False)
+        safe_write.save_csv(df, out, arg="--out", index=False)
     summary = summarize(df)
     summary.update(puzzle=puzzle, model=model or "shipped", set=state_set, solver=solver,
                    **sargs, node_limit=node_limit, time_limit=time_limit, run_dir=str(folder))

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from bench.papers.paper_table import PaperTable, Request
+from core import safe_write
 from core.errors import InputError
 
 DEFAULT_OUT = Path("runs") / "paper"
@@ -135,7 +136,8 @@ def make(name: str, run_dir: Path | list[Path] | tuple[Path, ...] | None = None,
         raise InputError(f"--out: cannot create {req.dest}: {exc.strerror or exc}") from None
     text, frame = table.make(req)
     text = with_revision_note(text, req.runs)
-    (req.dest / "table.md").write_text(text)
-    frame.to_csv(req.dest / "table.csv", index=False)
-    (req.dest / "provenance.json").write_text(json.dumps(provenance(), indent=2, default=str))
+    safe_write.write_text(req.dest / "table.md", text, arg="--out")
+    safe_write.save_csv(frame, req.dest / "table.csv", arg="--out", index=False)
+    safe_write.write_text(req.dest / "provenance.json", json.dumps(provenance(), indent=2, default=str),
+                          arg="--out")
     return text

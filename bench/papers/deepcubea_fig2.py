@@ -15,6 +15,7 @@ from bench.papers.paper_table import (
     header,
     run_suite,
 )
+from core import safe_write
 
 
 def _bwas_batches(df: pd.DataFrame) -> str:
@@ -39,7 +40,7 @@ def deepcubea_fig2(run_dir: Path | None, limit: int | None, jobs: int | None, ou
     df = load_table(run_dir)
     fig, _ = plots.fig_bwas_strips(df)
     out.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out / "fig2.png", dpi=130)
+    safe_write.save_figure(fig, out / "fig2.png", arg="--out", dpi=130)
     plt.close(fig)
     summ = report.summarize(df)
     lines = header(f"DeepCubeA Figure 2: BWAS (N = {_bwas_batches(df)}) with lambda 0.0 / 0.1 / "

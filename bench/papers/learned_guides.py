@@ -21,6 +21,7 @@ import pandas as pd
 
 from bench import columns, report
 from bench.papers.paper_table import PaperTable, Request, frame_rows, header
+from core import safe_write
 from core.errors import InputError
 
 
@@ -165,7 +166,7 @@ def table(res: dict[str, Any], out: Path, command: str,
     levels = pd.DataFrame({"puzzle": these["puzzle"], "mean_length": these["mean length"],
                            "label": "DeepCubeA, these states"})
     fig, _ = plots.fig_length_vs_time(pts, levels)
-    fig.savefig(out / "length-vs-time.png", dpi=130)
+    safe_write.save_figure(fig, out / "length-vs-time.png", arg="--out", dpi=130)
     plt.close(fig)
     lines = header("Learned guides at an equal training budget, and PDBs, under the same "
                    "searches", command, notes)
@@ -183,9 +184,10 @@ def write(res: dict[str, Any], dest: Path, command: str, notes: list[str]) -> st
     except OSError as exc:
         raise InputError(f"--out: cannot create {dest}: {exc.strerror or exc}") from None
     text, frame = table(res, dest, command, notes)
-    (dest / "table.md").write_text(text)
-    frame.to_csv(dest / "table.csv", index=False)
-    (dest / "provenance.json").write_text(json.dumps(provenance(), indent=2, default=str))
+    safe_write.write_text(dest / "table.md", text, arg="--out")
+    safe_write.save_csv(frame, dest / "table.csv", arg="--out", index=False)
+    safe_write.write_text(dest / "provenance.json", json.dumps(provenance(), indent=2, default=str),
+                          arg="--out")
     return text
 
 
