@@ -19,6 +19,7 @@ import pandas as pd
 
 from core import registry
 from core.errors import InputError
+from heuristics.base import checked_values
 from puzzles.base import Puzzle
 
 
@@ -74,7 +75,7 @@ def known_instances(puzzle_name: str) -> tuple[list[Puzzle], list[np.ndarray], l
 def _evaluate(h: Any, states: np.ndarray, batch: int = 100_000) -> np.ndarray:
     out = np.empty(len(states), dtype=np.float64)
     for i in range(0, len(states), batch):
-        out[i:i + batch] = np.asarray(h(states[i:i + batch]), dtype=np.float64)
+        out[i:i + batch] = checked_values(h, states[i:i + batch])
     return out
 
 

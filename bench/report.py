@@ -31,6 +31,7 @@ from bench.columns import bootstrap_ci
 from bench.report_optima import (
     bounds_note,
     optimal_by_construction,
+    optimality_note,
     reference_note,
     with_all_columns,
     with_reference_optima,
@@ -354,7 +355,8 @@ def report_markdown(df: pd.DataFrame, title: str = "", seed: int = 0) -> str:
             ids = ", ".join(f"{a}/{b}" for a, b in zip(g["instance_set"], g["instance"], strict=True))
             parts.append(f"- {cfg}: {status} ({len(g)}): {ids}")
         parts.append("")
-    for note in (reference_note(df), bounds_note(df), machines_note(df), revision_note(df)):
+    for note in (reference_note(df), optimality_note(df), bounds_note(df), machines_note(df),
+                 revision_note(df)):
         if note:
             parts += [note, ""]
     parts += ["Columns:", ""]

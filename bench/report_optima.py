@@ -59,9 +59,11 @@ def with_reference_optima(df: pd.DataFrame) -> pd.DataFrame:
                            if known else None for n, known in zip(named, opt.notna(), strict=True)]
     _published_fill(out, opt)
     _bounds_fill(out)
+    _check_bounds(out, opt)
     if "solver" in out and "heuristic" in out:
         by_construction = out.apply(optimal_by_construction, axis=1).astype(bool) \
             if len(out) else pd.Series(False, index=out.index)
+        by_construction = _checked_claims(out, opt, by_construction)
         _check_agreement(out, opt, by_construction)
         ref = out[(out["status"] == "solved") & by_construction]
         ref = ref.assign(length=pd.to_numeric(ref["length"], errors="coerce")) \
@@ -135,6 +137,183 @@ def _bounds_fill(out: pd.DataFrame) -> None:
         bound.loc[idx] = [float(v) if v >= 0 else math.nan for v in values]
         out.loc[idx, "lower_bound_from"] = name
     out["lower_bound"] = bound.astype("Int64") if bound.notna().any() else bound
+
+
+def _instance_keys(out: pd.DataFrame) -> pd.Series:
+    return out["instance_set"].astype(str) + "\0" + out["instance"].astype(str)
+
+
+def _check_bounds(out: pd.DataFrame, opt: pd.Series) -> None:
+    """``InputError`` naming the first instance whose reference optimum is negative or below its
+    certified lower bound, or whose certified bound is above the length a row solved it at (a
+    replayed solution: the bound is wrong)."""
+    from core.errors import InputError
+
+    opt = pd.to_numeric(opt, errors="coerce").astype(float)
+
+    bound = pd.to_numeric(out["lower_bound"], errors="coerce").astype(float) \
+        if "lower_bound" in out else pd.Series(np.nan, index=out.index)
+    length = pd.to_numeric(out["length"], errors="coerce").astype(float)
+    solved = out["status"] == "solved"
+    checks = (
+        (opt.notna() & (opt < 0), lambda r, i: f"reference optimum {_n(opt.iat[i])} is negative"),
+        (opt.notna() & bound.notna() & (opt < bound),
+         lambda r, i: f"reference optimum {_n(opt.iat[i])} ({r['optimal_from']}) is below the "
+                      f"certified lower bound {_n(bound.iat[i])} ({r.get('lower_bound_from')})"),
+        (solved & length.notna() & bound.notna() & (length < bound),
+         lambda r, i: f"{r.get('config')} solved it at length {_n(length.iat[i])}, below the "
+                      f"certified lower bound {_n(bound.iat[i])} ({r.get('lower_bound_from')}): "
+                      "the bound is wrong"),
+    )
+    for bad, why in checks:
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            r = out.iloc[i]
+            more = f" (and {int(bad.sum()) - 1} more rows)" if bad.sum() > 1 else ""
+            raise InputError(f"reference optima: {r['instance_set']}/{r['instance']}: "
+                             f"{why(r, i)}{more}")
+
+
+def _n(v: Any) -> str:
+    return f"{float(v):g}"
+
+
+def _exact_bound(out: pd.DataFrame) -> pd.Series:
+    """Per row, the certified bound where the heuristic that gave it is exact (the true
+    distance: the bound is the optimum), else NaN."""
+    from core import registry
+
+    if "lower_bound" not in out or "lower_bound_from" not in out:
+        return pd.Series(np.nan, index=out.index)
+    exact = out["lower_bound_from"].map(
+        lambda n: isinstance(n, str) and registry.canonical_heuristic(n) in registry.HEURISTICS
+        and bool(registry.HEURISTICS[registry.canonical_heuristic(n)].props.exact))
+    bound = pd.to_numeric(out["lower_bound"], errors="coerce").astype(float)
+    return bound.where(exact.astype(bool))
+
+
+def _checked_claims(out: pd.DataFrame, opt: pd.Series, declared: pd.Series) -> pd.Series:
+    """The rows whose optimality by construction holds up, with ``out.optimal_claim`` saying for
+    each row of a configuration that declares it: ``confirmed`` (its length equals a certified
+    bound or a known optimum), ``declared`` (nothing in the run confirms or contradicts it: its
+    optimality rests on the declaration alone) or ``refuted``.
+
+    A declaration is a claim, checked before a length becomes a reference: a configuration that
+    solved some instance of the run at a length above another configuration's solution (every
+    solved path is replayed: an upper bound on the optimum), above a known optimum, or other
+    than an exact heuristic's bound is not optimal. Where a plugin declares it, none of the
+    configuration's rows is a reference and the contradictions are kept in
+    ``out.attrs["refuted"]`` (one line per configuration); where the project declares it (its
+    declarations are tested), the contradiction is an ``InputError`` naming the instance.
+    Lengths equal to a known optimum or a certified bound are ``confirmed``."""
+    out["optimal_claim"] = None
+    if not declared.any():
+        out.attrs["refuted"] = []
+        return declared
+    opt = pd.to_numeric(opt, errors="coerce").astype(float)
+    length = pd.to_numeric(out["length"], errors="coerce").astype(float)
+    solved = (out["status"] == "solved") & length.notna()
+    keys = _instance_keys(out)
+    best = length.where(solved).groupby(keys).transform("min")
+    best_cfg = pd.Series(out["config"].astype(str).where(solved), index=out.index)
+    exact = _exact_bound(out)
+    bound = pd.to_numeric(out["lower_bound"], errors="coerce").astype(float) \
+        if "lower_bound" in out else pd.Series(np.nan, index=out.index)
+    rows = declared & solved
+    reasons: dict[str, str] = {}
+    by_plugin: dict[tuple[str, str], bool] = {}
+    for i in np.flatnonzero(rows.to_numpy()):
+        n = length.iat[i]
+        cfg = str(out["config"].iat[i])
+        if cfg in reasons:  # refuted already
+            continue
+        where = f"{out['instance_set'].iat[i]}/{out['instance'].iat[i]}"
+        pair = (str(out["solver"].iat[i]), str(out["heuristic"].iat[i]))
+        if pair not in by_plugin:
+            by_plugin[pair] = _plugin_declared({"solver": pair[0], "heuristic": pair[1]})
+        checked = not by_plugin[pair]
+        why = None
+        if not math.isnan(opt.iat[i]) and n > opt.iat[i]:
+            if checked:  # the project's declarations are tested: one of the two is wrong
+                continue  # (_check_agreement names it)
+            why = f"the reference optimum ({out['optimal_from'].iat[i]}) is {_n(opt.iat[i])}"
+        elif not math.isnan(exact.iat[i]) and n != exact.iat[i]:
+            why = (f"the exact bound ({out['lower_bound_from'].iat[i]}) is "
+                   f"{_n(exact.iat[i])}")
+        elif n > best.iat[i]:
+            k = keys.iat[i]
+            shorter = [c for c, m, kk in zip(best_cfg, length, keys, strict=True)
+                       if kk == k and isinstance(c, str) and m == best.iat[i]]
+            why = f"{shorter[0] if shorter else 'another configuration'} solved it at {_n(best.iat[i])}"
+        if why is not None and checked:
+            from core.errors import InputError
+
+            raise InputError(f"reference optima: {where}: {cfg} (optimal by construction) "
+                             f"found length {_n(n)}, where {why}")
+        if why is not None:
+            reasons[cfg] = f"{cfg} found length {_n(n)} on {where}, where {why}"
+    refuted = out["config"].astype(str).isin(reasons) & declared
+    confirmed = rows & ~refuted & ((length == opt) | (length == bound))
+    claim = pd.Series(None, index=out.index, dtype=object)
+    claim[declared] = "declared"
+    claim[confirmed] = "confirmed"
+    claim[refuted] = "refuted"
+    out["optimal_claim"] = claim
+    out.attrs["refuted"] = [reasons[c] for c in sorted(reasons)]
+    return declared & ~refuted
+
+
+def _plugin_declared(row: Any) -> bool:
+    """Whether a row's optimality by construction rests on a plugin's declaration (its solver or
+    heuristic entry comes from an installed package; the project's own declarations are checked
+    by its tests)."""
+    from core import registry
+
+    s = registry.SOLVERS.get(str(row.get("solver")))
+    h = registry.HEURISTICS.get(registry.canonical_heuristic(str(row.get("heuristic"))))
+    return bool((s is not None and s.plugin) or (h is not None and h.plugin))
+
+
+def optimality_note(df: pd.DataFrame) -> str:
+    """Where optimality by construction was refuted by the run, and where it rests only on a
+    configuration's declared property (its solver and heuristic as declared), per configuration
+    (after ``with_reference_optima``)."""
+    if "optimal_claim" not in df:
+        return ""
+    parts = []
+    refuted = df.attrs.get("refuted") or sorted(
+        str(c) for c in df.loc[df["optimal_claim"] == "refuted", "config"].unique())
+    if refuted:
+        parts.append("Declared optimal but refuted by this run (not optimal, and no reference): "
+                     + "; ".join(refuted) + ".")
+    claims = df[df["optimal_claim"].isin(["declared", "confirmed"]) & (df["status"] == "solved")]
+    declared_only = []
+    for cfg, g in claims.groupby("config", sort=False):
+        n_declared = int((g["optimal_claim"] == "declared").sum())
+        if n_declared:
+            declared_only.append(f"{cfg} {n_declared} of {len(g)} solved "
+                                 f"({_declaration(g.iloc[0])})")
+    if declared_only:
+        parts.append("Optimality resting only on a declared property (no certified bound or "
+                     "known optimum confirms the length): " + "; ".join(declared_only) + ".")
+    return " ".join(parts)
+
+
+def _declaration(row: Any) -> str:
+    """Who declares a row's configuration optimal: its solver, and its heuristic admissible."""
+    from core import registry
+
+    solver, heuristic = str(row.get("solver")), str(row.get("heuristic"))
+    by = []
+    s = registry.SOLVERS.get(solver)
+    if s is not None:
+        by.append(f"solver {solver} declared optimal" + (f" by plugin {s.plugin}" if s.plugin
+                                                          else ""))
+    h = registry.HEURISTICS.get(registry.canonical_heuristic(heuristic))
+    if h is not None and s is not None and s.props.heuristic:
+        by.append(f"heuristic {h.name} declared admissible" + (f" by plugin {h.plugin}"
+                                                                 if h.plugin else ""))
+    return ", ".join(by)
 
 
 def _check_agreement(out: pd.DataFrame, opt: pd.Series, by_construction: pd.Series) -> None:

@@ -67,8 +67,12 @@ def _short(v: Any) -> str:
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
     """Rows of a ``rows.jsonl``; a torn last line (killed mid-write) and lines that are not
-    row objects (no ``key``) are ignored; a row whose values cannot be read
-    (:func:`row_fault`) is an ``InputError`` naming the file and line."""
+    row objects (no ``key``) are ignored. A row whose values cannot be read (:func:`row_fault`)
+    or that is not a valid row (``core.rows.row_problem``: an unknown status, no configuration, a
+    negative count, a negative or non-finite time) is an ``InputError`` naming the file and line:
+    it is never used, nor dropped without a word."""
+    from core.rows import row_problem
+
     rows: list[dict[str, Any]] = []
     if not path.is_file():
         return rows
@@ -83,6 +87,10 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
                     fault = row_fault(row)
                     if fault is not None:
                         raise InputError(f"RUN_DIR: {path}:{lineno}: {fault}")
+                    problem = row_problem(row)
+                    if problem is not None:
+                        raise InputError(f"RUN_DIR: {path} line {lineno}: a bad row ({problem}); "
+                                         "fix or remove the line")
                     rows.append(row)
     except OSError as exc:
         raise InputError(f"RUN_DIR: cannot read {path}: {exc.strerror or exc}") from None

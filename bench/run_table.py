@@ -46,10 +46,16 @@ def read_table(run_dir: Path) -> Any:
         if "key" not in table:
             raise InputError(f"RUN_DIR: {exported} is not a run's table (no key column)")
         rows = table.to_dict("records")
-        for i, row in enumerate(rows):
+        from core.rows import row_problem
+
+        for n, row in enumerate(rows, 2):  # line 1: the header (no field spans lines)
             fault = row_fault(row)
-            if fault is not None:  # line i + 2: after the header (no field spans lines)
-                raise InputError(f"RUN_DIR: {run_dir}/results.csv:{i + 2}: {fault}")
+            if fault is not None:
+                raise InputError(f"RUN_DIR: {exported}:{n}: {fault}")
+            problem = row_problem(row, nan_is_missing=True)
+            if problem is not None:
+                raise InputError(f"RUN_DIR: {exported} line {n}: a bad row "
+                                 f"({problem}); fix or remove the line")
     if not rows:
         raise InputError(f"RUN_DIR: {run_dir} has no result rows ({ROWS})")
     return rows_frame(rows)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from core.limits import Limits
+from core.limits import LOAD_EVAL_S, Limits, evaluation_deadline, grace_s
 from core.status import Status
 
 _HEURISTICS: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
@@ -38,11 +38,14 @@ def _objects(p: dict[str, Any]) -> tuple[Any, Any]:
         _HEURISTICS.popitem(last=False)
     puzzle = registry.get_puzzle(p["puzzle"], goal=p.get("goal"))
     t0 = time.perf_counter()
-    h = registry.get_heuristic(p["heuristic"], puzzle, **p.get("heuristic_args", {}))
-    if getattr(h, "ranks_moves", False):  # force lazy loads / compilation now
-        h.log_probs(puzzle.example()[None, :])  # type: ignore[attr-defined]
-    else:
-        h(puzzle.example()[None, :])
+    # a network that does not return while loading is stopped (within the task's time limit)
+    with evaluation_deadline(LOAD_EVAL_S), \
+            evaluation_deadline((p.get("limits") or {}).get("time_s")):
+        h = registry.get_heuristic(p["heuristic"], puzzle, **p.get("heuristic_args", {}))
+        if getattr(h, "ranks_moves", False):  # force lazy loads / compilation now
+            h.log_probs(puzzle.example()[None, :])  # type: ignore[attr-defined]
+        else:
+            h(puzzle.example()[None, :])
     if not getattr(h, "load_seconds", 0.0):
         h.load_seconds = time.perf_counter() - t0
     _HEURISTICS[key] = (puzzle, h)
@@ -69,7 +72,7 @@ def _prepare(payload: dict[str, Any]) -> None:
 def solve_task(payload: dict[str, Any]) -> dict[str, Any]:
     """Solve one instance with one configuration; the returned path is replayed and checked."""
     from core import registry
-    from solvers.base import SolutionError, verified
+    from solvers.base import replayed
 
     puzzle, h = _objects(payload)
     solver = registry.get_solver(payload["solver"], **payload.get("solver_args", {}))
@@ -82,13 +85,14 @@ def solve_task(payload: dict[str, Any]) -> dict[str, Any]:
 
     if "torch" in sys.modules:
         sys.modules["torch"].manual_seed(seed)
-    result = solver.run(puzzle, h, state, limits)
+    with evaluation_deadline(None if limits.time_s is None
+                             else limits.time_s + grace_s(limits.time_s)):
+        run = solver.run(puzzle, h, state, limits)
+    result, fault = replayed(puzzle, state, run)
     row = result.to_dict()
-    try:
-        verified(puzzle, state, result)
-    except SolutionError as exc:
+    if fault is not None:
         row["status"] = Status.INVALID.value
-        row["error"] = str(exc)
+        row["error"] = fault
     actions = row.pop("actions")
     row["actions"] = puzzle.format_moves(actions) if actions is not None else None
     row["extra"] = json.dumps(row.get("extra") or {}, default=str)

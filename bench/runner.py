@@ -101,6 +101,8 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
     for sname in set_names:
         if any(c.instance_sets is None or sname in c.instance_sets for c in chosen):
             sets[sname] = load_instances(suite, sname, limit=n_per_set)
+            for inst in sets[sname].instances:
+                _check_reference(inst.set, inst.id, inst.optimal, inst.meta)
     tasks: list[Task] = []
     for cfg in chosen:
         lim: Limits = suite.limits.merged(prof.limits).merged(cfg.limits)
@@ -145,6 +147,21 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
                     memory_bytes=lim.memory_bytes, meta=meta,
                 ))
     return Plan(suite, profile, sets, chosen, tasks)
+
+
+def _check_reference(set_name: str, instance: str, optimal: Any, meta: dict[str, Any]) -> None:
+    """``InputError`` naming an instance whose reference optimum is negative or below its
+    certified lower bound (then true-optimal solutions would be marked invalid)."""
+    if optimal is None:
+        return
+    bound, source = meta.get("lower_bound"), meta.get("lower_bound_from")
+    if optimal < 0:
+        raise InputError(f"instance {set_name}/{instance}: reference optimum {optimal} is "
+                         "negative")
+    if bound is not None and optimal < bound:
+        raise InputError(f"instance {set_name}/{instance}: reference optimum {optimal} "
+                         f"({meta.get('optimal_source') or 'instance set'}) is below the "
+                         f"certified lower bound {bound} ({source} at the start state)")
 
 
 def model_digest(puzzle: str, heuristic: str, hargs: dict[str, Any]) -> str | None:
@@ -461,12 +478,20 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
 
 
 def reference_disagreement(row: dict[str, Any]) -> str | None:
-    """Why a finished row contradicts its instance's reference optimum, or ``None``: a
-    configuration that is optimal by construction (IDA* or A* with an admissible heuristic, GF(2))
-    solved it at another length than the reference."""
+    """Why a finished row contradicts its instance's reference optimum or certified bound, or
+    ``None``: a solution (replayed) shorter than the bound, or a configuration that is optimal
+    by construction (IDA* or A* with an admissible heuristic, GF(2)) solved it at another
+    length than the reference."""
     from bench.report import optimal_by_construction
 
     opt, length = row.get("optimal"), row.get("length")
+    bound = row.get("lower_bound")
+    if row.get("status") == "solved" and length is not None and bound is not None \
+            and row.get("lower_bound_from") and int(length) < int(bound):
+        # the path was replayed: the optimum is at most its length, so the bound is wrong
+        return (f"{row.get('instance_set')}/{row.get('instance')}: {row.get('config')} solved "
+                f"it at length {length} (its path replayed), below the certified lower bound "
+                f"{bound} ({row.get('lower_bound_from')} at the start state)")
     if opt is None or length is None or row.get("status") != "solved" \
             or not optimal_by_construction(row):
         return None

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,3 +63,39 @@ class Limits:
         mb = d.get("memory_mb")
         return cls(time_s=d.get("time_s"), nodes=d.get("nodes"),
                    memory_bytes=int(mb) * MIB if mb else None)
+
+
+# --------------------------------------------------------------------------- evaluation deadline
+#: the monotonic time by which a network's evaluation must return (``None``: no deadline); set
+#: per thread and task by :func:`evaluation_deadline`
+_DEADLINE: ContextVar[float | None] = ContextVar("evaluation_deadline", default=None)
+
+
+@contextmanager
+def evaluation_deadline(seconds: float | None) -> Iterator[None]:
+    """Within the block, a network's evaluation that would end later than ``seconds`` from now
+    (or than an enclosing block's deadline, whichever is sooner) is stopped and is an
+    ``InputError`` (:func:`deadline`); ``None`` leaves the enclosing deadline."""
+    now = time.monotonic()
+    outer = _DEADLINE.get()
+    mine = None if seconds is None else now + float(seconds)
+    token = _DEADLINE.set(mine if outer is None else outer if mine is None else min(outer, mine))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def grace_s(time_s: float) -> float:
+    """Seconds past a search's time limit that a network's evaluation may still run (a search
+    checks its limit between evaluations): a quarter of the limit, at least one second."""
+    return max(1.0, 0.25 * float(time_s))
+
+
+#: seconds the evaluations of loading a heuristic (a network's goal check, a first batch) may take
+LOAD_EVAL_S = 60.0
+
+
+def deadline() -> float | None:
+    """The monotonic time the current :func:`evaluation_deadline` block ends, or ``None``."""
+    return _DEADLINE.get()

@@ -168,3 +168,39 @@ REPORTED: tuple[str, ...] = ("status", "length", "optimal", "nodes_generated", "
 def failure(status: Status, error: str, **more: Any) -> dict[str, Any]:
     """The result part of a row (:class:`Row`) for a task that ended without a solver's result."""
     return {"status": status.value, "error": error, **more}
+
+
+#: columns that count something (a row's value: a non-negative integer, or null)
+COUNT_COLUMNS: tuple[str, ...] = ("length", "nodes_generated", "nodes_expanded",
+                                  "network_evaluations", "iterations", "peak_rss_bytes",
+                                  "heuristic_nbytes", "solver_nbytes")
+#: columns of seconds (a row's value: a finite number >= 0, or null)
+SECONDS_COLUMNS: tuple[str, ...] = ("time_s", "load_s", "heuristic_load_s")
+STATUSES = frozenset(s.value for s in Status)
+
+
+def row_problem(row: dict[str, Any], nan_is_missing: bool = False) -> str | None:
+    """What is wrong with a row read back (``rows.jsonl``, a derived table), or ``None``: its
+    status is not one of :class:`Status`, it names no configuration, a count is negative or not
+    an integer, a time is negative or not finite. ``nan_is_missing``: a NaN stands for an empty
+    cell (a CSV table), not for a value."""
+    import math
+
+    status = row.get("status")
+    if status not in STATUSES:
+        return f"status {status!r} is not one of {', '.join(sorted(STATUSES))}"
+    config = row.get("config")
+    if not isinstance(config, str) or not config:
+        return f"config {config!r} is not a configuration's name"
+    for col in (*COUNT_COLUMNS, *SECONDS_COLUMNS):
+        v = row.get(col)
+        if v is None or (nan_is_missing and isinstance(v, float) and math.isnan(v)):
+            continue
+        count = col in COUNT_COLUMNS
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) \
+                or v < 0 or (count and v != int(v)):
+            what = "a non-negative integer" if count else "a finite number of seconds >= 0"
+            return f"{col} {v!r} is not {what}"
+    if status == Status.SOLVED.value and row.get("length") is None:
+        return "a solved row without a length"
+    return None

@@ -46,6 +46,9 @@ class Heuristic(ABC):
     ranks_moves: bool = False
     #: states a network evaluated since the heuristic was made; None: no network
     network_evaluations: int | None = None
+    #: True where ``inf`` is a value: a state from which no solution exists (a dead Sokoban
+    #: state); elsewhere a non-finite value is an error (:func:`checked_values`)
+    infinite_ok: bool = False
     #: what a learned heuristic's network was trained on (``davi``, ``diffusion``, ``policy``,
     #: as its checkpoint records; an ONNX card's ``target``); None: no network or not known
     trained_target: str | None = None
@@ -70,3 +73,31 @@ class Heuristic(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} on {self.puzzle.name}>"
+
+
+def checked_values(heuristic: Any, states: np.ndarray) -> np.ndarray:
+    """``heuristic(states)`` for a batch ``(B, L)``, checked: one value per state, each a number
+    (NaN, ``-inf``, and ``inf`` from a heuristic without ``infinite_ok``, are an ``InputError``
+    naming the heuristic: an estimate that is not a number would steer a search, or a quality
+    figure, without a word). The values keep their type (integers stay integers)."""
+    from core.errors import InputError
+
+    name = getattr(heuristic, "name", type(heuristic).__name__)
+    n = len(states)
+    values = np.asarray(heuristic(states))
+    if values.shape != (n,) and not (values.ndim == 2 and values.shape == (n, 1)):
+        raise InputError(f"--heuristic: {name} gave {values.size} values of shape "
+                         f"{tuple(values.shape)} for {n} states; a heuristic gives one value "
+                         "per state")
+    values = values.reshape(n)
+    if values.dtype.kind not in "iubf":
+        raise InputError(f"--heuristic: {name} gave values of type {values.dtype}, not numbers")
+    if values.dtype.kind == "f":
+        bad = np.isnan(values) | (values == -np.inf)
+        if not getattr(heuristic, "infinite_ok", False):
+            bad |= values == np.inf
+        if bad.any():
+            first = float(values[np.flatnonzero(bad)[0]])
+            raise InputError(f"--heuristic: {name} gave {first} for {int(bad.sum())} of {n} "
+                             "states; a heuristic's value is a finite number")
+    return values

@@ -92,10 +92,41 @@ def resolve_onnx(model: str | os.PathLike[str] | None) -> Path:
     return path
 
 
+def external_data(path: Path) -> list[Path]:
+    """The files beside ``path`` that hold its tensors' external data (``NAME.onnx.data``: the
+    weights of a model saved with ``save_as_external_data``), each once, in order."""
+    try:
+        import onnx
+        from onnx.external_data_helper import ExternalDataInfo, uses_external_data
+    except ImportError:
+        return []
+    try:
+        proto = onnx.load(str(path), load_external_data=False)
+    except Exception:  # noqa: BLE001 - not a model: loading it says why
+        return []
+    tensors = list(proto.graph.initializer)
+    try:
+        from onnx.external_data_helper import _get_all_tensors
+
+        tensors = list(_get_all_tensors(proto))  # with those of subgraphs and Constant nodes
+    except ImportError:
+        pass
+    out: list[Path] = []
+    for t in tensors:
+        if uses_external_data(t):
+            f = path.parent / ExternalDataInfo(t).location
+            if f not in out:
+                out.append(f)
+    return out
+
+
 def model_files(puzzle_name: str, model: str | os.PathLike[str] | None) -> list[Path]:
-    """The file an ONNX heuristic loads (the network; the card only describes it), for a row's
-    model digest."""
-    return [resolve_onnx(model)]
+    """The files an ONNX heuristic loads, for a row's model digest: the network, the files of
+    its external data (weights kept beside it) and its card (the encoding and goal tolerance it
+    reads)."""
+    path = resolve_onnx(model)
+    card = card_path(path)
+    return [path, *external_data(path), *([card] if card.is_file() else [])]
 
 
 def read_card(model: Path, puzzle_name: str | None = None) -> dict[str, Any]:
@@ -310,7 +341,12 @@ class OnnxHeuristic(Heuristic):
             goal = self.puzzle.goal()[None, :]
         except Exception:  # noqa: BLE001 - a puzzle with a set of goals (Sokoban)
             return
-        raw = self._forward(goal)
+        from core.limits import LOAD_EVAL_S, evaluation_deadline
+
+        # within any deadline of the command or task: a network that does not answer is
+        # stopped, not waited for
+        with evaluation_deadline(LOAD_EVAL_S):
+            raw = self._forward(goal)
         if self.ranks_moves:
             return
         tol = float(self.card.get("goal_tolerance", 1.0))
@@ -322,7 +358,8 @@ class OnnxHeuristic(Heuristic):
     # ------------------------------------------------------------------ evaluation
     @property
     def nbytes(self) -> int:
-        return self.model_path.stat().st_size
+        return sum(f.stat().st_size for f in [self.model_path, *external_data(self.model_path)]
+                   if f.is_file())
 
     def _inputs(self, states: np.ndarray) -> np.ndarray:
         codes = np.asarray(self._encode(states))
@@ -358,12 +395,7 @@ class OnnxHeuristic(Heuristic):
             step = max(1, min(step, ONEHOT_PASS_BYTES // max(row, 1)))
         for i in range(0, n, step):
             x = self._inputs(states[i:i + step])
-            try:
-                y = np.asarray(self.session.run([self._out_name], {self._in_name: x})[0])
-            except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own error types
-                raise InputError(f"--model: {self.model_path}: onnxruntime failed on a batch of "
-                                 f"{len(x)} states ({type(exc).__name__}: {_ort_reason(exc)})"
-                                 ) from None
+            y = np.asarray(self._run(x))
             if not (np.issubdtype(y.dtype, np.number) or y.dtype == np.bool_):
                 raise InputError(f"--model: {self.model_path}: the network's output is of type "
                                  f"{y.dtype}, not numbers")
@@ -381,6 +413,38 @@ class OnnxHeuristic(Heuristic):
             raise InputError(f"--model: {self.model_path}: the network gave non-finite values "
                              f"for {int((~finite).sum())} of {n} states")
         return out
+
+    def _run(self, x: np.ndarray) -> Any:
+        """The network's output for inputs ``x``; under an evaluation deadline
+        (``core.limits.evaluation_deadline``) a pass still running at the deadline is stopped
+        (onnxruntime's ``RunOptions.terminate``, set by a timer) and is an ``InputError``."""
+        import threading
+
+        import onnxruntime as ort
+
+        from core.limits import deadline
+
+        opts = ort.RunOptions()
+        opts.log_severity_level = 4  # the stop is reported here, in one line
+        end = deadline()
+        timer = None
+        if end is not None:
+            timer = threading.Timer(max(0.0, end - time.monotonic()),
+                                    lambda: setattr(opts, "terminate", True))
+            timer.daemon = True
+            timer.start()
+        try:
+            return self.session.run([self._out_name], {self._in_name: x}, opts)[0]
+        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own error types
+            if opts.terminate:
+                raise InputError(f"--model: {self.model_path}: the network did not return "
+                                 "within the time allowed (its evaluation was stopped)") from None
+            raise InputError(f"--model: {self.model_path}: onnxruntime failed on a batch of "
+                             f"{len(x)} states ({type(exc).__name__}: {_ort_reason(exc)})"
+                             ) from None
+        finally:
+            if timer is not None:
+                timer.cancel()
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
         if self.ranks_moves:

@@ -54,6 +54,7 @@ def push_distances(puzzle: Puzzle, walls: np.ndarray, goals: np.ndarray) -> np.n
 
 class _SokobanHeuristic(Heuristic):
     admissible = True
+    infinite_ok = True  # inf: a dead state, from which no solution exists
     consistent = True
 
     def __init__(self, puzzle: Puzzle) -> None:

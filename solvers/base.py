@@ -44,15 +44,38 @@ class SolutionError(RuntimeError):
 
 
 def verified(puzzle: Puzzle, start: np.ndarray, result: SolveResult) -> SolveResult:
-    """Replay a solved result's actions from ``start``; raise ``SolutionError`` if they fail."""
+    """Replay a solved result's actions from ``start``; raise ``SolutionError`` if they fail
+    (no path, a move that is not one of the puzzle's, a path that does not reach the goal, or a
+    length other than the path's)."""
     if result.status == "solved":
-        if result.actions is None or not puzzle.check_solution(start, result.actions):
+        actions = result.actions
+        try:
+            ok = actions is not None and all(
+                isinstance(a, int | np.integer) and not isinstance(a, bool)
+                and 0 <= a < puzzle.num_actions for a in actions) \
+                and puzzle.check_solution(start, [int(a) for a in actions])
+        except (IndexError, TypeError, ValueError):
+            ok = False
+        if not ok:
             raise SolutionError(
                 f"{result.solver}/{result.heuristic} returned an invalid path on {puzzle.name}"
             )
-        if result.length != len(result.actions):
-            raise SolutionError("result length does not match its actions")
+        assert actions is not None
+        if result.length != len(actions):
+            raise SolutionError(f"{result.solver}/{result.heuristic}: result length "
+                                f"{result.length} does not match its {len(actions)} actions")
     return result
+
+
+def replayed(puzzle: Puzzle, start: np.ndarray, result: SolveResult) -> tuple[SolveResult,
+                                                                              str | None]:
+    """A solver's result after its path is replayed as the suite runner does: unchanged with
+    ``None``, or, where :func:`verified` refuses it, marked ``invalid`` (no moves, no length)
+    with the reason."""
+    try:
+        return verified(puzzle, start, result), None
+    except SolutionError as exc:
+        return replace(result, status=Status.INVALID, actions=None, length=None), str(exc)
 
 
 def finish(puzzle: Puzzle, start: np.ndarray, solver: str, heuristic: str, *, status: Status,

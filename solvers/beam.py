@@ -91,7 +91,7 @@ from core.errors import InputError
 from core.limits import Limits
 from core.registry import beam_width
 from core.status import Status
-from heuristics.base import Heuristic
+from heuristics.base import Heuristic, checked_values
 from puzzles.base import Puzzle
 from solvers.base import GoalTest, Solver, SolveResult, finish
 from solvers.goal_table import GoalTable, goal_table, member, state_hashes
@@ -184,7 +184,7 @@ class BeamSearch(Solver):
         self._table = goal_table(puzzle, self.goal_depth, limits.memory_bytes) \
             if self.goal_depth else None
         h_start = None if getattr(heuristic, "ranks_moves", False) else \
-            float(np.asarray(heuristic(start[None, :]), dtype=np.float64)[0])
+            float(checked_values(heuristic, start[None, :])[0])
         load_s = time.perf_counter() - t_load
         extra: dict[str, Any] = {"width": width, "max_depth": self.max_depth}
         if self.distinct_moves:
@@ -315,6 +315,9 @@ class BeamSearch(Solver):
                 # normalised over the puzzle's legal moves, not only the distinct ones: the share a
                 # policy gives to moves its path already made is lost from the path's score
                 logp = np.asarray(heuristic.log_probs(layer, legal), dtype=np.float64)  # type: ignore[attr-defined]
+                if np.isnan(logp).any() or (logp == np.inf).any():
+                    raise InputError(f"--heuristic: {heuristic.name} gave log-probabilities "
+                                     "that are not numbers (NaN or inf)")
                 c["evaluations"] += b
                 score = (layer_score[:, None] + logp).reshape(-1)[idx]
                 # per state its best-scoring occurrence (ties: the first generated)
@@ -338,7 +341,7 @@ class BeamSearch(Solver):
                 stop = over_limit()
                 if stop is not None:
                     return stop, None
-                hv = np.asarray(heuristic(kids[keep]), dtype=np.float64)
+                hv = np.asarray(checked_values(heuristic, kids[keep]), dtype=np.float64)
                 c["evaluations"] += int(keep.size)
             if keep.size > width:
                 keep = keep[lowest(hv, width)]

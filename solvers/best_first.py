@@ -50,7 +50,7 @@ from core.errors import InputError
 from core.limits import Limits
 from core.registry import MAX_WEIGHT
 from core.status import Status
-from heuristics.base import Heuristic
+from heuristics.base import Heuristic, checked_values
 from puzzles.base import Puzzle
 from solvers import _bf_kernels as K
 from solvers.base import GoalTest, Solver, SolveResult, check_distance_heuristic, finish
@@ -309,7 +309,7 @@ class BatchBestFirst(Solver):
         touch_pages(getattr(heuristic, "tables", None) or ())
         pages_s = time.perf_counter() - t_pages
         t_h = time.perf_counter()
-        h_start = float(heuristic(start[None, :])[0])
+        h_start = float(checked_values(heuristic, start[None, :])[0])
         first_eval_s = time.perf_counter() - t_h
         load_s = float(heuristic.load_seconds) + compile_s + pages_s + first_eval_s
 
@@ -403,7 +403,7 @@ class BatchBestFirst(Solver):
             kid_ids, kinds = store.insert(kids, store.g[kid_parent] + 1, kid_parent, ai)
             new = kid_ids[kinds == K.NEW]
             if new.size:
-                store.h[new] = np.asarray(heuristic(store.states[new]), dtype=np.float64)
+                store.h[new] = checked_values(heuristic, store.states[new])
             improved = kid_ids[kinds == K.IMPROVED]
             counters["reopened"] += int(improved.size)
             push = np.concatenate([new, improved])

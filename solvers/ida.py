@@ -55,7 +55,7 @@ import numpy as np
 from core.errors import InputError
 from core.limits import Limits
 from core.status import Status
-from heuristics.base import Heuristic, IdaSpec
+from heuristics.base import Heuristic, IdaSpec, checked_values
 from puzzles.base import Puzzle
 from solvers.base import Solver, SolveResult, check_distance_heuristic, finish
 from solvers.memory import PeakMemory, touch_pages
@@ -147,7 +147,7 @@ class IDAStar(Solver):
         touch_pages(spec.arrays)
         pages_s = time.perf_counter() - t_pages
         load_s = float(heuristic.load_seconds) + compile_s + pages_s
-        h_start = float(heuristic(start[None, :])[0])
+        h_start = float(checked_values(heuristic, start[None, :])[0])
 
         max_nodes = None if limits.nodes is None else int(limits.nodes)
         out: dict[str, Any]

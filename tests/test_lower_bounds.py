@@ -323,8 +323,12 @@ def _fake_run(tmp_path, specs):
     plan = make_plan(tmp_path, [(i, "a", fake) for i, fake, _ in specs])
     for t, (_, _, bound) in zip(plan.tasks, specs, strict=True):
         t.meta.update(bound)
-    run_plan(plan, tmp_path / "run", InlineExecutor(fn="runner_fakes:solve"), progress=False,
-             prepare=False)
+    # a replayed path shorter than the bound proves the bound wrong: the run fails naming the
+    # instance, once every row is written
+    with pytest.raises(InputError, match=r"korf100/short: a solved it at length 9 \(its path "
+                                         r"replayed\), below the certified lower bound 10"):
+        run_plan(plan, tmp_path / "run", InlineExecutor(fn="runner_fakes:solve"),
+                 progress=False, prepare=False)
     return {r["instance"]: r for r in read_rows(tmp_path / "run" / ROWS)}
 
 

@@ -114,7 +114,8 @@ def test_phipat2020_refuses_a_foreign_run_before_searching(tmp_path, monkeypatch
     run = tmp_path / "foreign"
     run.mkdir()
     (run / "rows.jsonl").write_text(json.dumps({"key": "s/1/c", "suite": "other",
-                                                "status": "solved"}) + "\n")
+                                                "config": "c", "status": "solved",
+                                                "length": 1}) + "\n")
 
     def searched(*a, **kw):
         raise AssertionError("searched before the run was checked")

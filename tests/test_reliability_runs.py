@@ -42,7 +42,8 @@ def test_paper_refuses_a_run_of_another_suite(tmp_path):
 def test_paper_refuses_a_run_with_no_suite_on_record(tmp_path):
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    (run_dir / ROWS).write_text(json.dumps({"key": "a/1/x", "status": "solved"}) + "\n")
+    (run_dir / ROWS).write_text(json.dumps({"key": "a/1/x", "config": "x", "status": "solved",
+                                                "length": 1}) + "\n")
     with pytest.raises(InputError, match="no suite on record"):
         papers.make("felner2004", run_dir=run_dir, out=tmp_path / "results")
 

@@ -80,7 +80,8 @@ def test_torn_last_line_is_ignored_and_repaired(tmp_path):
     plan = make_plan(tmp_path, [("1", "a", {}), ("2", "a", {})])
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    good = {"key": "korf100/1/a", "instance": "1", "config": "a", "status": "solved"}
+    good = {"key": "korf100/1/a", "instance": "1", "config": "a", "status": "solved",
+            "length": 3}
     (run_dir / ROWS).write_text(json.dumps(good) + "\n" + '{"key": "korf100/2/a", "sta')
     run_plan(plan, run_dir, InlineExecutor(fn="runner_fakes:solve"), resume=True,
              progress=False, prepare=False)

@@ -18,6 +18,7 @@ import numpy as np
 from bench.commands.common import PluginFaults, goal_option, read_states
 from core import registry
 from core.errors import InputError
+from heuristics.base import checked_values
 
 
 def _entry(puzzle: str, heuristic: str):
@@ -200,7 +201,7 @@ def h_cmd(puzzle: str, heuristic: str, states: tuple[str, ...], moves: str | Non
         chunk = list(itertools.islice(it, batch))
     while chunk:
         with guard:
-            values = np.asarray(h(np.stack(chunk)))
+            values = checked_values(h, np.stack(chunk))
         if np.issubdtype(values.dtype, np.integer):
             lines = [str(int(v)) for v in values]
         else:

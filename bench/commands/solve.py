@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import click
@@ -20,10 +21,10 @@ from bench.commands.common import (
 )
 from core import registry
 from core.errors import InputError
-from core.limits import Limits
+from core.limits import Limits, evaluation_deadline, grace_s
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
-from solvers.base import SolveResult
+from solvers.base import SolveResult, replayed
 
 MIB = 1 << 20
 
@@ -69,7 +70,8 @@ def summary_text(puzzle: Any, state: Any, r: SolveResult) -> str:
     moves, the counts and the times."""
     lines = [f"{puzzle.name}: {puzzle.format(state)}",
              f"{r.solver} with {r.heuristic}: {r.status}"
-             + (f", length {r.length}" if r.length is not None else "")]
+             + (f", length {r.length}" if r.length is not None else "")
+             + (f" ({(r.extra or {}).get('error')})" if r.status == "invalid" else "")]
     if r.actions is not None:
         lines.append(f"moves: {puzzle.format_moves(r.actions) or '(none: the start is the goal)'}")
     h = "n/a" if r.h_start is None else f"{r.h_start:g}"
@@ -178,6 +180,7 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
                 options: dict[str, Any]) -> Solved:
     """Check the options of :func:`solve_options` (one-line ``InputError``s), make the puzzle,
     the state, the heuristic and the solver from the registry, and run the search."""
+    began = time.monotonic()
     by_default = False  # the puzzle's default heuristic, said on stderr before it loads
     if solver_name is not None:
         registry.solver_entry(solver_name)
@@ -229,11 +232,19 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
         hargs["precision"] = precision
     if by_default:
         click.echo(default_heuristic_note(p.name, heuristic_name, defaulted), err=True)
-    with PluginFaults(plugins):
+    # a network that does not return is stopped: loading within the time limit (counted from
+    # the command's start), each evaluation of the search by the limit and a grace
+    # (core.limits.evaluation_deadline)
+    with PluginFaults(plugins), evaluation_deadline(
+            None if t is None else max(0.0, t - (time.monotonic() - began))):
         h = registry.get_heuristic(heuristic_name, p, **hargs)
         if registry.plugin_of(entry) is not None:
             check_plugin_values(p, h, s, heuristic_name, registry.plugin_of(entry) or "")
     limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
-    with PluginFaults(plugins):
-        result = solver.run(p, h, s, limits)
+    with PluginFaults(plugins), evaluation_deadline(None if t is None else t + grace_s(t)):
+        run = solver.run(p, h, s, limits)
+    # the returned path replayed as the suite runner does (a plugin solver's too)
+    result, fault = replayed(p, s, run)
+    if fault is not None:
+        result = replace(result, extra={**(result.extra or {}), "error": fault})
     return Solved(p, s, h, heuristic_name, hargs, solver_name, given, result)

@@ -16,6 +16,11 @@
                  (``None`` elsewhere): every state from an exact rule (a distance table, GF(2));
                  ``L - i`` on a path proved optimal; otherwise the start's reference optimum and
                  0 at the goal
+
+A path of more than :data:`MAX_MOVES` moves is refused (``ReplayError``): its states and
+curves would make a reply of many megabytes. Heuristics are evaluated under the viewer's
+evaluation deadline (``bench.view.server``); one that fails or does not return in time is
+listed under ``unavailable`` with the reason.
 """
 
 from __future__ import annotations
@@ -28,12 +33,25 @@ from typing import Any
 import numpy as np
 
 from core import registry
+from core.errors import InputError
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
 
 
 class ReplayError(ValueError):
-    """A recorded path that cannot be shown: a bad state, an illegal move, no goal at its end."""
+    """A recorded path that cannot be shown: a bad state, an illegal move, no goal at its end,
+    more moves than :data:`MAX_MOVES`."""
+
+
+#: the longest path the viewer replays (longer ones are refused with a ``ReplayError``)
+MAX_MOVES = 10_000
+
+
+def check_moves(n: int) -> None:
+    """``ReplayError`` for a path of ``n`` moves above :data:`MAX_MOVES`."""
+    if n > MAX_MOVES:
+        raise ReplayError(f"the path has {n:,} moves; the viewer replays at most "
+                          f"{MAX_MOVES:,}")
 
 
 @dataclass
@@ -136,6 +154,7 @@ def replay(puzzle: Puzzle, start: np.ndarray, actions: Sequence[int], curves: Se
     """The JSON of the path ``actions`` from ``start`` (module docstring); ``info`` is copied in
     (key, title, status, ...). ``require_goal``: a path that does not end at a goal is a
     ``ReplayError`` (a row recorded as solved)."""
+    check_moves(len(actions))
     actions = [int(a) for a in actions]
     states = path_states(puzzle, start, actions)
     reaches_goal = bool(puzzle.is_goal(states[-1:])[0])
@@ -143,8 +162,13 @@ def replay(puzzle: Puzzle, start: np.ndarray, actions: Sequence[int], curves: Se
         raise ReplayError(f"the path of {len(actions)} moves does not reach the goal")
     distance = true_distances(puzzle, states, reaches_goal, optimal, path_optimal)
     hs = []
+    unavailable = list(unavailable)
     for c in curves:
-        values = heuristic_values(c.heuristic, states)
+        try:
+            values = heuristic_values(c.heuristic, states)
+        except InputError as exc:  # a network that fails or does not return in time
+            unavailable.append((c.label, str(exc)))
+            continue
         hs.append({"label": c.label, "name": c.name, "own": c.own,
                    "admissible": bool(getattr(c.heuristic, "admissible", False)),
                    "values": values,

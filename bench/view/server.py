@@ -2,7 +2,8 @@
 
 Routes: ``/`` the page (``static/index.html``), ``/static/...`` its scripts and styles,
 ``/api/index`` the source's tables, ``/api/replay?key=KEY`` one replay (404 for an unknown key,
-422 with ``{"error": ...}`` for a path that cannot be replayed), ``/figures/NAME`` a figure of the
+422 with ``{"error": ...}`` for a path that cannot be replayed or has more than
+``bench.view.replay.MAX_MOVES`` moves; networks evaluate under a deadline, ``REPLAY_EVAL_S``), ``/figures/NAME`` a figure of the
 run (only the files the source lists). JSON is strict: NaN and infinities are ``null``.
 """
 
@@ -24,8 +25,12 @@ from flask import Flask, Response, abort, request, send_from_directory
 from bench.commands.common import json_line
 from bench.view.replay import ReplayError
 from core.errors import InputError
+from core.limits import evaluation_deadline
 
 STATIC = Path(__file__).resolve().parent / "static"
+#: seconds the networks of one replay may evaluate (loading included); a network still running
+#: then is stopped and listed as unavailable
+REPLAY_EVAL_S = 20.0
 DEFAULT_HOST = "127.0.0.1"
 
 
@@ -59,7 +64,8 @@ def create_app(source: Source, figures_dir: Path | None = None) -> Flask:
     def replay() -> Response:
         key = request.args.get("key", "")
         try:
-            return _json(source.replay(key))
+            with evaluation_deadline(REPLAY_EVAL_S):  # a network that never returns is stopped
+                return _json(source.replay(key))
         except KeyError:
             return _json({"error": f"no row {key!r} in this view"}, 404)
         except ReplayError as exc:

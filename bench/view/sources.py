@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.view.replay import Curve, ReplayError, replay
+from bench.view.replay import Curve, ReplayError, check_moves, replay
 from core import registry
 from core.errors import InputError
 from heuristics.base import Heuristic
@@ -202,6 +202,7 @@ class RunSource:
         solved = row.get("status") == "solved"
         actions: list[int] = []
         if solved and row.get("actions"):
+            check_moves(len(str(row["actions"]).split()))  # before parsing a huge path
             try:
                 actions = puzzle.parse_moves(str(row["actions"]))
             except InputError as exc:
@@ -226,8 +227,11 @@ class RunSource:
         if solved and optimal is not None and len(actions) == optimal:
             path_optimal = (f"its length equals the reference optimum, from "
                             f"{row.get('optimal_from') or 'the instance set'}")
-        elif solved and report.optimal_by_construction(row):
-            path_optimal = f"{row.get('solver')} with {row.get('heuristic')} is optimal"
+        elif solved and report.optimal_by_construction(row) \
+                and row.get("optimal_claim") != "refuted":
+            path_optimal = f"{row.get('solver')} with {row.get('heuristic')} is optimal" + (
+                " by declaration only (nothing in the run confirms it)"
+                if row.get("optimal_claim") == "declared" else "")
         own_heuristic = row.get("heuristic")
         if own_heuristic == registry.NO_HEURISTIC:
             unavailable.insert(0, (str(row.get("solver")), "the solver uses no heuristic"))
