@@ -21,7 +21,15 @@ ONE_THREAD = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS
 
 
 def _install(session: nox.Session) -> None:
-    # torch is pinned (==2.13.0) in pyproject.toml so pip never pulls a CUDA build.
+    # torch is pinned (==2.13.0) in pyproject.toml, but the pin does not choose a CPU build:
+    # where pip finds no local CPU wheel, PyPI's Linux x86-64 wheel is CUDA's (527 MB and 17
+    # NVIDIA packages). TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu installs the
+    # pinned version from that index first (README.md: "CPU build of torch").
+    import os
+
+    index = os.environ.get("TORCH_INDEX_URL")
+    if index:
+        session.install("torch==2.13.0", "--index-url", index)
     session.install(*INSTALL)
 
 
@@ -29,15 +37,24 @@ def _install(session: nox.Session) -> None:
 BROWSER_PACKAGES = ["chromium", "chromium-driver"]
 
 
+#: the variable that asks ``nox -s tests`` to install the browser (``.ci/run`` sets it)
+INSTALL_BROWSER = "BENCH_INSTALL_BROWSER"
+
+
 def _install_browser(session: nox.Session) -> None:
-    """Install Chromium and /usr/bin/chromedriver from Debian's packages when they are missing
-    and apt-get can run as root (about 15 s, 121 MB of downloads). Never fails the session: the
-    browser tests skip, saying why, when there is no browser."""
+    """Install Chromium and /usr/bin/chromedriver from Debian's packages, only when asked
+    (``BENCH_INSTALL_BROWSER=1``), when they are missing and apt-get can run as root (about
+    15 s, 121 MB of downloads). Never fails the session: the browser tests skip, saying why,
+    when there is no browser."""
     import os
     import shutil
     import subprocess
 
     if os.path.exists("/usr/bin/chromedriver"):
+        return
+    if os.environ.get(INSTALL_BROWSER) != "1":
+        session.log(f"no /usr/bin/chromedriver: the browser tests skip ({INSTALL_BROWSER}=1 "
+                    "installs Debian's chromium and chromium-driver as root)")
         return
     if shutil.which("apt-get") is None or not hasattr(os, "geteuid") or os.geteuid() != 0:
         session.log("no /usr/bin/chromedriver and no apt-get as root: the browser tests skip")
@@ -59,7 +76,8 @@ def _install_browser(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The full test suite (small PDBs, tiny networks; the viewer in headless Chromium)."""
+    """The full test suite (small PDBs, tiny networks; the viewer in headless Chromium, which
+    is installed only when BENCH_INSTALL_BROWSER=1 asks for it)."""
     _install(session)
     _install_browser(session)
     session.run("pytest", *session.posargs)

@@ -12,7 +12,7 @@ from core.errors import InputError
 
 # command name -> "module:attribute" of a click command or group
 COMMANDS: dict[str, tuple[str, str]] = {
-    "list": ("bench.commands.info:list_cmd", "list puzzles, heuristics, solvers"),
+    "list": ("bench.commands.info:list_cmd", "list puzzles, heuristics, solvers, models"),
     "show": ("bench.commands.info:show_cmd", "validate and pretty-print a state"),
     "scramble": ("bench.commands.info:scramble_cmd", "print seeded random states"),
     "pdb": ("bench.commands.pdb:pdb_group", "build and inspect pattern databases"),

@@ -3,7 +3,10 @@
 ``Executor.run(tasks, on_result)`` runs every task and calls ``on_result(task, row)`` in the
 parent as each one finishes, in completion order. A task whose worker crashes, runs past its
 hard deadline or blows its memory budget still yields a row, with ``status`` ``crash``,
-``timeout`` or ``out-of-memory``; the worker is replaced and the run goes on.
+``timeout`` or ``out-of-memory``; the worker is replaced and the run goes on. Such a row, when
+the search had started, says how much memory it had taken (``peak_rss_bytes``: the worker's
+resident growth since the task started, at the watchdog's samples, a lower bound), as does a
+row of a search that raised ``MemoryError`` (the peak its search measured).
 
 ``LocalExecutor`` keeps ``jobs`` long-lived worker processes (``spawn`` start method), each with
 one Numba, one torch and one BLAS thread. A worker calls the task function ``fn``
@@ -32,6 +35,7 @@ from typing import Any
 
 from core.rows import failure
 from core.status import Status
+from solvers import memory
 
 #: environment every worker starts with (one thread per worker unless ``threads`` says more)
 WORKER_ENV = {
@@ -131,8 +135,20 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
+def _failed_peak(rss0: int | None) -> dict[str, int]:
+    """``peak_rss_bytes`` of a task that raised ``MemoryError``: the peak its search block
+    measured (:func:`solvers.memory.last_peak_bytes`), else the high-water mark since the task
+    started (reset then) over its resident size then (``rss0``); nothing where neither is known."""
+    peak = memory.last_peak_bytes()
+    hwm = memory.high_water_bytes()
+    if peak is None and rss0 is not None and hwm is not None:
+        peak = max(0, hwm - rss0)
+    return {} if peak is None else {"peak_rss_bytes": int(peak)}
+
+
 def _worker_main(conn: Connection, fn_target: str, threads: int = 1) -> None:
-    """Worker loop: receive ``(key, payload)``, answer ``("started", key)`` then ``("done", key, row)``."""
+    """Worker loop: receive ``(key, payload)``, answer ``("started", key, rss)`` (the worker's
+    resident bytes as the search starts) then ``("done", key, row)``."""
     _exit_with_parent()
     os.environ.update(_worker_env(threads))
     fn = _load(fn_target)
@@ -146,16 +162,24 @@ def _worker_main(conn: Connection, fn_target: str, threads: int = 1) -> None:
             return
         key, payload = msg
         t0: float | None = None  # set when the search starts
+        rss0: int | None = None  # the worker's resident size then
         try:
             if prepare is not None:
                 prepare(payload)
             _limit_threads(threads)
-            conn.send(("started", key, None))
+            # free pages handed back, so the watchdog's resident sizes from here on are
+            # this task's growth; the resident size now goes with "started"
+            memory.release_free_memory()
+            memory.forget_last()
+            memory.reset_peak()
+            rss0 = memory.rss_bytes()
+            conn.send(("started", key, rss0))
             t0 = time.perf_counter()
             row = fn(payload)
         except MemoryError:
             row = failure(Status.OUT_OF_MEMORY, "MemoryError",
-                          **({} if t0 is None else {"time_s": time.perf_counter() - t0}))
+                          **({} if t0 is None else {"time_s": time.perf_counter() - t0}),
+                          **_failed_peak(rss0))
         except KeyboardInterrupt:
             return
         except Exception as exc:  # noqa: BLE001 - any failure becomes a row
@@ -180,12 +204,15 @@ class _Worker:
         self.started_at: float | None = None
         self.assigned_at: float = 0.0
         self.peak_rss = 0
+        #: the worker's resident size when its task's search started (None before)
+        self.start_rss: int | None = None
 
     def assign(self, task: Task) -> None:
         self.task = task
         self.started_at = None
         self.assigned_at = time.monotonic()
         self.peak_rss = 0
+        self.start_rss = None
         self.conn.send((task.key, task.payload))
 
     def check(self, readable: bool, now: float, grace_s: float,
@@ -209,6 +236,7 @@ class _Worker:
             else:
                 if kind == "started":
                     self.started_at = now
+                    self.start_rss = data if isinstance(data, int) else None
                 else:
                     row = data
         if row is None:
@@ -231,6 +259,10 @@ class _Worker:
                 self.kill()
         if row is not None:
             row.setdefault("worker_peak_rss_bytes", self.peak_rss)
+            if self.start_rss is not None and row.get("peak_rss_bytes") is None:
+                # a search the watchdog stopped (out of memory, past its deadline) or lost:
+                # the worker's growth since the task started, as far as the watchdog saw it
+                row["peak_rss_bytes"] = max(0, self.peak_rss - self.start_rss)
             self.task = None
         return row
 

@@ -70,8 +70,8 @@ def results_file(domain: str) -> Path:
 
 def per_instance(domain: str) -> dict[str, Any] | None:
     """Means over DeepCubeA's per-instance results of ``domain``: ``n`` (states listed),
-    ``mean_length``, ``mean_nodes``, ``mean_time_s``, ``lengths`` ({index: length}); None when
-    the file is absent."""
+    ``mean_length``, ``mean_nodes``, ``mean_time_s``, ``lengths`` ({index: length}), ``times``
+    ({index: seconds}); None when the file is absent."""
     from suites.importers.deepcubea import load_results
 
     path = results_file(domain)
@@ -85,7 +85,8 @@ def per_instance(domain: str) -> dict[str, Any] | None:
             "mean_length": sum(r["moves"] for r in rows) / n,
             "mean_nodes": sum(r["nodes_generated"] for r in rows) / n,
             "mean_time_s": sum(r["time_s"] for r in rows) / n,
-            "lengths": {r["index"]: r["moves"] for r in rows}}
+            "lengths": {r["index"]: r["moves"] for r in rows},
+            "times": {r["index"]: r["time_s"] for r in rows}}
 
 
 #: EfficientCube (Takano 2023): beam search guided by its policy network, from its per-instance

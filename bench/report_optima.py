@@ -122,9 +122,11 @@ def _bounds_fill(out: pd.DataFrame) -> None:
     from core.errors import InputError
     from suites.reference import bounds_for_states
 
-    goals = out["goal"].where(out["goal"].map(lambda v: isinstance(v, str)), None) \
-        if "goal" in out else pd.Series(None, index=out.index)
-    keys = pd.DataFrame({"puzzle": out["puzzle"], "goal": goals.fillna("")})[todo]
+    # the goal layout, "" where none is named (a column of missing values reads as floats:
+    # cast to objects before any string goes in)
+    goals = out["goal"].astype(object).map(lambda v: v if isinstance(v, str) else "") \
+        if "goal" in out else pd.Series("", index=out.index, dtype=object)
+    keys = pd.DataFrame({"puzzle": out["puzzle"], "goal": goals})[todo]
     for (puzzle, goal), idx in keys.groupby(["puzzle", "goal"], sort=False).groups.items():
         if not isinstance(puzzle, str):
             continue

@@ -56,6 +56,7 @@ class Row(TypedDict, total=False):
     time_s: float
     load_s: float
     peak_rss_bytes: int
+    loaded_bytes: int
     extra: str
     heuristic_nbytes: int
     solver_nbytes: int
@@ -132,7 +133,18 @@ COLUMNS: dict[str, str] = {
     "h_start": "heuristic value of the start state",
     "time_s": "search seconds (loading excluded; on a timeout, crash or out-of-memory row, how "
               "long the search ran before it was stopped)", "load_s": "loading seconds in the search",
-    "peak_rss_bytes": "peak resident memory of the search",
+    "peak_rss_bytes": "peak memory of the search itself: the process's resident high-water "
+                      "mark during the search over its resident size when the search began "
+                      "(free allocator pages handed back first), so the search's arrays, a "
+                      "network's activations and Numba's allocations count; plus the goal table "
+                      "a beam built for it (solvers.memory); tables and weights loaded before "
+                      "are loaded_bytes. On a row the watchdog made (out-of-memory, timeout, "
+                      "crash) after the search started: the worker's growth since, as far as it "
+                      "was sampled; absent in rows of searches that never started",
+    "loaded_bytes": "bytes of what the search loaded and read, apart from peak_rss_bytes: the "
+                    "heuristic's tables and weights (heuristic_nbytes) plus a table-driven "
+                    "solver's tables (solver_nbytes); absent in rows made before it was "
+                    "recorded",
     "extra": "solver-specific figures (JSON)",
     "heuristic_nbytes": "memory the heuristic holds (tables, weights)",
     "solver_nbytes": "memory a table-driven solver's own tables hold (macro, local value tables)",

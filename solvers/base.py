@@ -34,6 +34,10 @@ class SolveResult:
     #: states a network evaluated in this solve (learned heuristics), None without a network;
     #: set by :meth:`Solver.run`
     network_evaluations: int | None = None
+    #: bytes of what the search loaded and read (the heuristic's tables and weights, a
+    #: table-driven solver's tables), kept apart from ``peak_rss_bytes`` (the search's own
+    #: memory, :mod:`solvers.memory`); set by :meth:`Solver.run`
+    loaded_bytes: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -164,11 +168,13 @@ class Solver(ABC):
 
     def run(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
             limits: Limits | None = None) -> SolveResult:
-        """``solve``, with the network evaluations it caused counted in the result (what the
-        command line and the suite runner call)."""
+        """``solve``, with the network evaluations it caused counted in the result and the bytes
+        it loaded (``loaded_bytes``: ``heuristic.nbytes`` plus the solver's own tables,
+        ``extra["table_nbytes"]``): what the command line and the suite runner call."""
         before = getattr(heuristic, "network_evaluations", None)
         result = self.solve(puzzle, heuristic, start, limits)
         after = getattr(heuristic, "network_evaluations", None)
+        loaded = int(heuristic.nbytes) + int((result.extra or {}).get("table_nbytes", 0))
         if before is None or after is None:
-            return result
-        return replace(result, network_evaluations=int(after - before))
+            return replace(result, loaded_bytes=loaded)
+        return replace(result, network_evaluations=int(after - before), loaded_bytes=loaded)

@@ -56,8 +56,8 @@ def fake_path(length: int) -> str:
 
 
 def solve(payload: dict[str, Any]) -> dict[str, Any]:
-    """Pretend to solve: ``payload['fake']`` says how (ok, error, crash, hang, oom, nodes,
-    kill-worker...)."""
+    """Pretend to solve: ``payload['fake']`` says how (ok, error, crash, hang, oom,
+    memory-error, nodes, kill-worker...)."""
     fake = payload.get("fake", {})
     mode = fake.get("mode", "ok")
     time.sleep(fake.get("sleep", 0.0))
@@ -78,6 +78,15 @@ def solve(payload: dict[str, Any]) -> dict[str, Any]:
         for i in range(0, len(hog), 4096):
             hog[i] = 1
         time.sleep(5)
+    if mode == "memory-error":  # a search that touches ``bytes`` in its block, then runs out
+        import numpy as np
+
+        from solvers.memory import PeakMemory
+
+        with PeakMemory():
+            hog = np.ones(fake.get("bytes", 64 * 2**20) // 8)
+            del hog
+            raise MemoryError("fake")
     if mode == "fail":
         return {"status": fake.get("status", "node-limit"), "length": None,
                 "nodes_generated": fake.get("nodes", 10), "time_s": 0.01}

@@ -105,3 +105,22 @@ def test_negative_seeds_are_one_line_usage_errors():
         assert res.returncode == 2, args
         assert "--seed" in res.stderr and res.stderr.strip().count("\n") == 0
         assert "Traceback" not in res.stderr
+
+
+def test_models_list_spellings_agree(monkeypatch):
+    """``bench models list`` and ``bench list models`` run the listing ``bench models`` runs
+    (its --json too); the listing itself is tested in test_davi_cli."""
+    import click
+
+    from bench.commands import train_models
+
+    def fake(as_json: bool) -> None:
+        click.echo(f"models listed, json={as_json}")
+
+    monkeypatch.setattr(train_models.models_cmd, "callback", fake)
+    runner = CliRunner()
+    for args, as_json in ((["models"], False), (["models", "list"], False),
+                          (["list", "models"], False), (["models", "--json"], True),
+                          (["models", "list", "--json"], True)):
+        out = runner.invoke(cli, args)
+        assert out.exit_code == 0 and out.output == f"models listed, json={as_json}\n", args

@@ -367,3 +367,22 @@ def test_bounds_for_states_of_older_rows():
     for bad in ("1 2 3", "x " * 49, None, "2 " * 49):
         with pytest.raises(InputError, match="state 1"):
             bounds_for_states("lightsout7", None, [texts[0], bad])
+
+
+def test_bounds_fill_of_a_goal_column_read_as_floats_warns_nothing():
+    """A CSV's goal column with no layout reads as floats (NaN); filling the bounds must not
+    write strings into it (pandas warns, and will raise)."""
+    import warnings
+
+    import pandas as pd
+
+    from bench.report_optima import _bounds_fill
+
+    df = pd.DataFrame({"puzzle": ["puzzle8", "puzzle8"], "goal": [np.nan, np.nan],
+                       "state": ["1 2 3 4 5 6 7 8 0", "1 2 3 4 5 6 7 0 8"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _bounds_fill(df)
+    # the goal, and a state one move from it: bounds 0 and 1 from any admissible heuristic
+    assert df["lower_bound"].tolist() == [0, 1]
+    assert df["lower_bound_from"].notna().all()

@@ -184,7 +184,7 @@ def test_one_hot_passes_are_bounded(tmp_path):
     h = registry.get_heuristic("onnx", puzzle, model=str(model))
     seen: list[int] = []
     run = h.session.run
-    h.session.run = lambda names, feed: (seen.append(next(iter(feed.values())).nbytes),
+    h.session.run = lambda names, feed, *options: (seen.append(next(iter(feed.values())).nbytes),
                                          run(names, feed))[1]
     states = puzzle.scramble(600, 10, np.random.default_rng(0))[0]
     assert np.array_equal(h(states), np.zeros(600, np.float32))

@@ -31,7 +31,7 @@ def run_dir(tmp_path) -> Path:
 BAD = [
     ({"status": "optimal"}, "status 'optimal' is not one of"),
     ({"nodes_generated": -5}, "nodes_generated -5 is not a non-negative integer"),
-    ({"nodes_expanded": 2.5}, "nodes_expanded 2.5 is not a non-negative integer"),
+    ({"nodes_expanded": -1}, "nodes_expanded -1 is not a non-negative integer"),
     ({"time_s": float("nan")}, "time_s nan is not a finite number"),
     ({"time_s": -0.745}, "time_s -0.745 is not a finite number"),
     ({"config": None}, "config None is not a configuration's name"),

@@ -85,7 +85,8 @@ def test_deepcubea_summary_labels_each_source_and_reads_a_run(tmp_path, monkeypa
     data.mkdir(parents=True)
     (data / "deepcubea_results_output.txt").write_text(
         "State: 0, SolnCost: 50.00, # Moves: 50, # Nodes Gen: 1,000, Time: 2.00\n"
-        "State: 1, SolnCost: 54.00, # Moves: 54, # Nodes Gen: 3,000, Time: 4.00\n")
+        "State: 1, SolnCost: 54.00, # Moves: 54, # Nodes Gen: 3,000, Time: 4.00\n"
+        "State: 2, SolnCost: 52.00, # Moves: 52, # Nodes Gen: 2,000, Time: 9.00\n")
     monkeypatch.setenv("BENCH_SHARED", str(tmp_path / "shared"))
     assert published.per_instance("puzzle15")["mean_length"] == 52
     assert published.per_instance("cube3") is None
@@ -103,6 +104,9 @@ def test_deepcubea_summary_labels_each_source_and_reads_a_run(tmp_path, monkeypa
     assert "| puzzle15 | % optimal | 99.4 | 50.0 (the 2 states of our run) | 0.0 (0/2) |" in text
     assert "| puzzle15 | mean length | not stated | 52.00 (the 2 states of our run) | 54 |" in text
     assert "| puzzle48 | mean length | 253.53 | no file | not run here |" in text
+    # DeepCubeA's seconds over the states of our run (2 and 4 s), not over its whole file (5 s)
+    assert published.per_instance("puzzle15")["mean_time_s"] == 5
+    assert "| puzzle15 | mean seconds | not stated | 3.00 (the 2 states of our run) | 0.5 |" in text
     assert "| cube3 | % optimal | 60.3 | no file | not run here |" in text
     with pytest.raises(InputError, match="--limit: deepcubea-summary reads a finished run"):
         papers.make("deepcubea-summary", run_dir=run, out=tmp_path / "out", limit=3)

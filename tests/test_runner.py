@@ -55,12 +55,22 @@ def test_failures_become_rows_and_the_run_goes_on(tmp_path):
 
 
 def test_memory_blowup_is_out_of_memory(tmp_path):
-    specs = [("1", "a", {"mode": "oom", "bytes": 600 * 2**20}), ("2", "a", {})]
+    specs = [("1", "a", {"mode": "oom", "bytes": 600 * 2**20}), ("2", "a", {}),
+             ("3", "a", {"mode": "memory-error", "bytes": 80 * 2**20})]
     plan = make_plan(tmp_path, specs, time_s=20, memory_mb=300)
     run_plan(plan, tmp_path / "run", _fake_executor(jobs=1), progress=False, prepare=False)
     rows = {r["instance"]: r for r in read_rows(tmp_path / "run" / ROWS)}
     assert rows["1"]["status"] == "out-of-memory" and "budget" in rows["1"]["error"]
     assert 0 < rows["1"]["time_s"] < 20  # how long the search ran before its memory ran out
+    # what the search had taken when it was stopped: the worker's growth since the task
+    # started (the fake touches its 600 MiB page by page; the worker was over its 300 MiB
+    # budget in all, of which a freshly started worker holds well under 200 MiB)
+    grown, worker = rows["1"]["peak_rss_bytes"], rows["1"]["worker_peak_rss_bytes"]
+    assert worker > 300 * 2**20 and 100 * 2**20 <= grown <= worker
+    assert rows["2"]["peak_rss_bytes"] == 1000  # a finished search's own figure stands
+    # a search that raised MemoryError: the peak its block measured (80 MiB touched)
+    assert rows["3"]["status"] == "out-of-memory" and rows["3"]["error"] == "MemoryError"
+    assert 80 * 10**6 <= rows["3"]["peak_rss_bytes"] < 120 * 2**20
     assert rows["2"]["status"] == "solved"
 
 

@@ -236,3 +236,31 @@ def test_list_heuristics_marks_each_puzzles_default(capsys):
         "pdb-cube2"
     assert marked["cube3"] == marked["cube3-htm"] == "pdb-coset"
     assert marked == {p: registry.default_heuristic(p) for p in registry.PUZZLES}
+
+
+def test_json_reports_certified_bound_and_memory(capsys):
+    """``--json`` carries the row's certified lower bound (the strongest bound heuristic at
+    hand, as a suite row has it) and both memory figures; the summary prints them."""
+    from core import registry
+
+    p = registry.get_puzzle("puzzle8")
+    import numpy as np
+
+    start = p.scramble(1, 14, np.random.default_rng(5))[0][0]
+    code, out, err = run(capsys, "solve", "puzzle8", p.format(start), "--heuristic",
+                         "manhattan", "--solver", "ida", "--json")
+    assert code == 0, err
+    rec = json.loads(out)
+    assert rec["status"] == "solved"
+    assert rec["lower_bound_from"] in registry.bound_heuristics("puzzle8")
+    # admissible, at least the linear-conflict value, exact where the full table gave it
+    conflicts = int(registry.get_heuristic("linear-conflict", p)(start[None, :])[0])
+    assert conflicts <= rec["lower_bound"] <= rec["length"]
+    if rec["lower_bound_from"] == "pdb-full":
+        assert rec["lower_bound"] == rec["length"]
+    assert rec["peak_rss_bytes"] >= 0 and rec["loaded_bytes"] >= 0
+    assert rec["process_peak_rss_bytes"] > rec["peak_rss_bytes"]
+    code, out, _ = run(capsys, "solve", "puzzle8", p.format(start), "--heuristic", "manhattan",
+                       "--solver", "ida")
+    assert f"certified lower bound {rec['lower_bound']} ({rec['lower_bound_from']})" in out
+    assert "peak memory of the search" in out and "the process's peak" in out

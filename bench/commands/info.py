@@ -16,12 +16,18 @@ from puzzles.sokoban_levels import LEVEL_CAPS
 
 
 @click.command("list")
-@click.argument("kind", type=click.Choice(["puzzles", "heuristics", "solvers"]), default="puzzles")
+@click.argument("kind", type=click.Choice(["puzzles", "heuristics", "solvers", "models"]),
+                default="puzzles")
 def list_cmd(kind: str) -> None:
-    """List the registered puzzles (name, actions, states), heuristics or solvers; an entry
-    an installed plugin declares ends with [plugin: PACKAGE]. A heuristic that optimal solvers
-    (ida, astar) run with when no --heuristic is given says so: [default for PUZZLES]."""
-    if kind == "puzzles":
+    """List the registered puzzles (name, actions, states), heuristics or solvers, or the
+    shipped and trained models (as ``bench models list``); an entry an installed plugin
+    declares ends with [plugin: PACKAGE]. A heuristic that optimal solvers (ida, astar) run
+    with when no --heuristic is given says so: [default for PUZZLES]."""
+    if kind == "models":
+        from bench.commands.train_models import models_cmd
+
+        click.get_current_context().invoke(models_cmd, as_json=False)
+    elif kind == "puzzles":
         for name, e in registry.PUZZLES.items():
             try:
                 p = registry.get_puzzle(name)

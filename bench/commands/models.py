@@ -1,6 +1,6 @@
-"""``bench models``: list models (``bench models [--json]``), export one as ONNX plus card
-(``bench models export``) and time its evaluation under torch and onnxruntime
-(``bench models speed``)."""
+"""``bench models``: list models (``bench models [list] [--json]``, also ``bench list models``),
+export one as ONNX plus card (``bench models export``) and time its evaluation under torch and
+onnxruntime (``bench models speed``)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,14 @@ def models_group(ctx: click.Context, as_json: bool) -> None:
     its evaluation."""
     if ctx.invoked_subcommand is None:
         ctx.invoke(models_cmd, as_json=as_json)
+
+
+@models_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="one JSON object per model")
+def list_models_cmd(as_json: bool) -> None:
+    """List shipped and trained models with their training figures (as ``bench models`` and
+    ``bench list models``)."""
+    click.get_current_context().invoke(models_cmd, as_json=as_json)
 
 
 @models_group.command("export")

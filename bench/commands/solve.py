@@ -25,6 +25,7 @@ from core.limits import Limits, evaluation_deadline, grace_s
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
 from solvers.base import SolveResult, replayed
+from solvers.memory import process_peak_bytes
 
 MIB = 1 << 20
 
@@ -53,9 +54,25 @@ def _number(option: str, text: str | None, kind: type, low: float, low_ok: bool,
     return value
 
 
+def certified_bound(puzzle: Puzzle, state: np.ndarray) -> tuple[int | None, str | None]:
+    """``(lower_bound, lower_bound_from)`` of ``state``, as a suite row has them
+    (:func:`suites.reference.lower_bounds`: the strongest admissible heuristic the puzzle
+    declares whose tables are at hand, rounded up); ``None`` where it is infinite (no solution
+    exists) or where no bound heuristic is available."""
+    from suites.reference import lower_bounds
+
+    values, name = lower_bounds(puzzle, np.asarray(state)[None, :])
+    value = int(values[0])
+    return (value if value >= 0 else None), name
+
+
 def result_record(puzzle: Any, state: Any, result: SolveResult) -> dict[str, Any]:
-    """The JSON object of one result: the SolveResult fields plus move names and the state."""
+    """The JSON object of one result: the SolveResult fields plus move names, the state, the
+    certified lower bound (``lower_bound``, ``lower_bound_from``: the columns of a suite row)
+    and the process's peak memory (``process_peak_rss_bytes``)."""
     rec = result.to_dict()
+    rec["lower_bound"], rec["lower_bound_from"] = certified_bound(puzzle, state)
+    rec["process_peak_rss_bytes"] = process_peak_bytes()
     rec["actions"] = (None if result.actions is None
                       else [puzzle.action_names[a] for a in result.actions])
     rec["action_ids"] = result.actions
@@ -80,8 +97,14 @@ def summary_text(puzzle: Any, state: Any, r: SolveResult) -> str:
     lines.append(f"nodes generated {r.nodes_generated:,}, expanded {r.nodes_expanded:,}{evals}, "
                  f"iterations {r.iterations:,}, h(start) {h}")
     rate = r.nodes_generated / r.time_s if r.time_s > 0 else float("nan")
-    lines.append(f"search {r.time_s:.3f} s ({rate:,.0f} nodes/s), load {r.load_s:.3f} s, "
-                 f"peak memory {r.peak_rss_bytes / MIB:.1f} MiB")
+    lines.append(f"search {r.time_s:.3f} s ({rate:,.0f} nodes/s), load {r.load_s:.3f} s")
+    loaded = "" if r.loaded_bytes is None else \
+        f", loaded tables and weights {r.loaded_bytes / MIB:,.1f} MiB"
+    lines.append(f"peak memory of the search {r.peak_rss_bytes / MIB:,.1f} MiB{loaded}, "
+                 f"the process's peak {process_peak_bytes() / MIB:,.1f} MiB")
+    bound, source = certified_bound(puzzle, state)
+    if bound is not None:
+        lines.append(f"certified lower bound {bound} ({source})")
     return "\n".join(lines)
 
 

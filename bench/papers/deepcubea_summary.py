@@ -24,8 +24,9 @@ SUMMARY_FIGURES = (("solved_pct", "solved %"), ("mean_length", "mean length"),
                    ("mean_time_s", "mean seconds"))
 
 
-def _ours(run_dir: Path) -> tuple[str, dict[str, dict[str, Any]]]:
-    """The puzzle of a run and, per configuration, its figures on DeepCubeA's test states."""
+def _ours(run_dir: Path) -> tuple[str, dict[str, dict[str, Any]], list[int]]:
+    """The puzzle of a run, per configuration its figures on DeepCubeA's test states, and the
+    indices of those states in DeepCubeA's test set (the instance ids)."""
     from bench.run_table import load_table
 
     df = report.with_reference_optima(load_table(run_dir))
@@ -55,9 +56,21 @@ def _ours(run_dir: Path) -> tuple[str, dict[str, dict[str, Any]]]:
     for config, g in df.groupby("config", sort=False):
         st = report.summarize(g, ci=False).iloc[0]
         figures[str(config)] = {"solved_pct": st["solved_pct"], "mean_length": st["mean_length"],
-                                "optimal_pct": columns.BY_KEY["optimal_pct"].render(st), "mean_nodes": st["mean_nodes"],
+                                "optimal_pct": columns.BY_KEY["optimal_pct"].render(st),
+                                "mean_nodes": st["mean_nodes"],
                                 "mean_time_s": st["mean_time_s"], "n": st["n"]}
-    return str(puzzles[0]), figures
+    indices = sorted(int(i) for i in per["instance"] if str(i).isdigit())
+    return str(puzzles[0]), figures, indices
+
+
+def published_mean_time(files: dict[str, Any] | None, indices: list[int]) -> tuple[float, int] | None:
+    """DeepCubeA's mean seconds over the states of our run that its results file lists, and how
+    many those are (``None`` without a file or without such states): the time beside our
+    lengths is over the same states as they are."""
+    if files is None or "times" not in files:
+        return None
+    times = [files["times"][i] for i in indices if i in files["times"]]
+    return (sum(times) / len(times), len(times)) if times else None
 
 
 def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
@@ -67,12 +80,14 @@ def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None,
     from bench import published
 
     per_puzzle: dict[str, tuple[Path, dict[str, dict[str, Any]]]] = {}
+    indices: dict[str, list[int]] = {}
     for rd in runs or []:
-        puzzle, figs = _ours(rd)
+        puzzle, figs, idx = _ours(rd)
         if puzzle in per_puzzle:
             raise InputError(f"--run: {per_puzzle[puzzle][0]} and {rd} are both runs of {puzzle}; "
                              "give one per puzzle")
         per_puzzle[puzzle] = (rd, figs)
+        indices[puzzle] = idx
     configs = list(dict.fromkeys(c for _, figs in per_puzzle.values() for c in figs
                                  if c != "__published__"))
     rows = []
@@ -96,6 +111,11 @@ def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None,
                 v = known[key]
                 shown = f"{v:.2f}" if key == "mean_length" else f"{round(v):,}"
                 row["DeepCubeA (results files)"] = f"{shown} (the {int(known['n_listed'])} states of our run)"
+            elif key == "mean_time_s" and domain == puzzle:
+                timed = published_mean_time(files, indices.get(domain, []))
+                if timed is not None:
+                    row["DeepCubeA (results files)"] = \
+                        f"{timed[0]:.2f} (the {timed[1]} states of our run)"
             for config in configs:
                 mine = ours.get(config)
                 value = mine.get(key) if mine is not None else "not run here"

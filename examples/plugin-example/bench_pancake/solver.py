@@ -4,7 +4,6 @@ search goes on from there. Not optimal; any puzzle and any distance heuristic.""
 
 from __future__ import annotations
 
-import resource
 import time
 
 import numpy as np
@@ -12,6 +11,7 @@ import numpy as np
 from core.limits import Limits
 from core.status import Status
 from solvers.base import Solver, SolveResult, check_distance_heuristic, finish
+from solvers.memory import PeakMemory
 
 
 class EnforcedHillClimbing(Solver):
@@ -23,8 +23,9 @@ class EnforcedHillClimbing(Solver):
     def solve(self, puzzle, heuristic, start, limits: Limits | None = None) -> SolveResult:
         check_distance_heuristic(self.name, heuristic)
         limits = limits or Limits()
+        # the search's own peak memory (the project's measurement: solvers.memory)
+        mem = PeakMemory().__enter__()
         t0 = time.perf_counter()
-        rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         start = np.asarray(start, dtype=puzzle.dtype)
         state, h = start, float(heuristic(start[None, :])[0])
         h_start = h
@@ -33,12 +34,12 @@ class EnforcedHillClimbing(Solver):
         status = Status.SOLVED
 
         def done(status: Status, path: list[int] | None) -> SolveResult:
+            mem.__exit__(None, None, None)
             return finish(puzzle, start, self.name, heuristic.name, status=status, actions=path,
                           generated=generated, expanded=expanded, iterations=iterations,
                           h_start=h_start, time_s=time.perf_counter() - t0,
                           load_s=heuristic.load_seconds,
-                          peak_rss_bytes=1024 * max(
-                              0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0),
+                          peak_rss_bytes=mem.peak_bytes,
                           extra={"max_plateau": self.max_plateau})
 
         while not puzzle.is_goal(state[None, :])[0]:

@@ -1,0 +1,20 @@
+"""The tests' PDB cache is their own, whatever ``$BENCH_CACHE`` the user set."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import conftest
+import pytest
+
+from core.paths import cache_dir
+
+
+def test_tests_build_into_a_cache_of_their_own(tmp_path_factory: pytest.TempPathFactory):
+    cache = cache_dir().resolve()
+    base = tmp_path_factory.getbasetemp().resolve()
+    assert cache.is_relative_to(base) and cache.name.startswith("bench-cache")
+    if conftest.USER_CACHE is not None:
+        assert cache != Path(conftest.USER_CACHE).resolve()
+    assert os.environ["BENCH_CACHE"] == str(cache_dir())
