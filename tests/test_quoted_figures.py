@@ -20,10 +20,12 @@ RESULTS = ROOT / "results"
 
 @cache
 def rows(folder: str) -> pd.DataFrame:
-    """The committed rows of ``results/FOLDER`` (its results.csv, else its rows.jsonl)."""
+    """The committed rows of ``results/FOLDER`` (its results.csv or results.csv.gz, else its
+    rows.jsonl)."""
     path = RESULTS / folder
-    if (path / "results.csv").is_file():
-        return pd.read_csv(path / "results.csv", low_memory=False)
+    for name in ("results.csv", "results.csv.gz"):
+        if (path / name).is_file():
+            return pd.read_csv(path / name, low_memory=False)
     lines = (path / "rows.jsonl").read_text().splitlines()
     return pd.DataFrame([json.loads(line) for line in lines if line.strip()])
 

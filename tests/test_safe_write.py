@@ -289,12 +289,17 @@ def test_rows_on_a_file_that_cannot_grow_are_kept_whole(tmp_path):
     assert [json.loads(x)["key"] for x in lines] == [f"set/{i}/cfg" for i in range(len(lines))]
 
 
+#: a finished row as a run writes it (the fields a row read back must have)
+ROW_A = {"key": "a", "suite": "s", "instance": "1", "config": "c", "status": "timeout",
+         "length": None, "nodes_generated": 1, "time_s": 0.5}
+
+
 def test_a_full_disk_mid_row_cuts_the_row_off_again(tmp_path, monkeypatch):
     from bench.run_record import RowWriter, read_rows
 
     rows = tmp_path / "rows.jsonl"
     w = RowWriter(rows)
-    w.write({"key": "a", "n": 1})
+    w.write(ROW_A)
     real = os.write
     calls = {"n": 0}
 
@@ -306,11 +311,11 @@ def test_a_full_disk_mid_row_cuts_the_row_off_again(tmp_path, monkeypatch):
 
     monkeypatch.setattr(os, "write", half)
     with pytest.raises(WriteError) as exc:
-        w.write({"key": "b", "n": 2, "pad": "y" * 100})
+        w.write({**ROW_A, "key": "b", "pad": "y" * 100})
     _one_line(exc, "No space left on device", "1 row(s)", "--resume")
     monkeypatch.undo()
     w.close()
-    assert rows.read_bytes() == json.dumps({"key": "a", "n": 1}).encode() + b"\n"
+    assert rows.read_bytes() == json.dumps(ROW_A).encode() + b"\n"
     assert [r["key"] for r in read_rows(rows)] == ["a"]
 
 

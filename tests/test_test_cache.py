@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-import conftest
 import pytest
 
 from core.paths import cache_dir
@@ -15,6 +15,9 @@ def test_tests_build_into_a_cache_of_their_own(tmp_path_factory: pytest.TempPath
     cache = cache_dir().resolve()
     base = tmp_path_factory.getbasetemp().resolve()
     assert cache.is_relative_to(base) and cache.name.startswith("bench-cache")
+    here = Path(__file__).resolve().parent / "conftest.py"
+    conftest = next(m for m in list(sys.modules.values())
+                    if getattr(m, "__file__", None) and Path(m.__file__).resolve() == here)
     if conftest.USER_CACHE is not None:
         assert cache != Path(conftest.USER_CACHE).resolve()
     assert os.environ["BENCH_CACHE"] == str(cache_dir())
