@@ -30,14 +30,17 @@ SUITE_FILE = "evaluate.toml"
 
 
 def model_heuristic(puzzle: str, model: str | None) -> str:
-    """The heuristic that reads ``model``: ``policy`` for a move-prediction network, else
-    ``davi`` (a distance estimate; the shipped model when ``model`` is None)."""
+    """The heuristic that reads ``model``: ``policy`` for a move-prediction network, ``qnet``
+    for a Q-network, else ``davi`` (a distance estimate; the shipped model when ``model`` is
+    None)."""
     if model is None:
         return "davi"
     from learning.checkpoint import load_checkpoint
     from learning.model_store import resolve_model
+    from learning.targets import TARGETS
 
-    return "policy" if load_checkpoint(resolve_model(puzzle, model))["target"] == "policy" else "davi"
+    kind = TARGETS[load_checkpoint(resolve_model(puzzle, model))["target"]]
+    return "policy" if not kind.values else "qnet" if kind.per_move else "davi"
 
 
 def evaluation_suite(path: Path, puzzle: str, model: str | None, state_set: str, count: int,
@@ -74,6 +77,7 @@ def evaluation_suite(path: Path, puzzle: str, model: str | None, state_set: str,
         users = "/".join(n for n in registry.SOLVERS if registry.takes_policy(n))
         raise InputError(f"--solver: the model is a policy (it ranks moves, gives no distance); "
                          f"it is searched with {users}, not {solver}")
+    registry.check_solver_heuristic(solver, heuristic)  # a Q search needs a Q-network
     cfg = ConfigSpec(name="model", heuristic=heuristic, solver=solver, heuristic_args=hargs,
                      solver_args=dict(solver_args))
     profile = Profile(name="evaluate", limit=count,

@@ -41,7 +41,10 @@ class HeuristicProps:
     ``tests/test_heuristic_props.py`` checks both); ``exact``: the true distance; ``kernel``: a
     per-state Numba kernel for IDA*; ``needs_pdb``: reads a pattern database, ``pdb`` its
     declaration; ``needs_model``: reads a trained model; ``ranks_moves``: a policy (gives
-    log-probabilities of a state's moves, no distance estimate); ``recommend``:
+    log-probabilities of a state's moves, no distance estimate); ``q_values``: a Q-network (gives
+    values for every move of a state from one evaluation, what ``qstar`` and ``qbeam`` read;
+    :class:`heuristics.base.QValues`; ``None``: its model file says, as an ONNX card does);
+    ``recommend``:
     ``"module:function"`` giving a model's recommended search (:func:`default_search`);
     ``default_solver``: the solver when none is given and nothing is recommended (empty: ``ida``,
     or ``bwas`` for a model-backed heuristic), ``default_note`` what ``bench solve`` prints
@@ -59,6 +62,7 @@ class HeuristicProps:
     pdb: PdbDecl | None = None
     needs_model: bool = False
     ranks_moves: bool = False
+    q_values: bool | None = False
     recommend: str = ""
     default_solver: str = ""
     default_note: str = ""
@@ -73,7 +77,8 @@ class SolverProps:
     defaults, as A* at weight 1 and batch 1); ``needs_kernel``: IDA*-style, needs a heuristic
     with a per-state kernel; ``puzzles``: which it serves; ``heuristic`` (``False``: a
     table-driven solver that uses none; it runs with ``zero`` and refuses any other);
-    ``policy``: takes a policy (the others refuse one)."""
+    ``policy``: takes a policy (the others refuse one); ``q``: reads the values of a state's
+    moves from a Q-network and takes only a heuristic declaring ``q_values``."""
 
     optimal: bool = False
     optimal_any_options: bool = True
@@ -81,6 +86,7 @@ class SolverProps:
     puzzles: PuzzleSpec = "*"
     heuristic: bool = True
     policy: bool = False
+    q: bool = False
 
 
 #: the property class of each kind of entry

@@ -282,6 +282,16 @@ HEURISTICS: dict[str, Entry[HeuristicProps]] = {
                              model_files="learning.model_store:policy_model_files"),
               (replace(MODEL, help="policy model: a name, run folder or file (bench train "
                        "policy)", default_text="the shipped PUZZLE-policy"), DEVICE, PRECISION)),
+        Entry("qnet", "heuristics.q_net:QNetHeuristic",
+              "Q-network: values for every move of a state from one evaluation (Q* search, "
+              "Q-beam); as a value, the least of them", {},
+              HeuristicProps(LEARNED_PUZZLES, needs_model=True, q_values=True,
+                             default_solver="qstar",
+                             default_note="the search that reads a Q-network's move values",
+                             model_files="learning.model_store:q_model_files"),
+              (replace(MODEL, help="Q-network: a name, run folder or file (bench train "
+                       "q-distill|q-learning|q-diffusion)", default_text="the shipped PUZZLE-q"),
+               DEVICE, PRECISION)),
         Entry("davi-multigoal", "heuristics.multigoal:MultiGoalHeuristic",
               "a tree of goal networks (multi-goal DeepCubeA, Moravej): min over goals of "
               "f_i + d_i; searches also stop at the tree's goals", {},
@@ -296,10 +306,11 @@ HEURISTICS: dict[str, Entry[HeuristicProps]] = {
                Option("m", float, "the ratio combination's m", default=1.0, low=0.0,
                       low_ok=False, metavar="M"))),
         Entry("onnx", "heuristics.onnx:OnnxHeuristic",
-              "a network in an ONNX file (a value network or a policy, as its card says), "
+              "a network in an ONNX file (a value network, a policy or a Q-network, as its card "
+              "says), "
               "evaluated by onnxruntime on the CPU", {},
               HeuristicProps(needs_model=True, recommend="heuristics.onnx:recommended_search",
-                             model_files="heuristics.onnx:model_files"),
+                             model_files="heuristics.onnx:model_files", q_values=None),
               (replace(MODEL, help="ONNX file (its card NAME.card.json beside it) or a folder "
                        "holding one", default_text="none: required"),
                replace(DEVICE, choices=("auto", "cpu"), help="where a network evaluates (onnx: "
@@ -463,6 +474,9 @@ IMPROVE_WINDOW = Option("improve_window", int, "after a solution is found, repla
                         "up to L moves of its path by shortest segments (exact meet-in-the-middle "
                         "searches of depth about L/2 around its states) until none improves; 0: "
                         "off", default=0, low=0, high=40, metavar="L")
+DEFERRED = Option("deferred", bool, "children enter the open list with their parent's f and "
+                  "are evaluated in one batch when popped (a node whose own f is higher goes "
+                  "back); each node is evaluated once", default=False, metavar="BOOL")
 SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
     "best_first": (WEIGHT, BATCH, MAX_ITERATIONS),
     "ida": (
@@ -508,7 +522,7 @@ SOLVERS: dict[str, Entry[SolverProps]] = {
               "batch weighted A* (DeepCubeA): f = weight*g + h, expand the N best per iteration",
               {"weight": 0.6, "batch": 10000}, SolverProps(),
               (replace(WEIGHT, default=0.6),
-               replace(BATCH, default=10000), MAX_ITERATIONS, IMPROVE_WINDOW)),
+               replace(BATCH, default=10000), MAX_ITERATIONS, IMPROVE_WINDOW, DEFERRED)),
         Entry("astar", "solvers.best_first:BatchBestFirst", "A* (weight 1, batch 1)",
               {"weight": 1.0, "batch": 1, "preset": "astar"},
               SolverProps(optimal=True, optimal_any_options=False),
@@ -518,9 +532,19 @@ SOLVERS: dict[str, Entry[SolverProps]] = {
               {"weight": 0.0, "batch": 1, "preset": "greedy"}, SolverProps(),
               (replace(WEIGHT, default=0.0),
                replace(BATCH, default=1), MAX_ITERATIONS, IMPROVE_WINDOW)),
+        Entry("qstar", "solvers.best_first:BatchBestFirst",
+              "Q* search: batch weighted A* whose children take f = weight*g + Q(parent, move) "
+              "from their parent's Q-network values, evaluated only when popped",
+              {"weight": 0.6, "batch": 10000, "preset": "qstar"}, SolverProps(q=True),
+              (replace(WEIGHT, default=0.6), replace(BATCH, default=10000), MAX_ITERATIONS,
+               IMPROVE_WINDOW)),
         Entry("beam", "solvers.beam:BeamSearch",
               "beam search: per depth the W distinct children of lowest h (one batch per layer)",
               {}, SolverProps(policy=True), SOLVER_OPTIONS["beam"]),
+        Entry("qbeam", "solvers.beam:BeamSearch",
+              "Q-beam: beam search ranking children by their parent's Q-network values (one "
+              "evaluation per expanded state)", {"q": True}, SolverProps(q=True),
+              SOLVER_OPTIONS["beam"]),
         Entry("gf2", "solvers.gf2:GF2Solver",
               "exact Lights Out solver: Gaussian elimination over GF(2) (no heuristic)",
               {}, SolverProps(optimal=True, puzzles="lightsout*", heuristic=False)),
@@ -586,6 +610,11 @@ def check_solver_heuristic(solver_name: str, heuristic_name: str | None) -> str:
         users = "/".join(n for n in SOLVERS if takes_policy(n))
         raise InputError(f"--heuristic: {heuristic_name} ranks moves and gives no distance "
                          f"estimate; solver {solver_name} needs one (use --solver {users})")
+    if solver_entry(solver_name).props.q and heuristic_name in HEURISTICS and \
+            heuristic_entry(heuristic_name).props.q_values is False:
+        users = "/".join(n for n, e in HEURISTICS.items() if e.props.q_values)
+        raise InputError(f"--heuristic: solver {solver_name} reads the values of a state's moves "
+                         f"from a Q-network; {heuristic_name} gives none (use --heuristic {users})")
     return heuristic_name
 
 

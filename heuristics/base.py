@@ -8,13 +8,18 @@ A move-prediction network (``ranks_moves = True``, :mod:`heuristics.policy_net`)
 of another kind: it gives log-probabilities of a state's moves (``log_probs``) and no distance
 estimate; only beam search takes it. Heuristics backed by a network count the states it
 evaluated in ``network_evaluations`` (``None`` for heuristics without one).
+
+A Q-network (:class:`QValues`, :mod:`heuristics.q_net`) gives values for every move of a state
+from one evaluation of the state: ``q_values(states) -> (B, A)``, the cost of each move plus the
+cost-to-go of its child (illegal moves ``inf``); the Q searches (``qstar``, ``qbeam``) read
+children's values from it without evaluating the children.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -34,6 +39,16 @@ class IdaSpec:
     kind: str
     arrays: tuple[np.ndarray, ...] = ()
     params: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class QValues(Protocol):
+    """Values for every move of a state (module docstring)."""
+
+    def q_values(self, states: np.ndarray) -> np.ndarray:
+        """``(B, L) -> (B, A)`` float64: each move's cost plus its child's cost-to-go; illegal
+        moves ``inf``."""
+        ...
 
 
 class Heuristic(ABC):

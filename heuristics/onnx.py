@@ -23,10 +23,13 @@ is the model's (integers or floats).
 Checked on load, each fault one ``InputError`` line naming ``--model``: the card (at most
 ``MAX_CARD_BYTES``; ``symbols`` at most ``MAX_SYMBOLS`` and above every code) is complete
 and fits the puzzle, the model has one input of width ``L`` (or ``L * symbols``) with a free
-batch dimension and one output of the card's kind (``A`` = the puzzle's moves for a policy), and
-the estimate of the goal is within ``goal_tolerance`` (default 1) of zero; every pass's output
-is numbers of the card's shape (one per state, or one per move and state). Values are float32,
-clipped at 0, with 0 on the goal, as the ``davi`` heuristic's. Passes are ``chunk`` states
+batch dimension and one output of the card's kind (``A`` = the puzzle's moves for a policy and
+a Q-network), and the estimate of the goal is within ``goal_tolerance`` (default 1) of zero;
+every pass's output is numbers of the card's shape (one per state, or one per move and state).
+Values are float32, clipped at 0, with 0 on the goal, as the ``davi`` heuristic's. A card of
+output ``q`` (a Q-network) gives ``q_values`` as the ``qnet`` heuristic does, and its least move
+value as the value; the Q searches (``qstar``, ``qbeam``) take only such a card. Passes are
+``chunk`` states
 (default 4,096); onnxruntime runs with torch's thread count when torch is loaded (the suite
 runner sets it per worker), else ``OMP_NUM_THREADS``, else its own default.
 """
@@ -51,11 +54,11 @@ from puzzles.base import Puzzle
 CARD_SUFFIX = ".card.json"
 CARD_KEYS = ("puzzle", "encoding", "input", "output", "search")
 INPUTS = ("codes", "one-hot")
-OUTPUTS = ("value", "policy")
+OUTPUTS = ("value", "policy", "q")
 #: encodings of imported networks (``learning.adapters``)
 ADAPTER_ENCODINGS = ("deepcubea-cube3", "deepcubea-tiles", "deepcubea-lights")
 #: the solvers a card may recommend (a policy: beam only)
-SEARCH_SOLVERS = ("beam", "bwas", "greedy", "astar")
+SEARCH_SOLVERS = ("beam", "bwas", "greedy", "astar", "qbeam", "qstar")
 DEFAULT_CHUNK = 4096
 #: the largest card file read (a card is a few lines of JSON)
 MAX_CARD_BYTES = 1 << 20
@@ -154,7 +157,8 @@ def read_card(model: Path, puzzle_name: str | None = None) -> dict[str, Any]:
         raise InputError(f"--model: card {path} lacks {', '.join(missing)}")
     for key, allowed in (("input", INPUTS), ("output", OUTPUTS)):
         if card[key] not in allowed:
-            raise InputError(f"--model: card {path}: {key} must be {' or '.join(allowed)}, "
+            raise InputError(f"--model: card {path}: {key} must be "
+                             f"{', '.join(allowed[:-1])} or {allowed[-1]}, "
                              f"got {card[key]!r}")
     if not isinstance(card["puzzle"], str) or not isinstance(card["encoding"], str):
         raise InputError(f"--model: card {path}: puzzle and encoding must be names")
@@ -178,6 +182,10 @@ def read_card(model: Path, puzzle_name: str | None = None) -> dict[str, Any]:
         raise InputError(f"--model: card {path}: a policy is searched by beam, not "
                          f"{search['solver']}")
     from core import registry
+
+    if registry.solver_entry(search["solver"]).props.q and card["output"] != "q":
+        raise InputError(f"--model: card {path}: {search['solver']} reads a Q-network's move "
+                         f"values; this card's output is {card['output']}")
 
     entry = registry.solver_entry(search["solver"])
     try:
@@ -277,6 +285,8 @@ class OnnxHeuristic(Heuristic):
         self.model_path = resolve_onnx(model)
         self.card = read_card(self.model_path, puzzle.name)
         self.ranks_moves = self.card["output"] == "policy"
+        #: a Q-network (output ``q``: one value per move, ``q_values``)
+        self.gives_q = self.card["output"] == "q"
         self.trained_target = self.card.get("target")
         self._encode = encoder(self.card, puzzle)
         self._symbols = int(self.card["symbols"]) if self.card["input"] == "one-hot" else None
@@ -326,9 +336,10 @@ class OnnxHeuristic(Heuristic):
             raise InputError(f"--model: {path}: the batch dimension is fixed at {shape[0]}; "
                              "export the model with a dynamic batch")
         out = list(y.shape)
-        if self.ranks_moves:
+        if self.ranks_moves or self.gives_q:
             ok = len(out) == 2 and _dim(out[1]) in (None, self.puzzle.num_actions)
-            want = f"[batch, {self.puzzle.num_actions}] (one logit per move of {self.puzzle.name})"
+            want = (f"[batch, {self.puzzle.num_actions}] (one "
+                    f"{'value' if self.gives_q else 'logit'} per move of {self.puzzle.name})")
         else:
             ok = len(out) == 1 or (len(out) == 2 and _dim(out[1]) in (None, 1))
             want = "[batch] or [batch, 1] (one estimate per state)"
@@ -347,7 +358,7 @@ class OnnxHeuristic(Heuristic):
         # stopped, not waited for
         with evaluation_deadline(LOAD_EVAL_S):
             raw = self._forward(goal)
-        if self.ranks_moves:
+        if self.ranks_moves or self.gives_q:
             return
         tol = float(self.card.get("goal_tolerance", 1.0))
         if not abs(float(raw[0, 0])) <= tol:
@@ -388,7 +399,7 @@ class OnnxHeuristic(Heuristic):
                              f"got {states.shape}")
         n = states.shape[0]
         parts = []
-        width = self.puzzle.num_actions if self.ranks_moves else 1
+        width = self.puzzle.num_actions if self.ranks_moves or self.gives_q else 1
         step = self.chunk
         if self._symbols is not None:  # one-hot passes of at most ONEHOT_PASS_BYTES
             row = self._width * np.dtype(self._dtype).itemsize
@@ -399,8 +410,9 @@ class OnnxHeuristic(Heuristic):
             if not (np.issubdtype(y.dtype, np.number) or y.dtype == np.bool_):
                 raise InputError(f"--model: {self.model_path}: the network's output is of type "
                                  f"{y.dtype}, not numbers")
-            if y.shape != (len(x), width) and (self.ranks_moves or y.shape != (len(x),)):
-                want = (f"[{len(x)}, {width}] (one logit per move)" if self.ranks_moves
+            per_move = self.ranks_moves or self.gives_q
+            if y.shape != (len(x), width) and (per_move or y.shape != (len(x),)):
+                want = (f"[{len(x)}, {width}] (one value per move)" if per_move
                         else f"[{len(x)}] or [{len(x)}, 1] (one estimate per state)")
                 raise InputError(f"--model: {self.model_path}: the network gave an output of "
                                  f"shape {list(y.shape)} for {len(x)} states; its card's "
@@ -452,11 +464,29 @@ class OnnxHeuristic(Heuristic):
                              "ranks moves, gives no distance estimate); only beam search takes "
                              "it (--solver beam)")
         states = np.atleast_2d(np.asarray(states))
-        out = self._forward(states)[:, 0].copy()
+        if self.gives_q:  # the least of the state's move values
+            out = self.q_values(states).min(axis=1).astype(np.float32) if len(states) else \
+                np.zeros(0, np.float32)
+        else:
+            out = self._forward(states)[:, 0].copy()
         if out.size:
             np.maximum(out, 0.0, out=out)
             out[self.puzzle.is_goal(states)] = 0.0
         return out
+
+    def q_values(self, states: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
+        """A Q-network's ``(B, A)`` float64 move values, at least the move's cost; illegal moves
+        ``inf`` (as :meth:`heuristics.q_net.QNetHeuristic.q_values`)."""
+        if not self.gives_q:
+            raise InputError(f"--heuristic: onnx model {self.model_path.name} is a "
+                             f"{self.card['output']} network, not a Q-network; it gives no "
+                             "move values")
+        states = np.atleast_2d(np.asarray(states))
+        q = np.maximum(self._forward(states).astype(np.float64), 1.0)
+        if legal is None:
+            legal = self.puzzle.expand(states)[1]
+        q[~np.asarray(legal, dtype=bool)] = np.inf
+        return q
 
     def log_probs(self, states: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
         """``(B, A)`` float64 log-probabilities of each state's moves over the legal ones

@@ -6,7 +6,8 @@ folded into the linear layers, float32): it reads the integer codes ``(B, L)`` o
 checkpoint's input encoding (int64), makes their one-hot matrix in the graph (an ``Equal``
 against the symbols) and multiplies it by the first layer's weights (measured faster in
 onnxruntime than gathering and summing one weight row per position), then the hidden layers; a value
-network gives ``(B,)``, a policy ``(B, A)`` logits. A convolutional network is exported as it is
+network gives ``(B,)``, a policy ``(B, A)`` logits, a Q-network ``(B, A)`` move values (card
+output ``q``). A convolutional network is exported as it is
 in evaluation mode. The card takes the puzzle, encoding and target from the checkpoint and the
 recommended search from the model folder's ``config.json`` (without one: beam search at the
 puzzle's default width); a value network's card records its estimate of the goal and a
@@ -28,9 +29,10 @@ from torch import nn
 from core import safe_write
 from core.errors import InputError
 from heuristics.onnx import CARD_SUFFIX, SEARCH_SOLVERS
-from learning.checkpoint import VALUE_TARGETS, load_checkpoint
+from learning.checkpoint import load_checkpoint
 from learning.model_store import known_models
 from learning.networks import Network, load_network
+from learning.targets import TARGETS
 
 #: the card's format tag
 CARD_FORMAT = "heuristic-bench/onnx-card"
@@ -53,7 +55,7 @@ def resolve_export(model: str) -> tuple[str, Path]:
                      f"{', '.join(models) or 'none'})")
 
 
-def _search(ckpt_path: Path, puzzle_name: str, policy: bool) -> dict[str, Any]:
+def _search(ckpt_path: Path, puzzle_name: str, output: str) -> dict[str, Any]:
     from core import registry
 
     cfg = ckpt_path.parent / "config.json"
@@ -64,10 +66,12 @@ def _search(ckpt_path: Path, puzzle_name: str, policy: bool) -> dict[str, Any]:
         except (ValueError, OSError, AttributeError, RecursionError):
             rec = None
     if isinstance(rec, dict) and rec.get("solver") in SEARCH_SOLVERS and \
-            (not policy or registry.takes_policy(rec["solver"])):
+            (output != "policy" or registry.takes_policy(rec["solver"])) and \
+            (output == "q" or not registry.solver_entry(rec["solver"]).props.q):
         options = registry.solver_entry(rec["solver"]).options
         return {"solver": rec["solver"], **{o.name: rec[o.name] for o in options if o.name in rec}}
-    return {"solver": "beam", "width": registry.beam_width(puzzle_name)}
+    return {"solver": "qbeam" if output == "q" else "beam",
+            "width": registry.beam_width(puzzle_name)}
 
 
 def network(ckpt: dict[str, Any]) -> tuple[Network, nn.Module]:
@@ -116,7 +120,9 @@ def export_onnx(model: str, out_dir: str | os.PathLike[str], force: bool = False
     except OSError as exc:
         raise safe_write.write_error(out, exc, "--out") from None
     puzzle = registry.get_puzzle(ckpt["puzzle"])
-    policy = ckpt["target"] not in VALUE_TARGETS
+    kind = TARGETS[ckpt["target"]]
+    output = "q" if kind.per_move else "value" if kind.values else "policy"
+    policy = output != "value"  # one output per move
     net, module = network(ckpt)
     encode = make_input_fn(ckpt, puzzle)
     rng = np.random.default_rng(0)
@@ -129,7 +135,8 @@ def export_onnx(model: str, out_dir: str | os.PathLike[str], force: bool = False
         states = np.concatenate([goal_row, states])
     codes = torch.from_numpy(np.ascontiguousarray(encode(states), dtype=np.int64))
     with safe_write.atomic_path(onnx_path, arg="--out") as tmp:
-        export_module(module, codes[:2], tmp, "logits" if policy else "value")
+        export_module(module, codes[:2], tmp,
+                      {"value": "value", "policy": "logits", "q": "q"}[output])
 
     with torch.no_grad():
         want = net(codes).numpy()
@@ -139,8 +146,8 @@ def export_onnx(model: str, out_dir: str | os.PathLike[str], force: bool = False
         "puzzle": puzzle.name,
         "encoding": ckpt["encoding"] if adapter == "none" else adapter,
         "input": "codes",
-        "output": "policy" if policy else "value",
-        "search": _search(ckpt_path, puzzle.name, policy),
+        "output": output,
+        "search": _search(ckpt_path, puzzle.name, output),
     }
     if not policy and goal_row is not None:
         # a diffusion network's goal estimate is near 1, not 0: the tolerance says so

@@ -64,8 +64,9 @@ class PolicyNetHeuristic(NetworkEvaluator, Heuristic):
         check_puzzle(ckpt, puzzle, self.model_path)
         self.trained_target = str(ckpt["target"])
         if TARGETS[ckpt["target"]].values:
-            raise InputError(f"--model: {self.model_path} is a {ckpt['target']} value network, "
-                             "not a policy; use it with --heuristic davi")
+            use = "qnet" if TARGETS[ckpt["target"]].per_move else "davi"
+            raise InputError(f"--model: {self.model_path} is a {ckpt['target']} network, "
+                             f"not a policy; use it with --heuristic {use}")
         config = ModelConfig.from_dict(ckpt["model_config"])
         if config.outputs != puzzle.num_actions:
             raise InputError(f"--model: {self.model_path} predicts {config.outputs} moves, "

@@ -47,6 +47,9 @@ class ValueNetHeuristic(NetworkEvaluator, Heuristic):
         if not TARGETS[self.trained_target].values:
             raise InputError(f"--model: {self.model_path} is a policy (it ranks moves, gives no "
                              "distance); use it with --heuristic policy --solver beam")
+        if TARGETS[self.trained_target].per_move:
+            raise InputError(f"--model: {self.model_path} is a Q-network (one value per move); "
+                             "use it with --heuristic qnet")
         self.name = self.trained_target
         self.info: dict[str, Any] = {
             k: ckpt.get(k) for k in ("target", "iteration", "target_updates", "states_seen",

@@ -10,7 +10,9 @@ A checkpoint is a ``torch.save`` file whose contents load with ``torch.load(weig
 ``target``
     what the network was trained to predict: ``"davi"`` (cost-to-go by deep approximate value
     iteration), ``"diffusion"`` (regression on the random-walk scramble depth) or ``"policy"``
-    (move prediction: one logit per move, ``model_config["outputs"]`` = the number of moves).
+    (move prediction: one logit per move, ``model_config["outputs"]`` = the number of moves),
+    or a Q-network's ``"q-distill"``, ``"q-learning"``, ``"q-diffusion"`` (one cost-to-go per
+    move: the move's cost plus the child's value; :mod:`learning.targets.q`).
 ``puzzle``, ``encoding``, ``state_dim``, ``num_symbols``, ``goal``
     the puzzle name, its ``encoding_name``, input sizes and the goal state (a list) the values
     are relative to; a loader refuses a checkpoint whose puzzle or encoding differ.
@@ -63,7 +65,9 @@ from puzzles.base import Puzzle
 
 FORMAT = "heuristic-bench/learned-heuristic"
 VERSION = 1
-TARGETS = ("davi", "diffusion", "policy")
+TARGETS = ("davi", "diffusion", "policy", "q-distill", "q-learning", "q-diffusion")
+#: targets whose network gives one value per move (a Q-network)
+Q_TARGETS = ("q-distill", "q-learning", "q-diffusion")
 #: targets whose network estimates a distance (the others rank moves)
 VALUE_TARGETS = ("davi", "diffusion")
 

@@ -155,6 +155,23 @@ def policy_model(puzzle_name: str, model: str | Path | None) -> Path:
     return resolve_model(puzzle_name, model)
 
 
+def q_model(puzzle_name: str, model: str | Path | None) -> Path:
+    """The checkpoint ``model`` names; without one, the shipped Q-network ``PUZZLE-q``."""
+    if model is None:
+        name = f"{puzzle_name}-q"
+        for f in (SHIPPED_DIR / name / "model.pt", SHIPPED_DIR / name / "checkpoint.pt"):
+            if f.is_file():
+                return f
+        raise InputError(f"--model: no shipped Q-network for {puzzle_name}; train one with "
+                         f"`bench train q-distill {puzzle_name} --out DIR` and pass --model DIR")
+    return resolve_model(puzzle_name, model)
+
+
+def q_model_files(puzzle_name: str, model: str | Path | None) -> list[Path]:
+    """The file a Q-network loads, for a row's model digest."""
+    return [q_model(puzzle_name, model)]
+
+
 def value_model_files(puzzle_name: str, model: str | Path | None) -> list[Path]:
     """The file a value network loads (its checkpoint), for a row's model digest."""
     return [resolve_model(puzzle_name, model)]

@@ -81,6 +81,9 @@ class TrainConfig:
     check_every: int | None = None
     polyak: float | None = None
     diffusion_warmup: int = 0
+    #: q-distill: the value network distilled (a model name, run folder or file; None: the
+    #: puzzle's shipped model)
+    teacher: str | None = None
     data: str = "tensor"
     walk: str = "canonical"
     backtrack: bool = False
@@ -131,6 +134,9 @@ class TrainConfig:
         if out.diffusion_warmup < 0:
             raise InputError(f"--diffusion-warmup: must be >= 0, got {out.diffusion_warmup}")
         target_for(out.target).check_config(out)
+        if out.teacher is not None and not target_for(out.target).takes_teacher:
+            raise InputError(f"--teacher: a {out.target} run learns from no teacher network "
+                             "(q-distill runs do)")
         if out.walk not in ("canonical", "plain"):
             raise InputError(f"--walk: expected canonical or plain, got {out.walk!r}")
         if out.data not in ("tensor", "numpy"):
@@ -165,8 +171,8 @@ def make_puzzle(name: str, goal: str | None = None) -> Puzzle:
 
 
 def model_config_for(puzzle: Puzzle, cfg: TrainConfig) -> ModelConfig:
-    """The network sizes of a run: the preset with the run's overrides; a policy network gets
-    one output per move."""
+    """The network sizes of a run: the preset with the run's overrides; a policy network and a
+    Q-network get one output per move."""
     config = _model_config(puzzle, cfg)
     outputs = target_for(cfg.target).outputs(puzzle)
     return config if outputs == 1 else replace(config, outputs=outputs)

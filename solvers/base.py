@@ -155,6 +155,17 @@ def check_distance_heuristic(solver: str, heuristic: Heuristic) -> None:
                          f"estimate; solver {solver} needs one (only beam takes a policy)")
 
 
+def check_q_heuristic(solver: str, heuristic: Heuristic) -> None:
+    """A Q search (``qstar``, ``qbeam``) needs values for every move of a state
+    (:class:`heuristics.base.QValues`: a Q-network)."""
+    from core.errors import InputError
+    from heuristics.base import QValues
+
+    if not isinstance(heuristic, QValues) or getattr(heuristic, "gives_q", True) is False:
+        raise InputError(f"--heuristic: solver {solver} reads the values of a state's moves "
+                         f"from a Q-network (--heuristic qnet); {heuristic.name} gives none")
+
+
 class Solver(ABC):
     """Solvers take ``(puzzle, heuristic, start, limits)`` and return a checked ``SolveResult``."""
 

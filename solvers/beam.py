@@ -18,6 +18,15 @@ log-probability of its move, a child reached twice in a layer keeps its best sco
 first in generation order), the same repeats as above are dropped, and the ``width`` children of
 highest score form the next layer (ties in generation order). ``h_start`` is then null.
 
+With a Q-network (``q=True``, the ``qbeam`` entry: a heuristic giving values for every move of a
+state, :class:`heuristics.base.QValues`) each layer is evaluated once, before its children are
+generated (one network evaluation per expanded state, none per child), and a child's value is
+its parent's ``Q(parent, a)``; a child reached twice in a layer keeps its least value (ties: the
+first generated), the same repeats as above are dropped, and the ``width`` children of least
+value form the next layer. A layer's states are all expanded together, so when a goal child is
+found every state of that layer counts as expanded, and ``extra.evaluations`` equals
+``nodes_expanded``.
+
 Duplicates are found by a 64-bit hash of the whole state (:func:`solvers._bf_kernels.hash_rows`).
 A collision can only drop a child that should have been kept; it cannot produce a wrong path, and
 every returned path is replayed.
@@ -93,7 +102,13 @@ from core.registry import beam_width
 from core.status import Status
 from heuristics.base import Heuristic, checked_values
 from puzzles.base import Puzzle
-from solvers.base import GoalTest, Solver, SolveResult, finish
+from solvers.base import (
+    GoalTest,
+    Solver,
+    SolveResult,
+    check_q_heuristic,
+    finish,
+)
 from solvers.goal_table import GoalTable, goal_table, member, state_hashes
 from solvers.memory import PeakMemory, touch_pages
 from solvers.window_shorten import check_improve_window, check_window, improve, warm
@@ -146,7 +161,10 @@ class BeamSearch(Solver):
     def __init__(self, width: int | None = None, max_depth: int | None = None,
                  goal_depth: int | None = None, shorten: bool = True,
                  inverse: bool = False, improve_window: int | None = None,
-                 distinct_moves: bool = False) -> None:
+                 distinct_moves: bool = False, q: bool = False) -> None:
+        self.q = bool(q)
+        if self.q:
+            self.name = "qbeam"
         self.shorten = bool(shorten)
         self.distinct_moves = bool(distinct_moves)
         self.improve_window = check_improve_window(improve_window)
@@ -166,6 +184,8 @@ class BeamSearch(Solver):
     def solve(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
               limits: Limits | None = None) -> SolveResult:
         limits = limits or Limits()
+        if self.q:
+            check_q_heuristic(self.name, heuristic)
         if self.inverse and not hasattr(puzzle, "inverse_states"):
             raise InputError(f"--inverse: {puzzle.name} has no inverse position (the cubes have one)")
         if self.distinct_moves and not puzzle.commuting_moves:
@@ -186,7 +206,7 @@ class BeamSearch(Solver):
             warm()
         self._table = goal_table(puzzle, self.goal_depth, limits.memory_bytes) \
             if self.goal_depth else None
-        h_start = None if getattr(heuristic, "ranks_moves", False) else \
+        h_start = None if getattr(heuristic, "ranks_moves", False) or self.q else \
             float(checked_values(heuristic, start[None, :])[0])
         load_s = time.perf_counter() - t_load
         extra: dict[str, Any] = {"width": width, "max_depth": self.max_depth}
@@ -291,13 +311,18 @@ class BeamSearch(Solver):
             children, legal = puzzle.expand(layer)
             valid = legal & ~used if used is not None else legal
             b, a, length = children.shape
+            qv: np.ndarray | None = None
+            if self.q:  # the layer once: the values of all its moves
+                qv = np.asarray(heuristic.q_values(layer, legal),  # type: ignore[attr-defined]
+                                dtype=np.float64)
+                c["evaluations"] += b
             flat_valid = valid.reshape(-1)
             flat = children.reshape(b * a, length)
             goal = goal_test(flat) & flat_valid
             if goal.any():
                 g = int(np.flatnonzero(goal)[0])
                 c["generated"] += int(flat_valid[: g + 1].sum())
-                c["expanded"] += g // a + 1
+                c["expanded"] += b if qv is not None else g // a + 1
                 p, act = divmod(g, a)
                 return Status.SOLVED, path_to(len(sizes) - 1, p) + [act] + goal_test.tail(flat[g])
             c["generated"] += int(flat_valid.sum())
@@ -312,7 +337,13 @@ class BeamSearch(Solver):
                     if tail is not None:
                         p, act = divmod(int(idx[i]), a)
                         return Status.SOLVED, path_to(len(sizes) - 1, p) + [act] + tail
-            if ranks:
+            if qv is not None:
+                score = -qv.reshape(-1)[idx]  # the highest score: the least Q(parent, a)
+                order = np.lexsort((np.arange(idx.size), -score, hk))
+                head = np.ones(order.size, dtype=bool)
+                head[1:] = hk[order][1:] != hk[order][:-1]
+                first = np.sort(order[head])
+            elif ranks:
                 stop = over_limit()
                 if stop is not None:
                     return stop, None
@@ -339,7 +370,7 @@ class BeamSearch(Solver):
             keep = first[~member(hk[first], seen)]
             if keep.size == 0:
                 return Status.BEAM_EMPTY, None
-            if ranks:
+            if ranks or qv is not None:
                 hv = -score[keep]  # the lowest hv: the highest cumulative log-probability
             else:
                 stop = over_limit()

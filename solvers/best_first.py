@@ -37,6 +37,24 @@ shortened by exact meet-in-the-middle searches over its windows of up to L moves
 (:mod:`solvers.window_shorten`) within the time limit left; ``extra.unimproved_length`` is the
 length before, ``extra.window`` what the shortening did (its balls' states are not counted as
 generated nodes).
+
+When nodes are evaluated (``evaluation``):
+
+- ``children`` (the default): every new child, in one batch per iteration, as above.
+- ``deferred`` (``bwas --deferred``): a child enters the open list with its parent's cost
+  ``f = weight * g(parent) + h(parent)`` and is evaluated only when it is popped, in one batch
+  with the other popped nodes; a popped node whose own ``f = weight * g + h`` is higher than the
+  key it was popped with goes back into the open list with that ``f`` (lazy A*), the others are
+  expanded. Each node is evaluated once. With a consistent heuristic a parent's ``f`` is never
+  above its child's, so ``deferred`` with ``goal_test="expand"`` at weight 1 stays optimal.
+- ``q`` (the ``qstar`` preset, Q* search): the heuristic is a Q-network
+  (:class:`heuristics.base.QValues`); the popped nodes are evaluated once, in one batch, giving
+  the values of all their moves, and each child enters the open list with
+  ``f = weight * g(parent) + Q(parent, a)`` (with an exact ``Q`` and weight 1: A*'s
+  ``g(child) + h*(child)``), never evaluated until it is itself popped. ``qstar`` tests goals at
+  expansion by default (then a node is evaluated exactly when it is expanded).
+
+``extra.evaluations`` counts the states the heuristic was evaluated on in the search.
 """
 
 from __future__ import annotations
@@ -53,16 +71,26 @@ from core.status import Status
 from heuristics.base import Heuristic, checked_values
 from puzzles.base import Puzzle
 from solvers import _bf_kernels as K
-from solvers.base import GoalTest, Solver, SolveResult, check_distance_heuristic, finish
+from solvers.base import (
+    GoalTest,
+    Solver,
+    SolveResult,
+    check_distance_heuristic,
+    check_q_heuristic,
+    finish,
+)
 from solvers.ida import check_start
 from solvers.memory import PeakMemory, touch_pages
 from solvers.window_shorten import check_improve_window, check_window, improve, warm
 
 _PRESETS = {
-    "bwas": dict(goal_test="generate"),
-    "astar": dict(goal_test="expand"),
-    "greedy": dict(goal_test="generate"),
+    "bwas": dict(goal_test="generate", evaluation="children"),
+    "astar": dict(goal_test="expand", evaluation="children"),
+    "greedy": dict(goal_test="generate", evaluation="children"),
+    "qstar": dict(goal_test="expand", evaluation="q"),
 }
+#: when nodes are evaluated (module docstring)
+EVALUATIONS = ("children", "deferred", "q")
 _COMPILED = False
 
 
@@ -117,6 +145,7 @@ class _Store:
         self.action = np.empty(cap, dtype=np.int64)
         self.hashes = np.empty(cap, dtype=np.uint64)
         self.closed = np.empty(cap, dtype=np.bool_)
+        self.evaluated = np.empty(cap, dtype=np.bool_)
 
     @property
     def capacity(self) -> int:
@@ -128,7 +157,7 @@ class _Store:
         return int(self.n * self.bytes_per_node() + self.table.nbytes)
 
     def bytes_per_node(self) -> int:
-        return self.L + 8 * 6 + 1
+        return self.L + 8 * 6 + 2
 
     def ensure(self, extra: int, other_bytes: int) -> None:
         """Make room for ``extra`` more nodes (table load stays at most one half)."""
@@ -138,10 +167,10 @@ class _Store:
             if self.limit is not None and need * self.bytes_per_node() + other_bytes > self.limit:
                 raise _OutOfMemory
             old: list[np.ndarray] = [self.states, self.g, self.h, self.fcur, self.parent,
-                                     self.action, self.hashes, self.closed]
+                                     self.action, self.hashes, self.closed, self.evaluated]
             self._alloc(cap)
             new: list[np.ndarray] = [self.states, self.g, self.h, self.fcur, self.parent,
-                                     self.action, self.hashes, self.closed]
+                                     self.action, self.hashes, self.closed, self.evaluated]
             for a, b in zip(old, new, strict=True):
                 b[: self.n] = a[: self.n]
         if self.closed_kind == "numba" and 2 * need > self.table.shape[0]:
@@ -155,6 +184,7 @@ class _Store:
         ids, _ = self.insert(state[None, :], np.array([0]), np.array([-1]), np.array([-1]))
         self.h[0] = h
         self.fcur[0] = f
+        self.evaluated[0] = True
         return int(ids[0])
 
     def insert(self, children: np.ndarray, g: np.ndarray, parent: np.ndarray,
@@ -249,12 +279,15 @@ class BatchBestFirst(Solver):
     expanded per iteration, >= 1), ``preset`` (``"bwas"``, ``"astar"``, ``"greedy"``: the name
     and the default goal test), ``goal_test`` (``"generate"`` or ``"expand"``, overrides the preset),
     ``closed`` (``"numba"`` hash table, default, or ``"dict"``), ``max_iterations`` (stop with
-    ``iteration-limit`` after that many iterations; Phipat 2020 caps its searches so).
+    ``iteration-limit`` after that many iterations; Phipat 2020 caps its searches so),
+    ``deferred`` (evaluate children when popped, module docstring; not with ``qstar``, whose
+    evaluation is the Q-network's).
     """
 
     def __init__(self, weight: float = 0.6, batch: int = 10000, preset: str = "bwas",
                  goal_test: str | None = None, closed: str = "numba",
-                 max_iterations: int | None = None, improve_window: int | None = None) -> None:
+                 max_iterations: int | None = None, improve_window: int | None = None,
+                 deferred: bool = False) -> None:
         if preset not in _PRESETS:
             raise InputError(f"preset: expected one of {', '.join(_PRESETS)}, got {preset!r}")
         try:
@@ -263,6 +296,12 @@ class BatchBestFirst(Solver):
             raise InputError(f"--weight: expected a number in [0, {MAX_WEIGHT:g}], got {weight!r}") from None
         if not 0.0 <= weight <= MAX_WEIGHT:
             raise InputError(f"--weight: must lie in [0, {MAX_WEIGHT:g}], got {weight}")
+        self.evaluation: str = _PRESETS[preset]["evaluation"]
+        if deferred:
+            if self.evaluation == "q":
+                raise InputError("--deferred: qstar never evaluates a child before it is popped; "
+                                 "drop --deferred")
+            self.evaluation = "deferred"
         fixed = {"astar": 1.0, "greedy": 0.0}.get(preset)
         if fixed is not None and weight != fixed:
             raise InputError(f"--weight: {preset} fixes the weight at {fixed:g}; use bwas for "
@@ -287,7 +326,8 @@ class BatchBestFirst(Solver):
 
     def __repr__(self) -> str:
         return (f"BatchBestFirst({self.name}, weight={self.weight}, batch={self.batch}, "
-                f"goal_test={self.goal_test}, closed={self.closed})")
+                f"goal_test={self.goal_test}, closed={self.closed}, "
+                f"evaluation={self.evaluation})")
 
     def solve(
         self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, limits: Limits | None = None
@@ -295,6 +335,8 @@ class BatchBestFirst(Solver):
         """Search from ``start`` (shape ``(L,)``); see the module docstring."""
         limits = limits or Limits()
         check_distance_heuristic(self.name, heuristic)
+        if self.evaluation == "q":
+            check_q_heuristic(self.name, heuristic)
         start = check_start(puzzle, start)
         if self.improve_window:
             check_window(puzzle, self.improve_window)
@@ -309,29 +351,40 @@ class BatchBestFirst(Solver):
         touch_pages(getattr(heuristic, "tables", None) or ())
         pages_s = time.perf_counter() - t_pages
         t_h = time.perf_counter()
-        h_start = float(checked_values(heuristic, start[None, :])[0])
+        root_q: np.ndarray | None = None
+        if self.evaluation == "q":  # the root's Q row, read again when the root is expanded
+            root_q = np.asarray(heuristic.q_values(start[None, :]),  # type: ignore[attr-defined]
+                                dtype=np.float64)
+            h_start = 0.0 if puzzle.is_goal(start[None, :])[0] else \
+                max(float(np.min(root_q[0])) - 1.0, 0.0)
+        else:
+            h_start = float(checked_values(heuristic, start[None, :])[0])
         first_eval_s = time.perf_counter() - t_h
         load_s = float(heuristic.load_seconds) + compile_s + pages_s + first_eval_s
 
-        counters = dict(generated=0, expanded=0, iterations=0, reopened=0)
+        counters = dict(generated=0, expanded=0, iterations=0, reopened=0, evaluations=1,
+                        requeued=0)
         extra: dict[str, Any] = dict(weight=self.weight, batch=self.batch,
                                      max_iterations=self.max_iterations,
                                      goal_test=self.goal_test, closed_set=self.closed,
-                                     pages_s=pages_s)
+                                     evaluation=self.evaluation, pages_s=pages_s)
         actions: list[int] | None = None
         status: Status
         with PeakMemory() as mem:
             t0 = time.perf_counter()
             try:
                 status, actions, engine_bytes, stored = self._search(
-                    puzzle, heuristic, start, h_start, limits, mem, counters)
+                    puzzle, heuristic, start, h_start, limits, mem, counters, root_q)
                 extra.update(engine_bytes=engine_bytes, nodes_stored=stored,
                              reopened=counters["reopened"])
+                if self.evaluation == "deferred":
+                    extra["requeued"] = counters["requeued"]
             except (_OutOfMemory, MemoryError):
                 status = Status.OUT_OF_MEMORY
             if actions and self.improve_window:
                 actions = improve(puzzle, start, actions, self.improve_window, limits, t0, extra)
             elapsed = time.perf_counter() - t0
+        extra["evaluations"] = counters["evaluations"]
         return finish(
             puzzle, start, self.name, heuristic.name, status=status, actions=actions,
             generated=counters["generated"], expanded=counters["expanded"],
@@ -342,7 +395,7 @@ class BatchBestFirst(Solver):
     # ------------------------------------------------------------------ the search
     def _search(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, h_start: float,
                 limits: Limits, mem: PeakMemory, counters: dict[str, int],
-                ) -> tuple[Status, list[int] | None, int, int]:
+                root_q: np.ndarray | None = None) -> tuple[Status, list[int] | None, int, int]:
         goal_test = GoalTest(puzzle, heuristic)
         if bool(goal_test(start[None, :])[0]):
             return Status.SOLVED, goal_test.tail(start), 0, 1
@@ -363,12 +416,20 @@ class BatchBestFirst(Solver):
         def finish(status: Status, actions: list[int] | None) -> tuple:
             return status, actions, store.nbytes + heap.nbytes, store.n
 
+        evaluation = self.evaluation
         while True:
             k = int(K.heap_pop_batch(heap.data, heap.size, store.closed, store.fcur, batch, popped))
             if k == 0:
                 return finish(Status.UNSOLVABLE, None)
             ids = popped[:k].copy()
             counters["iterations"] += 1
+            if evaluation == "deferred":
+                ids = self._evaluate_popped(heuristic, store, heap, ids, counters)
+                if ids.size == 0:
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        return finish(Status.TIMEOUT, None)
+                    continue
+                k = int(ids.size)
             parents = store.states[ids]
             if self.goal_test == "expand":
                 goals = goal_test(parents)
@@ -377,6 +438,16 @@ class BatchBestFirst(Solver):
                     best = int(hit[np.argmin(store.g[hit])])
                     return finish(Status.SOLVED, store.path_to(best)
                                   + goal_test.tail(store.states[best]))
+            q: np.ndarray | None = None
+            if evaluation == "q":  # every popped node once: the values of all its moves
+                if root_q is not None and k == 1 and ids[0] == 0:
+                    q, root_q = root_q, None
+                else:
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        return finish(Status.TIMEOUT, None)
+                    q = np.asarray(heuristic.q_values(parents),  # type: ignore[attr-defined]
+                                   dtype=np.float64)
+                    counters["evaluations"] += k
             counters["expanded"] += k
             children, valid = puzzle.expand(parents)  # (k, A, L), (k, A)
             if puzzle.reversible:  # never undo the move that made the node
@@ -392,8 +463,9 @@ class BatchBestFirst(Solver):
                 if goals.any():
                     j = int(np.argmax(goals))
                     counters["generated"] += j + 1  # children in order up to the goal child
-                    # and expanded: the batch's parents up to the goal child's parent
-                    counters["expanded"] -= k - (int(pi[j]) + 1)
+                    if q is None:  # and expanded: the batch's parents up to the goal child's
+                        # parent (a Q search evaluated, and so expanded, them all)
+                        counters["expanded"] -= k - (int(pi[j]) + 1)
                     return finish(Status.SOLVED, store.path_to(int(kid_parent[j])) + [int(ai[j])]
                                   + goal_test.tail(kids[j]))
             counters["generated"] += m
@@ -401,14 +473,33 @@ class BatchBestFirst(Solver):
                 return finish(Status.TIMEOUT, None)
             store.ensure(m, heap.nbytes)
             kid_ids, kinds = store.insert(kids, store.g[kid_parent] + 1, kid_parent, ai)
-            new = kid_ids[kinds == K.NEW]
-            if new.size:
-                store.h[new] = checked_values(heuristic, store.states[new])
-            improved = kid_ids[kinds == K.IMPROVED]
-            counters["reopened"] += int(improved.size)
-            push = np.concatenate([new, improved])
-            if push.size:
+            is_new, is_improved = kinds == K.NEW, kinds == K.IMPROVED
+            sel = is_new | is_improved
+            push = kid_ids[sel]
+            counters["reopened"] += int(is_improved.sum())
+            if evaluation == "children":
+                new = kid_ids[is_new]
+                if new.size:
+                    store.h[new] = checked_values(heuristic, store.states[new])
+                    store.evaluated[new] = True
+                    counters["evaluations"] += int(new.size)
+                push = np.concatenate([new, kid_ids[is_improved]])
                 f = weight * store.g[push] + store.h[push]
+            elif evaluation == "deferred":
+                # a child not yet evaluated takes its parent's value and f
+                store.evaluated[kid_ids[is_new]] = False
+                par = kid_parent[sel]
+                own = store.evaluated[push]
+                store.h[push[~own]] = store.h[par[~own]]
+                f = np.where(own, weight * store.g[push] + store.h[push],
+                             weight * store.g[par] + store.h[par])
+            else:  # q: f = weight * g(parent) + Q(parent, a)
+                assert q is not None
+                qa = q[pi[sel], ai[sel]]
+                store.h[push] = np.maximum(qa - 1.0, 0.0)  # the child's estimated cost-to-go
+                store.evaluated[push] = False
+                f = weight * store.g[kid_parent[sel]] + qa
+            if push.size:
                 store.fcur[push] = f
                 heap.push(f, store.h[push], push, store.nbytes)
             # limits, checked once per iteration
@@ -422,3 +513,27 @@ class BatchBestFirst(Solver):
                 used = max(mem.sample(), store.nbytes + heap.nbytes)
                 if used > mem_limit:
                     return finish(Status.OUT_OF_MEMORY, None)
+
+    def _evaluate_popped(self, heuristic: Heuristic, store: _Store, heap: _Heap,
+                         ids: np.ndarray, counters: dict[str, int]) -> np.ndarray:
+        """Deferred evaluation: evaluate the popped nodes not yet evaluated (one batch); those
+        whose own ``f`` is above the key they were popped with go back into the open list.
+        Returns the nodes to expand now."""
+        todo = ids[~store.evaluated[ids]]
+        if todo.size == 0:
+            return ids
+        store.h[todo] = checked_values(heuristic, store.states[todo])
+        store.evaluated[todo] = True
+        counters["evaluations"] += int(todo.size)
+        f = self.weight * store.g[todo] + store.h[todo]
+        later = f > store.fcur[todo]
+        if later.any():
+            back = todo[later]
+            store.fcur[back] = f[later]
+            store.closed[back] = False
+            heap.push(f[later], store.h[back], back, store.nbytes)
+            counters["requeued"] += int(back.size)
+            keep = np.ones(ids.size, dtype=bool)
+            keep[np.isin(ids, back)] = False
+            return ids[keep]
+        return ids

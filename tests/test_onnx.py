@@ -141,7 +141,7 @@ def test_faults_are_one_line(value_model, policy_model, tmp_path, capsys):
         capsys, *base, "--model", str(tmp_path / "nocard"))
     cases = [
         ({"search": None}, "lacks search"),
-        ({"output": "q-values"}, "output must be value or policy, got 'q-values'"),
+        ({"output": "q-values"}, "output must be value, policy or q, got 'q-values'"),
         ({"puzzle": "cube3"}, "is a model for cube3, not for cube2"),
         ({"encoding": "sparkly"}, "unknown encoding 'sparkly' for cube2; known: onehot-stickers"),
         ({"input": "one-hot", "symbols": 6}, "input shape ['batch', 24] does not fit cube2: "

@@ -25,7 +25,8 @@ PUZZLES = [*registry.PUZZLES]
 DEPTH = 3
 LIMITS = Limits(time_s=60, nodes=2_000_000)
 #: solver options that keep a search on a tiny network small
-SOLVER_ARGS = {"bwas": {"batch": 100}, "beam": {"width": 4096}, "macro": {"max_states": 700_000}}
+SOLVER_ARGS = {"bwas": {"batch": 100}, "beam": {"width": 4096}, "qstar": {"batch": 100},
+               "qbeam": {"width": 4096}, "macro": {"max_states": 700_000}}
 
 
 def _valid(puzzle: str, heuristic: str, solver: str) -> bool:
@@ -33,7 +34,8 @@ def _valid(puzzle: str, heuristic: str, solver: str) -> bool:
     return (registry.heuristic_supports(h, puzzle) and registry.solver_supports(s, puzzle)
             and (not s.props.needs_kernel or h.props.kernel)
             and (s.props.heuristic or heuristic == registry.NO_HEURISTIC)
-            and (not h.props.ranks_moves or s.props.policy))
+            and (not h.props.ranks_moves or s.props.policy)
+            and (not s.props.q or h.props.q_values))
 
 
 def _stand_in(puzzle: str, heuristic: str) -> tuple[str, dict]:
@@ -87,7 +89,8 @@ def _heuristic(puzzle, heuristic: str, tmp_path_factory):
     elif name == "onnx":
         args = {"model": _tiny_onnx(puzzle.name, tmp_path_factory)}
     elif registry.HEURISTICS[name].props.needs_model:
-        target = "policy" if registry.HEURISTICS[name].props.ranks_moves else "davi"
+        props = registry.HEURISTICS[name].props
+        target = "policy" if props.ranks_moves else "q-learning" if props.q_values else "davi"
         args = {"model": _tiny_model(puzzle.name, tmp_path_factory, target)}
     return registry.get_heuristic(name, puzzle, **args)
 
@@ -189,7 +192,7 @@ def test_declared_options_check_types_and_ranges():
                       ({"width": "many"}, "--width: expected an integer"),
                       ({"goal_depth": 31}, "--goal-depth: must be in [0, 30]"),
                       ({"shorten": "maybe"}, "--shorten: expected true or false"),
-                      ({"weight": 0.5}, "--weight: applies to bwas/astar/greedy, not to beam")]:
+                      ({"weight": 0.5}, "--weight: applies to bwas/astar/greedy/qstar, not to beam")]:
         with pytest.raises(InputError, match=text.replace("[", r"\[").replace("]", r"\]")):
             registry.get_solver("beam", **bad)
     with pytest.raises(InputError, match="--weight: must be in"):

@@ -208,6 +208,9 @@ BASE_ARGS = {
     "pdb build": ["pdb", "build", "puzzle8", "pdb-44"], "h": ["h", "puzzle8", "manhattan", "-"],
     "solve": SOLVE, "train davi": TRAIN, "train diffusion": ["train", "diffusion", "puzzle8"],
     "train policy": ["train", "policy", "puzzle8"],
+    "train q-distill": ["train", "q-distill", "puzzle8"],
+    "train q-learning": ["train", "q-learning", "puzzle8"],
+    "train q-diffusion": ["train", "q-diffusion", "puzzle8"],
     "train rate": ["train", "rate", "puzzle8"], "train infer-rate": ["train", "infer-rate", "puzzle8"],
     "train evaluate": ["train", "evaluate", "puzzle8"], "run suite": ["run", "suite", "lightsout7"],
     "quality": ["quality", "puzzle8", "manhattan"], "paper": ["paper", "felner2004"],
@@ -257,7 +260,8 @@ def test_every_command_with_numeric_options_is_covered():
                          ids=[f"{c}:{o}={v[:6]}" for c, o, v in NUMERIC])
 def test_every_numeric_option_refuses_malformed_values(command, option, value, capsys, tmp_path):
     args = BASE_ARGS[command] + [option, value]
-    if command in ("train davi", "train diffusion", "train policy", "train multigoal"):
+    if command in ("train davi", "train diffusion", "train policy", "train multigoal",
+                   "train q-distill", "train q-learning", "train q-diffusion"):
         args += ["--out", str(tmp_path / "run")]
     code, err = run_cli(args, capsys)
     assert_one_line_error(code, err, option)

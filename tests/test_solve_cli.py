@@ -61,7 +61,7 @@ def test_limits_give_statuses_with_exit_0(capsys):
     (["--node-limit", "-3"], "--node-limit: must be > 0"),
     (["--memory-limit", "nan"], "--memory-limit: expected a finite number"),
     (["--solver", "idastar"], "unknown solver 'idastar'"),
-    (["--solver", "ida", "--weight", "0.5"], "--weight: applies to bwas/astar/greedy"),
+    (["--solver", "ida", "--weight", "0.5"], "--weight: applies to bwas/astar/greedy/qstar"),
     (["--model", "m.pt"], "--model: lights-on takes no model"),
     (["--goal", "blank-first"], "--goal"),
 ])

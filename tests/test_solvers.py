@@ -230,7 +230,7 @@ def test_ida_refuses_a_heuristic_without_kernel():
 def test_ida_rejects_engine_parameters_and_bad_starts():
     from core.registry import get_solver
 
-    with pytest.raises(InputError, match="--weight: applies to bwas/astar/greedy, not to ida"):
+    with pytest.raises(InputError, match="--weight: applies to bwas/astar/greedy/qstar, not to ida"):
         get_solver("ida", weight=0.5)
     p = ToyLights(3)
     with pytest.raises(InputError, match="shape"):

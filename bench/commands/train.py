@@ -1,4 +1,4 @@
-"""``bench train davi|diffusion|policy|multigoal``: training learned heuristics (the commands
+"""``bench train davi|diffusion|policy|q-distill|q-learning|q-diffusion|multigoal``: training learned heuristics (the commands
 about trained models, which join the same group: :mod:`bench.commands.train_models`)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ PRESET_NAMES = ["tiny", "small", "medium", "deepcubea", "mlp-tiny", "mlp", "mlp-
                 "cnn"]
 _RUN_OPTIONS = ("batch", "preset", "seed", "k_max", "check_every",
                 "polyak", "amp", "goal", "h1", "res_dim", "num_blocks", "backtrack",
-                "eval_per_depth", "eval_max_steps", "diffusion_warmup", "data")
+                "eval_per_depth", "eval_max_steps", "diffusion_warmup", "data", "teacher")
 
 
 def _train_options(f: Any) -> Any:
@@ -330,6 +330,44 @@ def policy_cmd(puzzle: str, **opts: Any) -> None:
     (beam search by cumulative log-probability).
     """
     _run("policy", puzzle, opts)
+
+
+@train_group.command("q-distill")
+@click.argument("puzzle")
+@click.option("--teacher", type=str, default=None,
+              help="the value network distilled: a model name, run folder or file [the "
+                   "puzzle's shipped model]")
+@_train_options
+def q_distill_cmd(puzzle: str, **opts: Any) -> None:
+    """Train a Q-network on PUZZLE (one cost-to-go per move) by distillation from a value
+    network: each move's target is its cost plus the teacher's value of its child.
+
+    Use the run with `bench solve PUZZLE ... --heuristic qnet --model RUN_DIR --solver qstar`
+    (or qbeam).
+    """
+    _run("q-distill", puzzle, opts)
+
+
+@train_group.command("q-learning")
+@click.argument("puzzle")
+@click.option("--epsilon", type=FINITE_FLOAT, default=None,
+              help="loss below which the target network is updated [per puzzle]")
+@click.option("--polyak", type=FINITE_FLOAT, default=None,
+              help="Polyak averaging factor per iteration instead of epsilon-triggered updates")
+@_train_options
+def q_learning_cmd(puzzle: str, **opts: Any) -> None:
+    """Train a Q-network on PUZZLE by deep Q-learning: each move's target is its cost plus the
+    least target-network Q-value of its child (0 at the goal)."""
+    _run("q-learning", puzzle, opts)
+
+
+@train_group.command("q-diffusion")
+@click.argument("puzzle")
+@_train_options
+def q_diffusion_cmd(puzzle: str, **opts: Any) -> None:
+    """Train a Q-network on PUZZLE by regression on random-walk lengths: the move that undoes a
+    walk's last move is given the walk's length."""
+    _run("q-diffusion", puzzle, opts)
 
 
 @train_group.command("multigoal")

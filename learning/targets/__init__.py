@@ -1,5 +1,5 @@
 """Training targets: what a network is trained to predict, one module each (``davi``,
-``diffusion``, ``policy``; the protocol in ``base``), and the one table from a target name to its
+``diffusion``, ``policy``, the Q-networks' ``q``; the protocol in ``base``), and the one table from a target name to its
 class."""
 
 from __future__ import annotations
@@ -8,10 +8,13 @@ from learning.targets.base import Target
 from learning.targets.davi import DaviTarget
 from learning.targets.diffusion import DiffusionTarget
 from learning.targets.policy import PolicyTarget
+from learning.targets.q import QDiffusionTarget, QDistillTarget, QLearningTarget
 
 #: target name (``TrainConfig.target``, a checkpoint's ``target``) -> its class
 TARGETS: dict[str, type[Target]] = {"davi": DaviTarget, "diffusion": DiffusionTarget,
-                                     "policy": PolicyTarget}
+                                     "policy": PolicyTarget, "q-distill": QDistillTarget,
+                                     "q-learning": QLearningTarget,
+                                     "q-diffusion": QDiffusionTarget}
 
 
 def target_for(name: str) -> Target:

@@ -30,6 +30,10 @@ class Target:
     values = True
     #: True when the run keeps a target network (updates counted, ``epsilon`` applies)
     target_network = False
+    #: True when the network gives one value per move (a Q-network, :mod:`learning.targets.q`)
+    per_move = False
+    #: True when the run learns from a teacher network (``TrainConfig.teacher``)
+    takes_teacher = False
     #: how a model card names the target
     card_text = "regression on the random-walk length (diffusion distance)"
 
