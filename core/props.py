@@ -23,13 +23,17 @@ class PuzzleProps:
     (``core.pdb_decls`` lists them); ``search_heuristic``: the admissible heuristic an optimal
     solver (IDA*, A*) runs with when none is given, where it is not the first of ``bounds`` (the
     one with the fewest IDA* nodes need not have the highest values at random states);
-    ``search_heuristic_args``: the options that heuristic runs with there (name, value pairs)."""
+    ``search_heuristic_args``: the options that heuristic runs with there (name, value pairs);
+    ``search_heuristic_built``: a stronger one they run with instead once its tables (too large
+    to build on first use) are in the cache, with its own defaults (``bench solve`` checks the
+    cache and says how to build them when they are not)."""
 
     family: str = ""
     goal_layouts: bool = False
     bounds: tuple[str, ...] = ()
     search_heuristic: str = ""
     search_heuristic_args: tuple[tuple[str, str], ...] = ()
+    search_heuristic_built: str = ""
 
 
 @dataclass(frozen=True)

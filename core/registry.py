@@ -101,9 +101,11 @@ GOAL = Option("goal", str, "goal layout of a sliding-tile puzzle (korf1982: the 
               default_text="blank-last", metavar="LAYOUT")
 
 _CUBE3 = PuzzleProps("cube", bounds=_pdb.CUBE3_BOUNDS, search_heuristic=_pdb.CUBE3_SEARCH,
-                     search_heuristic_args=_pdb.CUBE3_SEARCH_ARGS)
+                     search_heuristic_args=_pdb.CUBE3_SEARCH_ARGS,
+                     search_heuristic_built=_pdb.CUBE3_SEARCH_BUILT)
 _CUBE3_HTM = PuzzleProps("cube", bounds=_pdb.CUBE3_HTM_BOUNDS, search_heuristic=_pdb.CUBE3_SEARCH,
-                         search_heuristic_args=_pdb.CUBE3_SEARCH_ARGS)
+                         search_heuristic_args=_pdb.CUBE3_SEARCH_ARGS,
+                         search_heuristic_built=_pdb.CUBE3_SEARCH_BUILT)
 _CUBE2 = PuzzleProps("cube", bounds=_pdb.CUBE2_BOUNDS)
 _LIGHTS = PuzzleProps("lights", bounds=_pdb.LIGHTS_BOUNDS)
 _SOKOBAN = PuzzleProps("sokoban", bounds=_pdb.SOKOBAN_BOUNDS)
@@ -204,6 +206,7 @@ PRECISION = Option("precision", str, "a network's hidden layers", choices=("floa
 #: the class of each cube pattern database heuristic
 _CUBE_PDB_CLASSES = {"pdb-korf": "heuristics.pdb_cube:KorfCubePDB",
                      "pdb-coset": "heuristics.pdb_coset:CosetCubePDB",
+                     "pdb-coset-eo": "heuristics.pdb_coset_eo:CosetEOCubePDB",
                      "pdb-cube2": "heuristics.pdb_cube:Cube2PDB"}
 
 #: options of the cube pattern database heuristics
@@ -213,6 +216,12 @@ _CUBE_PDB_OPTIONS: dict[str, tuple[Option, ...]] = {
                "sets, 42.6 M entries each) or 7+7 (two 7-edge sets sharing two edges, 510.9 M "
                "entries each, 244 MiB at 4 bits, about 20 s each to build)",
                choices=("6+6", "7+7"), default="6+6", metavar="E"),
+    ),
+    "pdb-coset-eo": (
+        Option("probe_inverse", str, "look up the inverse position along the three axes too "
+               "(on: for every child; near: in IDA*, only for children the forward lookups "
+               "leave exactly at the cost bound)", choices=("off", "near", "on"), default="on",
+               metavar="P"),
     ),
     "pdb-coset": (
         Option("probe_inverse", str, "also look up the inverse position along the three axes "
@@ -244,7 +253,7 @@ HEURISTICS: dict[str, Entry[HeuristicProps]] = {
               replace(_KERNEL, puzzles="lightsout*", consistent=True)),
         *[  # the max of pattern databases (exact distances of abstractions) is consistent
             Entry(name, _CUBE_PDB_CLASSES[name], d.summary, {},
-                  replace(_KERNEL, puzzles=d.puzzles, consistent=True, needs_pdb=True, pdb=d,
+                  replace(_KERNEL, puzzles=d.puzzles, consistent=name != "pdb-coset-eo", needs_pdb=True, pdb=d,
                           exact=name == "pdb-cube2"), _CUBE_PDB_OPTIONS.get(name, ()))
             for name, d in CUBE_PDBS.items()
         ],

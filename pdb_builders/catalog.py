@@ -3,7 +3,8 @@
 A :class:`TableSpec` describes one stored table: a file name in the cache folder
 (``core.paths.cache_dir()``), the attributes the file must carry (checked on load by
 :mod:`pdb_builders.store`), and a builder entry point ``"module:function"`` called as
-``function(**build_kwargs) -> numpy.ndarray`` (``uint8`` values). A :class:`DatabaseEntry` maps
+``function(**build_kwargs) -> numpy.ndarray`` (``uint8`` values), or ``(values, attrs)``
+where the build decides attributes of its own (stored with the table, not checked on load). A :class:`DatabaseEntry` maps
 a heuristic name (as in ``core.registry.HEURISTICS``) and the puzzles it serves to a function
 ``"module:function"`` that returns the list of table specs for one puzzle name. Entries are data
 only; nothing heavy is imported until tables are listed or built.
@@ -73,8 +74,12 @@ class TableSpec:
         kwargs.setdefault("progress", progress)
         kwargs.setdefault("jobs", jobs)
         table = _load(self.builder)(**kwargs)
+        attrs = self.attrs
+        if isinstance(table, tuple):  # (table, attributes the build decided: stored beside)
+            table, extra = table
+            attrs = {**extra, **self.attrs}
         seconds = time.perf_counter() - t0
-        return save_table(self.path, table, self.attrs, build_seconds=seconds,
+        return save_table(self.path, table, attrs, build_seconds=seconds,
                           build_peak_rss_bytes=_peak_rss_bytes())
 
     def ensure(self, *, progress: bool = True, jobs: int = 1) -> PackedTable:

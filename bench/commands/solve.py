@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -197,6 +197,25 @@ def default_heuristic_note(puzzle_name: str, heuristic_name: str,
     return line
 
 
+def built_search_heuristic(puzzle_name: str, default: str,
+                           given: Iterable[str] = ()) -> tuple[str, bool]:
+    """``(heuristic, True)``: the puzzle's ``search_heuristic_built`` when its tables are in the
+    cache; else ``(default, False)``, after a line on stderr saying how to build them. The
+    heuristic options ``given`` that it does not take keep the default (and say nothing)."""
+    stronger = registry.puzzle_entry(puzzle_name).props.search_heuristic_built
+    if not stronger or any(registry.heuristic_entry(stronger).option(k) is None for k in given):
+        return default, False
+    from pdb_builders.catalog import tables_stored
+
+    if tables_stored(puzzle_name, stronger):
+        return stronger, True
+    decl = registry.heuristic_entry(stronger).props.pdb
+    cost = f" ({decl.build})" if decl is not None and decl.build else ""
+    click.echo(f"note: {stronger}, the default once built, is not built: bench pdb build "
+               f"{puzzle_name} {stronger}{cost}", err=True)
+    return default, False
+
+
 def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | None,
                 heuristic_name: str | None, solver_name: str | None, time_limit: str | None,
                 node_limit: str | None, memory_limit: str | None,
@@ -205,11 +224,16 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
     the state, the heuristic and the solver from the registry, and run the search."""
     began = time.monotonic()
     by_default = False  # the puzzle's default heuristic, said on stderr before it loads
+    built = False  # its stronger one, whose tables are in the cache
     if solver_name is not None:
         registry.solver_entry(solver_name)
         if heuristic_name is None and registry.takes_default_heuristic(solver_name):
             heuristic_name = registry.solver_default_heuristic(solver_name, puzzle)
             by_default = True
+            hopts = registry.all_options("heuristic")
+            heuristic_name, built = built_search_heuristic(
+                puzzle, heuristic_name, [k for k, v in options.items() if k in hopts
+                                         and v is not None])
         elif heuristic_name is None and registry.uses_heuristic(solver_name):
             raise _missing_heuristic()
         heuristic_name = registry.check_solver_heuristic(solver_name, heuristic_name)
@@ -225,7 +249,7 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
     hargs = registry.check_heuristic_options(
         entry, {k: v for k, v in options.items() if k in hnames})
     defaulted: dict[str, Any] = {}
-    if by_default:  # the default heuristic's options, where not given
+    if by_default and not built:  # the default heuristic's options, where not given
         defaulted = {k: v for k, v in registry.default_heuristic_args(puzzle).items()
                      if hargs.get(k) is None}
         hargs.update(registry.check_heuristic_options(entry, defaulted))

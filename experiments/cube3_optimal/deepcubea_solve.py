@@ -9,6 +9,9 @@ optimal length (the pickle's, replayed) is at most ``--max-optimal`` (and at lea
 
     python -m experiments.cube3_optimal.deepcubea_solve --max-optimal 19 --limit 7 --threads 2 \\
         --time-limit 3600 --out results/cube3-optimal/deepcubea-short.jsonl
+
+``--heuristic pdb-coset-eo`` runs the two-bit coset table instead (its tables built first:
+``bench pdb build cube3 pdb-coset-eo``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="at most this many cubes")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--time-limit", type=float, default=600.0, help="seconds per cube")
+    ap.add_argument("--heuristic", default=None,
+                    help="a heuristic by name, with its own defaults (default: the registry's "
+                         "default search heuristic and its options)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     puzzle = get_puzzle("cube3")
@@ -44,9 +50,9 @@ def main() -> None:
              if i.optimal is not None and args.min_optimal <= i.optimal <= args.max_optimal]
     cubes.sort(key=lambda c: (c[0], c[1]))
     cubes = cubes[: args.limit]
-    name = default_heuristic(puzzle.name)
+    name = args.heuristic or default_heuristic(puzzle.name)
     assert name is not None
-    hargs = default_heuristic_args(puzzle.name)
+    hargs = {} if args.heuristic else default_heuristic_args(puzzle.name)
     t0 = time.perf_counter()
     h = get_heuristic(name, puzzle, progress=False, **hargs)
     print(f"{name} {hargs}: loaded in {time.perf_counter() - t0:.1f} s, "

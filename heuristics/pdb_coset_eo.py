@@ -1,0 +1,176 @@
+"""The two-bit coset heuristic of the 3x3x3 with every edge flip (``pdb-coset-eo``, ``cube3`` and
+``cube3-htm``; the table family of Rokicki's nxopt).
+
+One table (:mod:`pdb_builders.cube_coset_eo`): the distance of every coset "which corners are
+in the U layer, all corner twists, which edges are in the E slice, all edge flips" of the
+subgroup that keeps every U and D move, reduced by the 16 symmetries that keep the U-D axis
+(9,930 corner classes x 1,013,760 edge values, 10.07 G entries, 2.52 GB at two bits an entry
+relative to a base). A code of 0 ("at most the base") falls back on the coarser ``pdb-coset``
+table (slice flips only, one byte an entry, 75 MB), whose distance is never above this one's.
+
+Six probes: the cube and its inverse, each along its three axes (conjugated by the rotations
+that carry R-L and F-B to U-D). Each is the coset distance of a cube at the cube's distance, so
+each is admissible. Where a cube's (or its inverse's) three axis values agree, one more is
+admissible (nxopt's rule; the argument is in :mod:`solvers._ida_cube_coset_eo`), for every cube
+but the solved one. The heuristic is admissible, not consistent (the inverse and the rule can
+drop by more than one across a move).
+
+``probe_inverse``: ``on`` (the six probes for every child, the default), ``near`` (in IDA*, the
+inverse only for children the forward values leave exactly at the bound; batch values always
+read it) or ``off``. ``corner_part`` / ``edge_part`` (``"set"``, ``"slice"``) choose the small
+stand-ins of the tests.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from core.errors import InputError
+from core.pdb_decls import CUBE_PDBS
+from heuristics.base import Heuristic, IdaSpec
+from heuristics.pdb_cube import state_batch
+from puzzles.base import Puzzle
+
+#: ``probe_inverse`` values, in the kernel's order (``params["probe"]``)
+PROBES = ("off", "near", "on")
+#: the kernel's ``emode`` of each edge part (its way of reading the inverse's edge coordinate)
+_EMODE = {"slice": 0, "set": 1, "eo": 3}
+
+
+class CosetEOCubePDB(Heuristic):
+    """Six probes of the two-bit U-D coset table with every edge flip (``pdb-coset-eo``)."""
+
+    admissible = True
+    consistent = False
+
+    def __init__(self, puzzle: Puzzle, corner_part: str = "full", edge_part: str = "eo",
+                 progress: bool = True, probe_inverse: str = "on") -> None:
+        super().__init__(puzzle)
+        from pdb_builders import cube_coset_eo as ce
+
+        serves = CUBE_PDBS["pdb-coset-eo"].puzzles
+        if puzzle.name not in serves or not hasattr(puzzle, "to_cubies"):
+            raise InputError(f"--heuristic: pdb-coset-eo applies to {' and '.join(serves)}, not "
+                             f"{puzzle.name}")
+        if probe_inverse not in PROBES:
+            raise InputError(f"--probe-inverse: expected one of {', '.join(PROBES)}, got "
+                             f"{probe_inverse!r}")
+        full = (corner_part, edge_part) == ("full", "eo")
+        self.name = "pdb-coset-eo" if full else f"pdb-coset-eo[{corner_part}|{edge_part}]"
+        if probe_inverse != "on":
+            self.name += f"+inverse-{probe_inverse}"
+        self.probe_inverse = probe_inverse
+        self.metric = "htm" if puzzle.name.endswith("-htm") else "qtm"
+        t0 = time.perf_counter()
+        self.space = ce.coset_space(self.metric, corner_part, edge_part)
+        self.fspace = ce.fallback_space(self.metric, corner_part, edge_part)
+        self.eproj = ce.edge_projection(self.metric, edge_part)
+        self.spec_table = ce.table_spec(puzzle.name, corner_part, edge_part)
+        packed = self.spec_table.ensure(progress=progress, jobs=0)
+        self.table = np.asarray(packed.data)
+        self.base = int(packed.attrs["base"])
+        if self.table.shape != ((self.space.size + 3) // 4,):
+            raise InputError(f"pdb-coset-eo: table {self.spec_table.key} holds "
+                             f"{self.table.shape[0]} bytes, expected {(self.space.size + 3) // 4}")
+        fpacked = ce.fallback_spec(puzzle.name, corner_part, edge_part).ensure(progress=progress,
+                                                                               jobs=0)
+        self.ftable = np.ascontiguousarray(fpacked.values(), dtype=np.uint8)
+        self._spec: IdaSpec | None = None
+        self.load_seconds = time.perf_counter() - t0
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.table.nbytes + self.ftable.nbytes)
+
+    def _cubies(self, states: np.ndarray) -> tuple[np.ndarray, ...]:
+        parts = self.puzzle.to_cubies(state_batch(self.puzzle, states))  # type: ignore[attr-defined]
+        return tuple(np.asarray(x, dtype=np.int64) for x in parts)
+
+    def axis_values(self, cubies: tuple[np.ndarray, ...]) -> np.ndarray:
+        """``(B, 3)`` decoded lower bounds of a batch of cubes along the three axes."""
+        from pdb_builders import cube_coset_eo as ce
+        from pdb_builders import cube_symmetry as S
+
+        out = np.empty((cubies[0].shape[0], 3), dtype=np.int32)
+        sp, fsp = self.space, self.fspace
+        for k, r in enumerate(S.axis_rotations()):
+            c, e = ce.project(sp, S.conjugate(cubies, r))  # type: ignore[arg-type]
+            codes = ce.lookup(self.table, sp, c, e)
+            fall = self.ftable[fsp.index(c, self.eproj[e])]
+            out[:, k] = ce.decode(codes, self.base, fall)
+        return out
+
+    @staticmethod
+    def combine(values: np.ndarray) -> np.ndarray:
+        """``(B, 3) -> (B,)``: the max, or one more than the least where that is larger and the
+        least is at least 1 (the three-axis rule)."""
+        lo = values.min(axis=1)
+        return np.maximum(values.max(axis=1), np.where(lo >= 1, lo + 1, 0)).astype(np.int32)
+
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        """``(B, L)`` facelet states -> ``(B,)`` int32 lower bounds on the distance."""
+        from pdb_builders import cube_symmetry as S
+
+        cubies = self._cubies(states)
+        out = self.combine(self.axis_values(cubies))
+        if self.probe_inverse != "off":
+            inv = S.inverse(cubies)  # type: ignore[arg-type]
+            np.maximum(out, self.combine(self.axis_values(inv)), out=out)
+        return out
+
+    def ida_spec(self) -> IdaSpec:
+        """Tables for :mod:`solvers._ida_cube_coset_eo`."""
+        if self._spec is None:
+            self._spec = self._make_spec()
+        return self._spec
+
+    def _make_spec(self) -> IdaSpec:
+        from pdb_builders import cube_coset as cc
+        from pdb_builders import cube_symmetry as S
+        from pdb_builders import korf_cube as kc
+
+        moves = kc.cubie_moves(self.metric)
+        cpm, twm = kc.corner_move_tables(self.metric)
+        em = kc.edge_move_table(self.metric, 6)
+        sp, fsp = self.space, self.fspace
+        amap = np.ascontiguousarray(S.axis_move_map(self.metric), dtype=np.int64)
+        inv = dict(cc.inverse_tables(self.metric))
+        if sp.edge_part == "eo":
+            inv["eax"] = _eo_eax()
+        arrays = (cpm.astype(np.uint16), twm.astype(np.uint16), em, sp.cmove, sp.emove,
+                  sp.classof, sp.symof.astype(np.int64), np.ascontiguousarray(sp.econj),
+                  self.table, amap, np.ascontiguousarray(fsp.econj),
+                  np.ascontiguousarray(self.eproj), self.ftable,
+                  *(inv[k] for k in ("imc", "ime", "cpos", "cax", "epos", "eax", "rank8",
+                                     "rank12")))
+        goals = [kc.goal_index(kc.parse_pattern(kc.edge_pattern_name(s))) for s in kc.KORF_EDGES]
+        params = dict(
+            metric=self.metric, ne=sp.ne, nf=fsp.ne, base=self.base,
+            corner_part=sp.corner_part, edge_part=sp.edge_part,
+            goal_a=goals[0], goal_b=goals[1], faces=tuple(int(f) for f in moves.faces),
+            clockwise=tuple(a % (2 if self.metric == "qtm" else 3) == 0
+                            for a in range(moves.num_actions)),
+            probe=PROBES.index(self.probe_inverse), cset=sp.corner_part == "set",
+            emode=_EMODE[sp.edge_part])
+        return IdaSpec(family="cube_coset_eo", kind="coset-eo-6probe", arrays=arrays,
+                       params=params)
+
+
+def _eo_eax() -> np.ndarray:
+    """``eax (3, 12, 12, 2)`` for the edge coordinate with every flip: as
+    :func:`pdb_builders.cube_coset.inverse_tables`'s, with the flip of each position ``i < 11``
+    at bit ``i`` whether or not its edge is a slice edge."""
+    from pdb_builders import cube_symmetry as S
+
+    eax = np.zeros((3, 12, 12, 2), np.int64)
+    for k, r in enumerate(S.axis_rotations()):
+        ri = S.inverse(r)
+        for i in range(12):
+            for c in range(12):
+                for o in range(2):
+                    inslice = int(ri[2][c] >= 8)
+                    flip = (ri[3][c] + o + r[3][i]) % 2
+                    eax[k, i, c, o] = (inslice << i << 12) + ((flip << i) if i < 11 else 0)
+    return eax
