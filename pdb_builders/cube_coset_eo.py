@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from core import safe_write
 from core.errors import InputError
 from pdb_builders import cube_coset as cc
 from pdb_builders import cube_symmetry as S
@@ -198,9 +199,8 @@ def _write_checkpoint(folder: Path, words: np.ndarray, state: dict[str, Any],
     folder.mkdir(parents=True, exist_ok=True)
     passes = len(state["directions"])
     name = f"table-{passes}.bin"
-    tmp = folder / (name + ".tmp")
-    words.tofile(tmp)
-    os.replace(tmp, folder / name)
+    with safe_write.atomic_path(folder / name, root=folder, arg="checkpoint") as tmp:
+        words.tofile(tmp)
     if kill_at == ("save", passes):
         os.kill(os.getpid(), signal.SIGKILL)
     _write_state(folder, dict(state, table=name))
@@ -210,9 +210,7 @@ def _write_checkpoint(folder: Path, words: np.ndarray, state: dict[str, Any],
 
 
 def _write_state(folder: Path, state: dict[str, Any]) -> None:
-    stmp = folder / "state.json.tmp"
-    stmp.write_text(json.dumps(state))
-    os.replace(stmp, folder / "state.json")
+    safe_write.write_text(folder / "state.json", json.dumps(state), root=folder, arg="checkpoint")
 
 
 def _read_checkpoint(folder: Path, ident: dict[str, Any],
