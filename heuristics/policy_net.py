@@ -38,7 +38,6 @@ import torch
 
 from core.errors import InputError
 from heuristics.base import Heuristic
-from learning.checkpoint import check_puzzle, load_checkpoint
 from learning.inference import NetworkEvaluator
 from learning.model_config import ModelConfig
 from learning.model_store import policy_model
@@ -59,9 +58,7 @@ class PolicyNetHeuristic(NetworkEvaluator, Heuristic):
                  chunk: int | None = None, precision: str = "float32") -> None:
         super().__init__(puzzle)
         t0 = time.perf_counter()
-        self.model_path = policy_model(puzzle.name, model)
-        ckpt = load_checkpoint(self.model_path)
-        check_puzzle(ckpt, puzzle, self.model_path)
+        ckpt = self._open_checkpoint(policy_model(puzzle.name, model), puzzle)
         self.trained_target = str(ckpt["target"])
         if TARGETS[ckpt["target"]].values:
             use = "qnet" if TARGETS[ckpt["target"]].per_move else "davi"

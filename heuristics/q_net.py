@@ -23,7 +23,6 @@ import numpy as np
 
 from core.errors import InputError
 from heuristics.base import Heuristic
-from learning.checkpoint import check_puzzle, load_checkpoint
 from learning.inference import NetworkEvaluator
 from learning.model_config import ModelConfig
 from learning.model_store import q_model
@@ -44,9 +43,7 @@ class QNetHeuristic(NetworkEvaluator, Heuristic):
                  chunk: int | None = None, precision: str = "float32") -> None:
         super().__init__(puzzle)
         t0 = time.perf_counter()
-        self.model_path = q_model(puzzle.name, model)
-        ckpt = load_checkpoint(self.model_path)
-        check_puzzle(ckpt, puzzle, self.model_path)
+        ckpt = self._open_checkpoint(q_model(puzzle.name, model), puzzle)
         self.trained_target = str(ckpt["target"])
         if not TARGETS[self.trained_target].per_move:
             raise InputError(f"--model: {self.model_path} is a {self.trained_target} network, "

@@ -22,7 +22,6 @@ import numpy as np
 
 from core.errors import InputError
 from heuristics.base import Heuristic, IdaSpec
-from learning.checkpoint import check_puzzle, load_checkpoint
 from learning.inference import NetworkEvaluator
 from learning.model_store import resolve_model
 from learning.targets import TARGETS
@@ -40,9 +39,7 @@ class ValueNetHeuristic(NetworkEvaluator, Heuristic):
                  chunk: int | None = None, precision: str = "float32") -> None:
         super().__init__(puzzle)
         t0 = time.perf_counter()
-        self.model_path = resolve_model(puzzle.name, model)
-        ckpt = load_checkpoint(self.model_path)
-        check_puzzle(ckpt, puzzle, self.model_path)
+        ckpt = self._open_checkpoint(resolve_model(puzzle.name, model), puzzle)
         self.trained_target: str = ckpt["target"]
         if not TARGETS[self.trained_target].values:
             raise InputError(f"--model: {self.model_path} is a policy (it ranks moves, gives no "

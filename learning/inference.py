@@ -27,6 +27,16 @@ class NetworkEvaluator:
     model_path: Path
     network_evaluations: int | None
 
+    def _open_checkpoint(self, path: Path, puzzle: Puzzle) -> dict[str, Any]:
+        """Load the checkpoint at ``path`` for ``puzzle`` (refused in one line when it is not a
+        checkpoint or is another puzzle's); sets ``model_path``."""
+        from learning.checkpoint import check_puzzle, load_checkpoint
+
+        self.model_path = path
+        ckpt = load_checkpoint(path)
+        check_puzzle(ckpt, puzzle, path)
+        return ckpt
+
     def _load_network(self, ckpt: dict[str, Any], puzzle: Puzzle, device: str,
                       chunk: int | None, precision: str) -> None:
         self.device = resolve_device(device)
