@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from bench.provenance import cpu_name
+from core import safe_write
 from core.errors import InputError
 from core.paths import deepcubea_dir
 from core.registry import get_puzzle
@@ -134,7 +135,7 @@ def h48_solver(module_dir: Path, solver: str, table_dir: Path) -> Any:
         t0 = time.perf_counter()
         data = nissy.gendata(solver)
         table_dir.mkdir(parents=True, exist_ok=True)
-        table.write_bytes(bytes(data))
+        safe_write.write_bytes(table, bytes(data), arg="--table-dir")
         print(f"{solver}: table generated in {time.perf_counter() - t0:.0f} s", flush=True)
 
     def solve(scramble: str) -> dict[str, Any]:
@@ -186,7 +187,7 @@ def main(argv: list[str] | None = None) -> None:
         common |= {"program": args.solver, "table_bytes": solve.table_bytes}
         metric, puzzle = "htm", htm
         records = (solve(" ".join(s)) for s in scrambles)
-    with args.out.open("a") as f:
+    with safe_write.open_append(args.out, binary=False, arg="--out") as f:
         for (cube_id, state, actions), rec in zip(cubes, records, strict=False):
             moves = rec.pop("moves")
             path = puzzle.parse_moves(" ".join(moves)) if moves else []

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.provenance import cpu_name
+from core import safe_write
 from core.limits import Limits
 from core.registry import get_heuristic, get_puzzle
 from experiments.cube3_optimal.peers import deepcubea_cubes, inverse_sequence, run_nxopt, to_nxopt
@@ -52,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     solver = IDAStar(threads=args.threads)
     common = {"cpu": cpu_name(), "optimal_source": "DeepCubeA's optimal solver"}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("a") as f:
+    with safe_write.open_append(args.out, binary=False, arg="--out") as f:
         def emit(row: dict[str, Any]) -> None:
             f.write(json.dumps(row) + "\n")
             f.flush()
