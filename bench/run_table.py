@@ -27,6 +27,43 @@ def committed_table(run_dir: Path) -> Path | None:
     return None
 
 
+def evaluation_tables(run_dir: Path) -> list[Path]:
+    """The per-state tables of ``bench train evaluate`` in ``run_dir`` (``*.csv`` whose header
+    holds a row ``key`` and a ``config``), sorted by name; [] where it has a run's own table."""
+    run_dir = Path(run_dir)
+    if (run_dir / ROWS).is_file() or committed_table(run_dir) is not None:
+        return []
+    found = []
+    for path in sorted(run_dir.glob("*.csv")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            header = fh.readline().rstrip("\r\n").split(",")
+        if {"key", "config", "status"} <= set(header):
+            found.append(path)
+    return found
+
+
+def _evaluation_rows(tables: list[Path]) -> list[dict[str, Any]]:
+    """The rows of several evaluation tables as one run: every row's configuration is named by
+    its file (``w4096.csv`` -> ``w4096``), since each table holds one searched configuration."""
+    import pandas as pd
+
+    rows: list[dict[str, Any]] = []
+    for path in tables:
+        table = pd.read_csv(path, dtype={"instance": str})
+        configs = set(table["config"].dropna().astype(str))
+        if len(configs) > 1:
+            raise InputError(f"RUN_DIR: {path.name} holds several configurations "
+                             f"({', '.join(sorted(configs))}); an evaluation table holds one")
+        name = path.stem
+        table["config"] = name
+        table["key"] = table["instance_set"].astype(str) + "/" + table["instance"].astype(str) \
+            + "/" + name
+        rows.extend(table.to_dict("records"))
+    return rows
+
+
 def load_table(run_dir: Path) -> Any:
     """The run's rows as a pandas DataFrame (one row per instance x configuration), every
     solved row's path replayed (:func:`replay_solved`: one that does not replay is invalid)."""
@@ -38,6 +75,15 @@ def read_table(run_dir: Path) -> Any:
     what a row records about itself: provenance, settings)."""
     rows = read_rows(Path(run_dir) / ROWS)
     exported = committed_table(run_dir)
+    evaluations = [] if rows or exported is not None else evaluation_tables(run_dir)
+    if evaluations:
+        rows = _evaluation_rows(evaluations)
+        from core.rows import row_problem
+
+        for row in rows:
+            problem = row_fault(row) or row_problem(row, nan_is_missing=True)
+            if problem is not None:
+                raise InputError(f"RUN_DIR: {run_dir}: {row['key']}: a bad row ({problem})")
     if not rows and exported is not None:
         # a committed copy of a run (results/NAME/): its exported table
         import pandas as pd

@@ -171,9 +171,10 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
     from bench import report, runner
 
     if out is None or out == run_dir:
-        if (run_dir / runner.ROWS).is_file():
+        wrote_tables = (run_dir / runner.ROWS).is_file()
+        if wrote_tables:
             df = runner.derive_tables(run_dir)
-        else:  # a committed copy: its table stays as it is, the summary and figures are redone
+        else:  # a committed copy or evaluation tables: they stay as they are
             df = runner.load_table(run_dir)
         out = run_dir
     else:
@@ -183,6 +184,7 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
         except OSError as exc:
             raise InputError(f"--out: cannot create {out}: {exc.strerror or exc}") from None
         runner.write_tables(df, out)
+        wrote_tables = True
     bad = runner.invalid_replays(df)
     unreplayable = runner.unreplayable_reason(df)
     if unreplayable and (df["status"] == "solved").any():
@@ -202,10 +204,18 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
         click.echo(f"warning: {run_dir / runner.RUN_JSON} is damaged; the report omits its "
                    "provenance", err=True)
     sessions = (meta or {}).get("sessions")
-    made_by = _made_by(out / "summary.md") if not (run_dir / runner.ROWS).is_file() else []
-    if made_by:  # a committed copy keeps the commands that made its rows, and says who redid it
-        import sys
+    from bench.run_table import evaluation_tables
 
+    evaluations = evaluation_tables(run_dir)
+    made_by = _made_by(out / "summary.md") if not (run_dir / runner.ROWS).is_file() else []
+    if evaluations:
+        made_by = [f"- `{path.name}` (configuration `{path.stem}`): the per-state rows of `bench "
+                   "train evaluate`" + _rows_origin(df[df["config"] == path.stem])
+                   for path in evaluations]
+        made_by.append(f"- report: `bench {' '.join(sys.argv[1:])}`")
+        head, _, rest = md.partition("\n\n")
+        md = head + "\n\nMade by:\n\n" + "\n".join(made_by) + "\n\n" + rest
+    elif made_by:  # a committed copy keeps the commands that made its rows, and says who redid it
         made_by.append(f"- report redone from `results.csv`: `bench {' '.join(sys.argv[1:])}`")
         head, _, rest = md.partition("\n\n")
         md = head + "\n\nMade by:\n\n" + "\n".join(made_by) + "\n\n" + rest
@@ -249,8 +259,23 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
             import matplotlib.pyplot as plt
 
             plt.close(fig)
-    click.echo(f"\ntables: {out}/results.parquet, results.csv, summary.md"
+    tables = "results.parquet, results.csv, " if wrote_tables else ""
+    click.echo(f"\ntables: {out}/{tables}summary.md"
                + (f"; figures: {', '.join(written)}" if written else ""))
+
+
+def _rows_origin(df: Any) -> str:
+    """`` (git REV, DATE .. DATE, CPU)`` of a table's rows, as far as they record it."""
+    parts = []
+    for col in ("git_rev", "cpu"):
+        if col in df:
+            vals = sorted({str(v) for v in df[col].dropna()})
+            if vals:
+                parts.append(("git " if col == "git_rev" else "") + ", ".join(vals))
+    if "date" in df and df["date"].notna().any():
+        dates = sorted(str(v)[:10] for v in df["date"].dropna())
+        parts.append(dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}")
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _run_title(run_dir: Path) -> str:
@@ -423,8 +448,18 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: 
     for f in figs:
         if f not in FIGURE_NAMES:
             raise InputError(f"--figures: unknown figure {f!r}; known: {', '.join(FIGURE_NAMES)}")
-    from bench.run_table import committed_table
+    from bench.run_table import committed_table, evaluation_tables
 
+    evaluations = evaluation_tables(run_dir)
+    if evaluations:  # tables of `bench train evaluate`: one configuration per file
+        held = [f for f in ("summary.md", *(f"{name}.png" for name in FIGURE_NAMES))
+                if ((out or run_dir) / f).exists() or ((out or run_dir) / f).is_symlink()]
+        if held and not overwrite:
+            raise InputError(f"{'--out' if out is not None else 'RUN_DIR'}: "
+                             f"{out or run_dir} already holds a report ({held[0]}); "
+                             "choose a new folder or --overwrite")
+        _write_report(run_dir, list(figs) or None, title=_run_title(run_dir), out=out)
+        return
     if (run_dir / runner.ROWS).is_file() or committed_table(run_dir) is not None:
         in_place = out is None or out.resolve() == run_dir.resolve()
         if in_place and not overwrite and (run_dir / runner.ROWS).is_file():
@@ -478,7 +513,8 @@ def report_cmd(run_dir: Path, figs: tuple[str, ...], out: Path | None, against: 
                                              for k, v in last.items()))
         click.echo(f"figure: {dest / 'training.png'}")
         return
-    raise InputError(f"RUN_DIR: {run_dir} holds neither a suite run ({runner.ROWS}) nor a training log (log.csv)")
+    raise InputError(f"RUN_DIR: {run_dir} holds neither a suite run ({runner.ROWS}), evaluation "
+                     "tables (`bench train evaluate` CSVs) nor a training log (log.csv)")
 
 
 def _report_against(run_dir: Path, other_dir: Path, csv_out: Path | None) -> None:
