@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from core.errors import InputError
-from heuristics import _tiles_conflicts as _k
+from heuristics import tiles_conflicts as _k
 from heuristics.base import Heuristic, IdaSpec
 from puzzles.base import Puzzle
 

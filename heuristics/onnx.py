@@ -357,7 +357,7 @@ class OnnxHeuristic(Heuristic):
         # within any deadline of the command or task: a network that does not answer is
         # stopped, not waited for
         with evaluation_deadline(LOAD_EVAL_S):
-            raw = self._forward(goal)
+            raw = self.raw_outputs(goal)
         if self.ranks_moves or self.gives_q:
             return
         tol = float(self.card.get("goal_tolerance", 1.0))
@@ -391,7 +391,7 @@ class OnnxHeuristic(Heuristic):
             return onehot.reshape(codes.shape[0], -1)
         return np.ascontiguousarray(codes, dtype=self._dtype)
 
-    def _forward(self, states: np.ndarray) -> np.ndarray:
+    def raw_outputs(self, states: np.ndarray) -> np.ndarray:
         """``(B, outputs)`` float32 raw outputs, in passes of ``chunk`` states."""
         states = np.atleast_2d(np.asarray(states))
         if states.ndim != 2 or states.shape[1] != self.puzzle.state_dim:
@@ -468,7 +468,7 @@ class OnnxHeuristic(Heuristic):
             out = self.q_values(states).min(axis=1).astype(np.float32) if len(states) else \
                 np.zeros(0, np.float32)
         else:
-            out = self._forward(states)[:, 0].copy()
+            out = self.raw_outputs(states)[:, 0].copy()
         if out.size:
             np.maximum(out, 0.0, out=out)
             out[self.puzzle.is_goal(states)] = 0.0
@@ -482,7 +482,7 @@ class OnnxHeuristic(Heuristic):
                              f"{self.card['output']} network, not a Q-network; it gives no "
                              "move values")
         states = np.atleast_2d(np.asarray(states))
-        q = np.maximum(self._forward(states).astype(np.float64), 1.0)
+        q = np.maximum(self.raw_outputs(states).astype(np.float64), 1.0)
         if legal is None:
             legal = self.puzzle.expand(states)[1]
         q[~np.asarray(legal, dtype=bool)] = np.inf
@@ -495,7 +495,7 @@ class OnnxHeuristic(Heuristic):
             raise InputError(f"--heuristic: onnx model {self.model_path.name} is a value network; "
                              "it ranks no moves")
         states = np.atleast_2d(np.asarray(states))
-        logits = self._forward(states).astype(np.float64)
+        logits = self.raw_outputs(states).astype(np.float64)
         if legal is None:
             legal = self.puzzle.expand(states)[1]
         legal = np.asarray(legal, dtype=bool)

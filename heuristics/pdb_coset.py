@@ -132,7 +132,7 @@ class CosetCubePDB(Heuristic):
 
     def corner_values(self, states: np.ndarray) -> np.ndarray:
         """``(B,)`` the corner table's values (``corner_pdb``; zeros without one)."""
-        from pdb_builders import _cube_tables as K
+        from pdb_builders import cube_tables as K
         from pdb_builders import korf_cube as kc
 
         cubies = self._cubies(states)

@@ -78,7 +78,7 @@ class _CubePDB(Heuristic):
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
         """``(B, L)`` facelet states -> ``(B,)`` int32 lower bounds on the distance."""
-        from heuristics import _cube_lookup as K
+        from heuristics import cube_lookup as K
 
         states = state_batch(self.puzzle, states)
         out = np.zeros(states.shape[0], dtype=np.int32)
@@ -90,7 +90,7 @@ class _CubePDB(Heuristic):
 
     def values_via_cubies(self, states: np.ndarray) -> np.ndarray:
         """The same values through ``puzzle.to_cubies`` and per-pattern indices (a reference)."""
-        from pdb_builders import _cube_tables as K
+        from pdb_builders import cube_tables as K
         from pdb_builders import korf_cube as kc
 
         states = np.atleast_2d(states)

@@ -83,7 +83,7 @@ class AdditiveTilePDB(Heuristic):
         self.load_seconds = time.perf_counter() - t0
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
-        from pdb_builders._additive_kernels import eval_batch
+        from pdb_builders.additive_kernels import eval_batch
 
         s = canonical(check_states(states, self.n), self.width, self.layout)
         return eval_batch(s, self.ent_tiles, self.ent_k, self.ent_flag, self.ent_tab,
@@ -99,7 +99,7 @@ class AdditiveTilePDB(Heuristic):
         array: ``(flat, offsets, packed)``, ``offsets[t]`` where table ``t`` starts (in entries).
         Nibbles when every table has them, bytes otherwise. Made once per heuristic; None when
         one table would exceed ``SPARSE_MAX_ENTRIES`` (the kernel then ranks each lookup)."""
-        from pdb_builders._additive_kernels import sparse_layout
+        from pdb_builders.additive_kernels import sparse_layout
 
         ks = [int(self.ent_k[int(np.flatnonzero(self.ent_tab == t)[0])])
               for t in range(len(self.tables))]

@@ -58,7 +58,7 @@ class PolicyNetHeuristic(NetworkEvaluator, Heuristic):
                  chunk: int | None = None, precision: str = "float32") -> None:
         super().__init__(puzzle)
         t0 = time.perf_counter()
-        ckpt = self._open_checkpoint(policy_model(puzzle.name, model), puzzle)
+        ckpt = self.open_checkpoint(policy_model(puzzle.name, model), puzzle)
         self.trained_target = str(ckpt["target"])
         if TARGETS[ckpt["target"]].values:
             use = "qnet" if TARGETS[ckpt["target"]].per_move else "davi"
@@ -70,14 +70,14 @@ class PolicyNetHeuristic(NetworkEvaluator, Heuristic):
                              f"{puzzle.name} has {puzzle.num_actions}")
         self.info: dict[str, Any] = {k: ckpt.get(k) for k in ("target", "iteration",
                                                                "states_seen", "metrics")}
-        self._load_network(ckpt, puzzle, device, chunk, precision)
+        self.load_network(ckpt, puzzle, device, chunk, precision)
         self.load_seconds = time.perf_counter() - t0
 
     def log_probs(self, states: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
         """``(B, A)`` float64 log-probabilities of each state's moves, normalised over the legal
         ones (illegal moves: -inf). ``legal``: the ``(B, A)`` legal moves when the caller has
         them (default: from the puzzle)."""
-        states, logits = self._forward(states, self.puzzle.num_actions)
+        states, logits = self.raw_outputs(states, self.puzzle.num_actions)
         if legal is None:
             legal = legal_moves(self.puzzle, states)
         logp = torch.log_softmax(masked_logits(torch.from_numpy(logits).double(), legal),

@@ -43,7 +43,7 @@ class QNetHeuristic(NetworkEvaluator, Heuristic):
                  chunk: int | None = None, precision: str = "float32") -> None:
         super().__init__(puzzle)
         t0 = time.perf_counter()
-        ckpt = self._open_checkpoint(q_model(puzzle.name, model), puzzle)
+        ckpt = self.open_checkpoint(q_model(puzzle.name, model), puzzle)
         self.trained_target = str(ckpt["target"])
         if not TARGETS[self.trained_target].per_move:
             raise InputError(f"--model: {self.model_path} is a {self.trained_target} network, "
@@ -54,13 +54,13 @@ class QNetHeuristic(NetworkEvaluator, Heuristic):
                              f"{puzzle.name} has {puzzle.num_actions} moves")
         self.info: dict[str, Any] = {k: ckpt.get(k) for k in ("target", "iteration",
                                                                "states_seen", "metrics")}
-        self._load_network(ckpt, puzzle, device, chunk, precision)
+        self.load_network(ckpt, puzzle, device, chunk, precision)
         self.load_seconds = time.perf_counter() - t0
 
     def q_values(self, states: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
         """``(B, A)`` float64 Q-values, at least the move's cost; illegal moves ``inf``
         (``legal``: the ``(B, A)`` legal moves when the caller has them)."""
-        states, raw = self._forward(states, self.puzzle.num_actions)
+        states, raw = self.raw_outputs(states, self.puzzle.num_actions)
         q = np.maximum(raw.astype(np.float64), MOVE_COST)
         if legal is None:
             legal = legal_moves(self.puzzle, states)

@@ -18,6 +18,7 @@ cell, which changes either value by at most one: consistent.
 from __future__ import annotations
 
 from collections import deque
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,13 +26,16 @@ from core.errors import InputError
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
 
+if TYPE_CHECKING:
+    from puzzles.sokoban import Sokoban
+
 INF = np.inf
 _LEVELS_KEPT = 256
 
 
-def push_distances(puzzle: Puzzle, walls: np.ndarray, goals: np.ndarray) -> np.ndarray:
+def push_distances(puzzle: Sokoban, walls: np.ndarray, goals: np.ndarray) -> np.ndarray:
     """``(goals, cells)``: pushes from each cell to each goal (``inf`` where none)."""
-    step = puzzle._step1  # type: ignore[attr-defined]
+    step = puzzle.step1
     n_cells = walls.size
     out = np.full((len(goals), n_cells), INF)
     for gi, g in enumerate(goals):
@@ -63,20 +67,21 @@ class _SokobanHeuristic(Heuristic):
         if not isinstance(puzzle, Sokoban):
             raise InputError(f"--heuristic: {self.name} applies to Sokoban, not {puzzle.name}")
         super().__init__(puzzle)
+        self._sokoban = puzzle
         self._levels: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
     def _level(self, state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(goal cells, push distances) of the level ``state`` is on."""
-        from puzzles.sokoban import WALL, _is_goal_code
+        from puzzles.sokoban import WALL, is_goal_code
 
         walls = state == WALL
-        goals = np.flatnonzero(_is_goal_code(state))
+        goals = np.flatnonzero(is_goal_code(state))
         key = walls.tobytes() + goals.tobytes()
         hit = self._levels.get(key)
         if hit is None:
             if len(self._levels) >= _LEVELS_KEPT:
                 self._levels.pop(next(iter(self._levels)))
-            hit = (goals, push_distances(self.puzzle, walls, goals))
+            hit = (goals, push_distances(self._sokoban, walls, goals))
             self._levels[key] = hit
         return hit
 

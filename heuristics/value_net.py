@@ -39,7 +39,7 @@ class ValueNetHeuristic(NetworkEvaluator, Heuristic):
                  chunk: int | None = None, precision: str = "float32") -> None:
         super().__init__(puzzle)
         t0 = time.perf_counter()
-        ckpt = self._open_checkpoint(resolve_model(puzzle.name, model), puzzle)
+        ckpt = self.open_checkpoint(resolve_model(puzzle.name, model), puzzle)
         self.trained_target: str = ckpt["target"]
         if not TARGETS[self.trained_target].values:
             raise InputError(f"--model: {self.model_path} is a policy (it ranks moves, gives no "
@@ -52,14 +52,14 @@ class ValueNetHeuristic(NetworkEvaluator, Heuristic):
             k: ckpt.get(k) for k in ("target", "iteration", "target_updates", "states_seen",
                                      "metrics", "input_adapter")
         }
-        self._load_network(ckpt, puzzle, device, chunk, precision)
+        self.load_network(ckpt, puzzle, device, chunk, precision)
         self.load_seconds = time.perf_counter() - t0
 
     def ida_spec(self) -> IdaSpec | None:
         return None
 
     def __call__(self, states: np.ndarray) -> np.ndarray:
-        states, raw = self._forward(states, 1)
+        states, raw = self.raw_outputs(states, 1)
         out = raw[:, 0]
         if out.size == 0:
             return out

@@ -27,7 +27,7 @@ class NetworkEvaluator:
     model_path: Path
     network_evaluations: int | None
 
-    def _open_checkpoint(self, path: Path, puzzle: Puzzle) -> dict[str, Any]:
+    def open_checkpoint(self, path: Path, puzzle: Puzzle) -> dict[str, Any]:
         """Load the checkpoint at ``path`` for ``puzzle`` (refused in one line when it is not a
         checkpoint or is another puzzle's); sets ``model_path``."""
         from learning.checkpoint import check_puzzle, load_checkpoint
@@ -37,8 +37,11 @@ class NetworkEvaluator:
         check_puzzle(ckpt, puzzle, path)
         return ckpt
 
-    def _load_network(self, ckpt: dict[str, Any], puzzle: Puzzle, device: str,
-                      chunk: int | None, precision: str) -> None:
+    def load_network(self, ckpt: dict[str, Any], puzzle: Puzzle, device: str,
+                     chunk: int | None, precision: str) -> None:
+        """Build the checkpoint's network on ``device`` in evaluation mode, for passes of
+        ``chunk`` states (default: the device's) in ``precision`` (``float32`` or
+        ``bfloat16``); refused in one line when the weights do not fit the recorded sizes."""
         self.device = resolve_device(device)
         if precision not in ("float32", "bfloat16"):
             raise InputError(f"--precision: expected float32 or bfloat16, got {precision!r}")
@@ -65,7 +68,7 @@ class NetworkEvaluator:
     def num_parameters(self) -> int:
         return num_parameters(self.net)
 
-    def _forward(self, states: np.ndarray, outputs: int) -> tuple[np.ndarray, np.ndarray]:
+    def raw_outputs(self, states: np.ndarray, outputs: int) -> tuple[np.ndarray, np.ndarray]:
         """``(states (B, L), out (B, outputs) float32)``: the network's raw outputs, in chunks."""
         states = np.atleast_2d(np.asarray(states))
         if states.ndim != 2 or states.shape[1] != self.puzzle.state_dim:

@@ -10,7 +10,7 @@ from typing import Any
 import torch
 
 
-def _log_iteration(row: list[str]) -> int | None:
+def log_iteration(row: list[str]) -> int | None:
     """The iteration a ``log.csv`` row records, or None for a line that is not one of ours."""
     try:
         return int(row[0]) if row and row[0].isascii() else None
@@ -18,7 +18,7 @@ def _log_iteration(row: list[str]) -> int | None:
         return None
 
 
-def _stop_on_sigterm() -> Callable[[], None]:
+def stop_on_sigterm() -> Callable[[], None]:
     """Make SIGTERM raise ``KeyboardInterrupt`` in the main thread (so ``train`` saves before it
     stops: background jobs ignore SIGINT); returns the function that restores the old handler."""
     import signal
@@ -38,7 +38,7 @@ def _stop_on_sigterm() -> Callable[[], None]:
     return restore
 
 
-def _optimizer_tensors(state: dict[str, Any]) -> Iterator[tuple[str, torch.Tensor]]:
+def optimizer_tensors(state: dict[str, Any]) -> Iterator[tuple[str, torch.Tensor]]:
     """``(name, tensor)`` of every tensor in an optimizer's state dict."""
     for pid, st in (state.get("state") or {}).items():
         if isinstance(st, dict):
@@ -47,7 +47,7 @@ def _optimizer_tensors(state: dict[str, Any]) -> Iterator[tuple[str, torch.Tenso
                     yield f"{pid}.{k}", v
 
 
-def _check_optimizer(opt: torch.optim.Optimizer, bad: Callable[[str], Exception]) -> None:
+def check_optimizer(opt: torch.optim.Optimizer, bad: Callable[[str], Exception]) -> None:
     """Refuse a loaded optimizer state that does not fit the network: each parameter's Adam
     moments must have its shape (``load_state_dict`` checks only the group sizes)."""
     for group in opt.param_groups:

@@ -46,11 +46,11 @@ from learning.devices import infer_chunk, num_parameters, resolve_device
 from learning.monitoring import DEPTH_COLUMNS, LOG_COLUMNS
 from learning.networks import FastForward, Network, build_network
 from learning.run_files import (
-    _check_optimizer,
-    _log_iteration,
-    _optimizer_tensors,
-    _stop_on_sigterm,
+    check_optimizer,
     check_training_state,
+    log_iteration,
+    optimizer_tensors,
+    stop_on_sigterm,
 )
 from learning.targets import Target, target_for
 from learning.targets.davi import set_target_network
@@ -194,7 +194,7 @@ class Trainer:
                 AttributeError) as exc:
             why = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else repr(exc)
             raise bad(f"{part}: {why}") from None
-        _check_optimizer(t.optimizer, bad)
+        check_optimizer(t.optimizer, bad)
         t.iteration = int(ckpt["iteration"])
         t.target_updates = int(ckpt["target_updates"])
         t.states_seen = int(ckpt.get("states_seen", 0))
@@ -253,7 +253,7 @@ class Trainer:
         ckpt = self.checkpoint()
         bad = non_finite(ckpt["model"]) or non_finite(ckpt["target_model"] or {})
         if not bad:
-            bad = [f"optimizer {k}" for k, t in _optimizer_tensors(ckpt["optimizer"])
+            bad = [f"optimizer {k}" for k, t in optimizer_tensors(ckpt["optimizer"])
                    if t.is_floating_point() and not bool(torch.isfinite(t).all())]
         if bad:
             raise self._diverged(f"the network's weights are not finite (NaN or inf in "
@@ -290,8 +290,8 @@ class Trainer:
                 rows = list(csv.reader(f))
             if not rows:
                 continue
-            keep = [rows[0]] + [r for r in rows[1:] if _log_iteration(r) is not None
-                                and _log_iteration(r) <= self.iteration]  # type: ignore[operator]
+            keep = [rows[0]] + [r for r in rows[1:] if log_iteration(r) is not None
+                                and log_iteration(r) <= self.iteration]  # type: ignore[operator]
             with safe_write.atomic_open(path, "w", newline="", arg="--out") as f:
                 csv.writer(f).writerows(keep)
 
@@ -329,13 +329,15 @@ class Trainer:
             return states.to(self.device)
         return torch.as_tensor(self.puzzle.encode(states)).to(self.device)
 
-    def _targets(self, b: Batch | TensorBatch) -> torch.Tensor:
+    def targets(self, b: Batch | TensorBatch) -> torch.Tensor:
+        """The regression or classification targets of batch ``b`` under the run's target
+        (:mod:`learning.targets`), computed as a training step computes them."""
         return self.objective.targets(self, b)
 
     def step(self, b: Batch | TensorBatch) -> float:
         """One training iteration on batch ``b``; returns its loss."""
         self.objective.before_step(self)
-        loss = self.update(b, self._targets(b))
+        loss = self.update(b, self.targets(b))
         self.objective.after_update(self)
         self.iteration += 1
         self.states_seen += self._global_states(b)
@@ -394,7 +396,7 @@ class Trainer:
     def _check_target(self) -> None:
         self.objective.at_check(self)
 
-    def _set_target(self) -> None:
+    def set_target(self) -> None:
         """Replace the target network by a copy of the trained one."""
         set_target_network(self)
 
@@ -546,7 +548,7 @@ class Trainer:
         stop = threading.Event()
         agreed = False  # every process raised KeyboardInterrupt after the same iteration
         if self.dist is None:
-            restore = _stop_on_sigterm()
+            restore = stop_on_sigterm()
         else:
             from learning.distributed import stop_on_signals
 

@@ -15,7 +15,7 @@ Additive patterns
 -----------------
 Only moves of pattern tiles count; the blank moves freely. The build is a breadth-first search
 over (placement of the pattern tiles, region of non-pattern cells holding the blank); see
-``_additive_kernels``. The stored value of a placement is the minimum over its blank regions, so
+``additive_kernels``. The stored value of a placement is the minimum over its blank regions, so
 the sum over disjoint patterns is a lower bound on the true distance. Reflection (``-reflect``):
 ``max(h(s), h(T s))`` where ``T`` mirrors the board about the main diagonal (Korf & Felner); it
 reads the same tables.
@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import InputError
-from pdb_builders import _additive_kernels as _k
+from pdb_builders import additive_kernels as _k
 from pdb_builders.catalog import TableSpec
 from pdb_builders.ranking import SCHEME, num_placements
 

@@ -5,7 +5,7 @@ Coordinates (each a projection that moves and U-D symmetries act on):
 
 * corner part ``C = set * 2187 + twist``: ``set`` ranks which 4 of the 8 corner positions hold
   the U-layer corners (URF UFL ULB UBR; ``0 .. 69`` in increasing order of the position
-  bitmask), ``twist`` is the twist of all 8 corners (``pdb_builders._cube_tables.twist_rank``);
+  bitmask), ``twist`` is the twist of all 8 corners (``pdb_builders.cube_tables.twist_rank``);
   153,090 values;
 * edge part ``E = set * 16 + flips``: ``set`` ranks which 4 of the 12 edge positions hold the
   E-slice edges (FR FL BL BR; ``0 .. 494``), bit ``j`` of ``flips`` is the flip (the usual
@@ -291,7 +291,7 @@ def build(metric: str, corner_part: str = "full", edge_part: str = "full",
     than ``backward_ratio`` times the unseen entries. Returns the table and build statistics.
     """
     from pdb_builders import _cube_coset_bfs as K
-    from pdb_builders._cube_tables import count_value
+    from pdb_builders.cube_tables import count_value
 
     t0 = time.perf_counter()
     sp = coset_space(metric, corner_part, edge_part)

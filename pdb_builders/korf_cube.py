@@ -1,7 +1,7 @@
 """Cube pattern databases: Korf's (1997) corner and 6-edge databases and the full 2x2x2 table.
 
 Every database is a projection of the cube onto some of its pieces, indexed by a coordinate
-(see :mod:`pdb_builders._cube_tables`), and built by breadth-first search from the solved
+(see :mod:`pdb_builders.cube_tables`), and built by breadth-first search from the solved
 state with coordinate move tables: a child index costs one table lookup per coordinate part,
 never a rank/unrank. Layers are expanded forward (frontier states mark unseen children) while
 the frontier is small and backward (unseen states look for a neighbour in the last layer) once
@@ -215,7 +215,7 @@ def edge_pattern_name(edges: Sequence[int]) -> str:
 # ----------------------------------------------------------------------------- move tables
 @functools.lru_cache(maxsize=8)
 def _corner_tables(metric: str, cube2: bool) -> tuple[np.ndarray, np.ndarray]:
-    from pdb_builders import _cube_tables as K
+    from pdb_builders import cube_tables as K
 
     moves = cubie_moves(metric, "URF" if cube2 else FACES)
     inv = moves.corner_inverse()
@@ -247,7 +247,7 @@ def edge_move_table(metric: str, k: int) -> np.ndarray:
     The table acts on positions, so every set of ``k`` edges shares it; only the solved
     index (:func:`goal_index`) differs between edge sets.
     """
-    from pdb_builders import _cube_tables as K
+    from pdb_builders import cube_tables as K
 
     moves = cubie_moves(metric)
     return K.edge_move_table(k, moves.edge_inverse(), np.ascontiguousarray(moves.eo))
@@ -269,7 +269,7 @@ def pattern_tables(metric: str, pattern: Pattern) -> tuple[np.ndarray, np.ndarra
 
 def goal_index(pattern: Pattern) -> int:
     """Index of the solved state in ``pattern``'s table."""
-    from puzzles._perm_ranks import rank_partial
+    from puzzles.perm_ranks import rank_partial
 
     if pattern.kind == "edge":
         return int(rank_partial(np.asarray(pattern.edges, np.int64), 12)) << len(pattern.edges)
@@ -279,7 +279,7 @@ def goal_index(pattern: Pattern) -> int:
 # ----------------------------------------------------------------------------- indexing states
 def pattern_index(pattern: Pattern, cubies: tuple[np.ndarray, ...]) -> np.ndarray:
     """``(B,)`` int64 indices of cubie-level states ``(cp, co (B, 8), ep, eo (B, 12))``."""
-    from pdb_builders import _cube_tables as K
+    from pdb_builders import cube_tables as K
 
     cp, co, ep, eo = (np.ascontiguousarray(np.atleast_2d(x), dtype=np.int64) for x in cubies)
     if pattern.kind == "edge":
@@ -301,7 +301,7 @@ def build(metric: str, pattern: Pattern | str, progress: bool = False,
     A layer is expanded backward once the frontier holds more than ``backward_ratio`` times the
     unseen states. Returns the table and build statistics (seconds, layer sizes, directions).
     """
-    from pdb_builders import _cube_tables as K
+    from pdb_builders import cube_tables as K
 
     if isinstance(pattern, str):
         pattern = parse_pattern(pattern)

@@ -1,4 +1,4 @@
-"""Ranking of permutations and partial permutations (validated wrappers of ``puzzles._perm_ranks``).
+"""Ranking of permutations and partial permutations (validated wrappers of ``puzzles.perm_ranks``).
 
 A placement of ``k`` pattern pieces among ``n`` cells is a ``(k,)`` array of distinct cells;
 its rank lies in ``0 .. num_placements(n, k) - 1`` where ``num_placements(n, k) = n!/(n-k)!``
@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from core.errors import InputError
-from puzzles import _perm_ranks as _k
+from puzzles import perm_ranks as _k
 
 SCHEME = "partial-perm-lex"
 

@@ -1,5 +1,5 @@
 """Numba kernels for cube coordinates: orientation ranking and breadth-first search (permutations
-are ranked by ``puzzles._perm_ranks``).
+are ranked by ``puzzles.perm_ranks``).
 
 Arrays and scalars only; the public wrappers in ``puzzles.cube`` check shapes and dtypes.
 """

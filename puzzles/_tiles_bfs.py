@@ -1,7 +1,7 @@
 """Numba kernel for sliding-tile puzzles: the exhaustive breadth-first search of a small board.
 
 Arrays and scalars only; the checked public wrapper is ``puzzles.exhaustive``. States are stored
-at their lexicographic rank (``puzzles._perm_ranks``).
+at their lexicographic rank (``puzzles.perm_ranks``).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from puzzles._perm_ranks import perm_rank, perm_unrank
+from puzzles.perm_ranks import perm_rank, perm_unrank
 
 
 @njit(cache=True)

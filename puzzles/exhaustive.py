@@ -33,7 +33,7 @@ def _as_perms(states: np.ndarray) -> np.ndarray:
 
 def perm_ranks(states: np.ndarray) -> np.ndarray:
     """Lexicographic ranks of permutations: ``(B, n) -> (B,)`` int64 (``(n,)`` -> ``(1,)``)."""
-    from puzzles._perm_ranks import rank_partial_batch
+    from puzzles.perm_ranks import rank_partial_batch
 
     perms = _as_perms(states)
     return rank_partial_batch(perms, perms.shape[1])
@@ -41,7 +41,7 @@ def perm_ranks(states: np.ndarray) -> np.ndarray:
 
 def perm_unranks(ranks: np.ndarray, n: int) -> np.ndarray:
     """Permutations of lexicographic ``ranks`` (B,): ``(B, n)`` uint8."""
-    from puzzles._perm_ranks import perm_unrank_batch
+    from puzzles.perm_ranks import perm_unrank_batch
 
     r = np.atleast_1d(np.asarray(ranks, dtype=np.int64))
     if r.ndim != 1:

@@ -47,7 +47,8 @@ ACTION_NAMES = ("U", "D", "L", "R")
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 
-def _is_goal_code(codes: np.ndarray) -> np.ndarray:
+def is_goal_code(codes: np.ndarray) -> np.ndarray:
+    """Where ``codes`` (cell codes, any shape) mark a goal: empty, under a box or under the agent."""
     return (codes == GOAL) | (codes == BOX_GOAL) | (codes == AGENT_GOAL)
 
 
@@ -73,16 +74,17 @@ class Sokoban(Puzzle):
         self.state_dim = size * size
         self.name = "sokoban" if size == 10 else f"sokoban{size}"
         n = size
-        # the cell one and two steps away per action, -1 off the board
-        self._step1 = np.full((n * n, 4), -1, dtype=np.int64)
-        self._step2 = np.full((n * n, 4), -1, dtype=np.int64)
+        #: ``(n * n, 4)`` int64: the cell one step away from each cell per action, -1 off the board
+        self.step1 = np.full((n * n, 4), -1, dtype=np.int64)
+        #: the same two steps away (where a pushed box lands)
+        self.step2 = np.full((n * n, 4), -1, dtype=np.int64)
         for c in range(n * n):
             r, q = divmod(c, n)
             for a, (dr, dq) in enumerate(_DELTAS):
                 if 0 <= r + dr < n and 0 <= q + dq < n:
-                    self._step1[c, a] = (r + dr) * n + q + dq
+                    self.step1[c, a] = (r + dr) * n + q + dq
                 if 0 <= r + 2 * dr < n and 0 <= q + 2 * dq < n:
-                    self._step2[c, a] = (r + 2 * dr) * n + q + 2 * dq
+                    self.step2[c, a] = (r + 2 * dr) * n + q + 2 * dq
 
     # ------------------------------------------------------------------ dynamics
     def goal(self) -> np.ndarray:
@@ -112,8 +114,8 @@ class Sokoban(Puzzle):
         """Every state of ``s`` after ``action``: ``(children, legal)``; illegal rows are copies."""
         rows = np.arange(s.shape[0])
         agent = np.argmax((s == AGENT) | (s == AGENT_GOAL), axis=1)
-        t = self._step1[agent, action]
-        t2 = self._step2[agent, action]
+        t = self.step1[agent, action]
+        t2 = self.step2[agent, action]
         ct = np.where(t >= 0, s[rows, np.maximum(t, 0)], WALL)
         ct2 = np.where(t2 >= 0, s[rows, np.maximum(t2, 0)], WALL)
         free = (ct == FLOOR) | (ct == GOAL)
@@ -122,7 +124,7 @@ class Sokoban(Puzzle):
         out = s.copy()
         r = rows[ok]
         out[r, agent[ok]] = np.where(s[r, agent[ok]] == AGENT_GOAL, GOAL, FLOOR)
-        out[r, t[ok]] = np.where(_is_goal_code(ct[ok]), AGENT_GOAL, AGENT)
+        out[r, t[ok]] = np.where(is_goal_code(ct[ok]), AGENT_GOAL, AGENT)
         p = rows[push]
         out[p, t2[push]] = np.where(ct2[push] == GOAL, BOX_GOAL, BOX)
         return out, ok
@@ -166,7 +168,7 @@ class Sokoban(Puzzle):
         if agents.size != 1:
             raise InputError(f"{what}: a level has one agent, this one {agents.size}")
         boxes = int(((s == BOX) | (s == BOX_GOAL)).sum())
-        goals = int(_is_goal_code(s).sum())
+        goals = int(is_goal_code(s).sum())
         if boxes == 0:
             raise InputError(f"{what}: the level has no box")
         if boxes != goals:
@@ -182,7 +184,7 @@ class Sokoban(Puzzle):
                 raise InputError(f"{what}: the level is not closed by walls (the agent can reach "
                                  f"row {r + 1}, column {q + 1} on the edge)")
             for a in range(4):
-                t = int(self._step1[c, a])
+                t = int(self.step1[c, a])
                 if t >= 0 and not seen[t] and s[t] != WALL:
                     seen[t] = True
                     queue.append(t)
@@ -245,7 +247,7 @@ class Sokoban(Puzzle):
         o = options or self.level_options
         if steps is not None:
             o = replace(o, steps=steps)
-        return levels.generate(self.size, boxes or self.boxes, self._step1, rng, o.checked())
+        return levels.generate(self.size, boxes or self.boxes, self.step1, rng, o.checked())
 
     def solved_level(self, rng: np.random.Generator, boxes: int | None = None
                      ) -> np.ndarray | None:
@@ -285,7 +287,7 @@ class Sokoban(Puzzle):
         each ends at most ``depth`` moves from a goal state."""
         depths = np.asarray(depths, dtype=np.int64)
         s, agent, actions, pulls = self._walk_start(depths, rng)
-        reverse_walk_steps(s, agent, depths, self._step1, actions, pulls)
+        reverse_walk_steps(s, agent, depths, self.step1, actions, pulls)
         return s
 
     def labelled_reverse_walks(self, depths: np.ndarray, rng: np.random.Generator
@@ -299,7 +301,7 @@ class Sokoban(Puzzle):
         s, agent, actions, pulls = self._walk_start(depths, rng)
         taken = np.zeros(depths.size, dtype=np.int64)
         last = np.zeros(depths.size, dtype=np.int64)
-        labelled_reverse_walk_steps(s, agent, depths, self._step1, actions, pulls, taken, last)
+        labelled_reverse_walk_steps(s, agent, depths, self.step1, actions, pulls, taken, last)
         return s, np.where(last >= 0, last ^ 1, -1), taken
 
     def scramble(self, n: int, depth: int, rng: np.random.Generator

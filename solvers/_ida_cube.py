@@ -45,9 +45,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from heuristics._cube_lookup import corner_value, korf_value
 from heuristics.base import IdaSpec
-from pdb_builders._cube_tables import nibble
+from heuristics.cube_lookup import corner_value, korf_value
+from pdb_builders.cube_tables import nibble
 from puzzles.base import Puzzle
 from puzzles.permutations import parity
 from solvers._ida_engine import EXP, GEN, INF, ITER_DONE, NEXT, PAUSED, SOLVED, drive
@@ -244,7 +244,7 @@ def _kernel_args(puzzle: Puzzle, spec: IdaSpec) -> tuple[Any, ...]:
 
 def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray:
     """``(B, L)`` facelet states -> ``(B, 6)`` int64 ``cp, tw, eA, eB, e1, e2``."""
-    from pdb_builders import _cube_tables as K
+    from pdb_builders import cube_tables as K
     from pdb_builders import korf_cube as kc
 
     p = spec.params

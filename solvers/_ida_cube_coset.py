@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from heuristics._cube_lookup import corner_value
 from heuristics.base import IdaSpec
+from heuristics.cube_lookup import corner_value
 from puzzles.base import Puzzle
 from solvers._ida_cube import CubeFamilySearch, _allowed, search_with
 from solvers._ida_engine import EXP, GEN, ITER_DONE, NEXT, PAUSED, SOLVED
@@ -296,9 +296,9 @@ _NODE_ARGS = tuple(ARG_NAMES.index(n) for n in (
 
 def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray:
     """``(B, L)`` facelet states -> ``(B, 10)`` int64 node coordinates."""
-    from pdb_builders import _cube_tables as K
     from pdb_builders import cube_coset as cc
     from pdb_builders import cube_symmetry as S
+    from pdb_builders import cube_tables as K
     from pdb_builders import korf_cube as kc
 
     p = spec.params

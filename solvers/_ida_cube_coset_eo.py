@@ -321,9 +321,9 @@ def _kernel_args(puzzle: Puzzle, spec: IdaSpec) -> tuple[Any, ...]:
 
 def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray:
     """``(B, L)`` facelet states -> ``(B, 10)`` int64 node coordinates."""
-    from pdb_builders import _cube_tables as K
     from pdb_builders import cube_coset_eo as ce
     from pdb_builders import cube_symmetry as S
+    from pdb_builders import cube_tables as K
     from pdb_builders import korf_cube as kc
 
     p = spec.params

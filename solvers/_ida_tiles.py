@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from heuristics._tiles_conflicts import line_conflicts
 from heuristics.base import IdaSpec
-from pdb_builders._additive_kernels import entry_value, sparse_index, table_get
+from heuristics.tiles_conflicts import line_conflicts
+from pdb_builders.additive_kernels import entry_value, sparse_index, table_get
 from puzzles.npuzzle import blank_moves_table
 from solvers._ida_engine import EXP, GEN, NEXT, U, drive
 from solvers._ida_tiles_pdb import run_pdb

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pdb_builders._additive_kernels import entry_value, table_get
+from pdb_builders.additive_kernels import entry_value, table_get
 from solvers._ida_engine import ITER_DONE, PAUSED, SOLVED, U
 
 
@@ -31,7 +31,7 @@ def run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndar
     (``undo_n[d]`` of them) to restore them when the search comes back. ``sums[d]`` = (plain
     sum, reflected sum) at depth ``d``; ``moves`` is ``(n * 4,)``.
 
-    ``sparse``: the tables are in the sparse layout (``pdb_builders._additive_kernels.
+    ``sparse``: the tables are in the sparse layout (``pdb_builders.additive_kernels.
     sparse_layout``), one after the other in ``flat`` (nibbles when ``fpacked``), and ``idx[e]``
     holds each term's index there, moved by ``dep_w`` times the moved piece's change of cell
     (logged in ``undo_i``); otherwise each lookup ranks its placement in ``tables``.

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from puzzles import _cube_coords as k
-from puzzles._perm_ranks import rank_partial_batch, unrank_partial_batch
 from puzzles.cube import Cube2, cube2_index, cube2_unindex
+from puzzles.perm_ranks import rank_partial_batch, unrank_partial_batch
 
 # published 2x2x2 counts of positions per depth (DBL corner fixed), half-turn and quarter-turn metric
 HTM_COUNTS = [1, 9, 54, 321, 1847, 9992, 50136, 227536, 870072, 1887748, 623800, 2644]

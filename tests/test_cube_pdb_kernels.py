@@ -8,9 +8,9 @@ from collections import deque
 import numpy as np
 import pytest
 
-from pdb_builders import _cube_tables as K
+from pdb_builders import cube_tables as K
 from pdb_builders import korf_cube as kc
-from puzzles._perm_ranks import rank_partial, unrank_partial
+from puzzles.perm_ranks import rank_partial, unrank_partial
 
 # ----------------------------------------------------------------------------- naive references
 

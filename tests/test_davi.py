@@ -171,7 +171,7 @@ def test_polyak_and_diffusion_targets(toy, tmp_path):
     assert t.target is not None and t.target_updates == 20
     d = Trainer(_cfg(toy, target="diffusion"), tmp_path / "diff", puzzle=toy, progress=False)
     b = make_batch(toy, 0, seed=0, batch=32, k_max=12, with_children=False)
-    y = d._targets(b).numpy()
+    y = d.targets(b).numpy()
     np.testing.assert_array_equal(y, np.where(b.is_goal, 0, b.depths))
     d.train(60)
     h = ValueNetHeuristic(toy, model=tmp_path / "diff")

@@ -7,7 +7,7 @@ import pytest
 
 from core.errors import InputError
 from core.registry import get_heuristic, get_puzzle
-from heuristics import _tiles_conflicts as tk
+from heuristics import tiles_conflicts as tk
 from tests import tiles_reference as ref
 
 LAYOUTS = ("blank-first", "blank-last")

@@ -1,4 +1,4 @@
-"""The one permutation ranking (``puzzles._perm_ranks``) against a naive pure-Python ranking, as
+"""The one permutation ranking (``puzzles.perm_ranks``) against a naive pure-Python ranking, as
 every caller reaches it: the tile tables (``puzzles.exhaustive``), the PDB placements
 (``pdb_builders.ranking``), the 2x2x2 index and the cube pattern coordinates."""
 
@@ -9,10 +9,9 @@ import itertools
 import numpy as np
 import pytest
 
-from pdb_builders import _cube_tables as cube_tables
+from pdb_builders import cube_tables, ranking
 from pdb_builders import korf_cube as kc
-from pdb_builders import ranking
-from puzzles import _perm_ranks as R
+from puzzles import perm_ranks as R
 from puzzles.exhaustive import perm_ranks, perm_unranks
 
 

@@ -129,7 +129,7 @@ def test_sokoban_labelled_walks_equal_a_plain_walk_and_their_label_undoes_the_la
     s = levels.copy()
     agent = np.argmax(s == AGENT, axis=1)
     taken, last = np.zeros(60, dtype=np.int64), np.zeros(60, dtype=np.int64)
-    labelled_reverse_walk_steps(s, agent, depths, p._step1, actions, pulls, taken, last)
+    labelled_reverse_walk_steps(s, agent, depths, p.step1, actions, pulls, taken, last)
     for i in range(60):
         seen, steps = _plain_labelled_walk(p, levels[i], actions[i, :depths[i]],
                                            pulls[i, :depths[i]])

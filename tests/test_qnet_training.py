@@ -52,7 +52,7 @@ def test_q_learning_targets_from_the_target_network(tmp_path):
     y0 = t.objective.targets(t, b)
     assert torch.all(y0[b.valid] == 1.0)  # no target network yet: Q_target = 0
     t.train(3)
-    t._set_target()
+    t.set_target()
     y = t.objective.targets(t, b).numpy()
     p8 = t.puzzle
     children = b.children.numpy()

@@ -239,10 +239,10 @@ def _reference_reverse_steps(p, s, depths, actions, pulls):
         ag = int(np.flatnonzero((s[i] == AGENT) | (s[i] == AGENT_GOAL))[0])
         for k in range(int(depths[i])):
             a = int(actions[i, k])
-            t = int(p._step1[ag, a])
+            t = int(p.step1[ag, a])
             if t < 0 or s[i, t] in (WALL, BOX, BOX_GOAL):
                 continue
-            behind = int(p._step1[ag, a ^ 1])
+            behind = int(p.step1[ag, a ^ 1])
             pull = behind >= 0 and bool(pulls[i, k]) and s[i, behind] in (BOX, BOX_GOAL)
             s[i, ag] = GOAL if s[i, ag] == AGENT_GOAL else FLOOR
             if pull:
@@ -267,7 +267,7 @@ def test_reverse_walk_kernel_matches_a_plain_reference(p):
     want = _reference_reverse_steps(p, start, depths, actions, pulls)
     got = start.copy()
     agent = np.argmax(got == AGENT, axis=1)
-    reverse_walk_steps(got, agent, depths, p._step1, actions, pulls)
+    reverse_walk_steps(got, agent, depths, p.step1, actions, pulls)
     assert (got == want).all()
     assert (got != start).any(axis=1).mean() > 0.5  # most walks moved something
     moved = (got == BOX).any(axis=1) | ((got == BOX_GOAL).sum(axis=1) < p.boxes)
@@ -303,7 +303,7 @@ def test_batched_rooms_are_carved_as_one_room_is(p):
             if c in seen or c not in floor:
                 continue
             seen.add(c)
-            todo.extend(int(x) for x in p._step1[c] if x >= 0)
+            todo.extend(int(x) for x in p.step1[c] if x >= 0)
         assert seen == floor
     # the same process: the floor sizes agree in distribution (means within 3 %)
     a, b = (rooms == FLOOR).sum(axis=1).mean(), (single == FLOOR).sum(axis=1).mean()

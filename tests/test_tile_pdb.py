@@ -188,7 +188,7 @@ def test_concurrent_first_use_builds_once(tmp_path) -> None:
 
 @pytest.mark.parametrize("packed", [False, True])
 def test_sparse_layout_holds_every_ranked_entry(packed: bool) -> None:
-    from pdb_builders._additive_kernels import sparse_layout, table_get
+    from pdb_builders.additive_kernels import sparse_layout, table_get
 
     n, k = 9, 3
     values = np.random.default_rng(5).integers(0, 16, ranking.num_placements(n, k)).astype(np.uint8)

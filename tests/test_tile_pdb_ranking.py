@@ -10,7 +10,7 @@ import pytest
 
 from core.errors import InputError
 from pdb_builders import ranking
-from puzzles._perm_ranks import rank_partial, unrank_partial
+from puzzles.perm_ranks import rank_partial, unrank_partial
 
 
 def naive_rank(pos: tuple[int, ...], n: int) -> int:

@@ -54,7 +54,7 @@ def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int,
                           data=data, device=device)
         t = Trainer(cfg, tmp, progress=False)
         if t.objective.target_network:  # every iteration pays for the target network
-            t._set_target()
+            t.set_target()
         sync = (torch.cuda.synchronize if t.device.type == "cuda" else (lambda: None))
         parts = {"data": 0.0, "target": 0.0, "update": 0.0}
         for i in range(3 + iterations):
@@ -62,7 +62,7 @@ def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int,
             b = t.make_batch(i)
             sync()
             t1 = time.perf_counter()
-            y = t._targets(b)
+            y = t.targets(b)
             sync()
             t2 = time.perf_counter()
             t.update(b, y)

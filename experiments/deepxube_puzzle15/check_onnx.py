@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     if not (np.sort(states, axis=1) == np.arange(16)).all() or not solvable(states, 4).all():
         sys.exit("a state of DeepXube's random walks is not a solvable project puzzle15 state")
     h = OnnxHeuristic(puzzle, model=model)
-    raw = h._forward(states)[:, 0]
+    raw = h.raw_outputs(states)[:, 0]
     ours = h(states)
     theirs = np.array(check["deepxube_values"])
     gap = np.abs(ours - theirs)

@@ -136,13 +136,13 @@ class Teacher:
         self.sha256 = str(ckpt.get("weights_sha256", ""))
         ev = NetworkEvaluator()
         ev.puzzle, ev.model_path = puzzle, path
-        ev._load_network(ckpt, puzzle, str(device.type), None, "float32")
+        ev.load_network(ckpt, puzzle, str(device.type), None, "float32")
         self.evaluator = ev
         self.path = path
 
     def values(self, states: np.ndarray) -> np.ndarray:
         """``(N, L) -> (N,)`` float32 values, clipped at 0 (goals are the caller's)."""
-        _, out = self.evaluator._forward(states, 1)
+        _, out = self.evaluator.raw_outputs(states, 1)
         return np.maximum(out[:, 0], 0.0)
 
 

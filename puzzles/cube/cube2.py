@@ -50,7 +50,7 @@ def cube2_index(cp: np.ndarray, co: np.ndarray) -> np.ndarray:
     The solved cube has index 0.
     """
     from puzzles import _cube_coords as k
-    from puzzles._perm_ranks import rank_partial_batch
+    from puzzles.perm_ranks import rank_partial_batch
 
     cp = _int_array(cp, (8,), "cp")
     co = _int_array(co, (8,), "co")
@@ -62,7 +62,7 @@ def cube2_index(cp: np.ndarray, co: np.ndarray) -> np.ndarray:
 def cube2_unindex(index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Inverse of ``cube2_index``: ``(B,) -> (cp (B, 8), co (B, 8))`` int64."""
     from puzzles import _cube_coords as k
-    from puzzles._perm_ranks import unrank_partial_batch
+    from puzzles.perm_ranks import unrank_partial_batch
 
     index = np.atleast_1d(np.asarray(index))
     if index.ndim != 1 or not np.issubdtype(index.dtype, np.integer):

@@ -17,7 +17,7 @@ map ``inv[j] = i``) and its orientation there changes by ``m.co[i]`` / ``m.eo[i]
 Coordinates (all ranks are mixed-radix "partial permutation" ranks: the ``j``-th tracked
 piece's position is encoded by how many still-free positions lie below it):
 
-* ``rank_partial(pos, n)`` (``puzzles._perm_ranks``): ranks the positions ``pos[0..k-1]`` of
+* ``rank_partial(pos, n)`` (``puzzles.perm_ranks``): ranks the positions ``pos[0..k-1]`` of
   ``k`` tracked pieces among ``n`` positions, ``0 .. n!/(n-k)! - 1``; the solved arrangement
   ``pos[j] == j`` has rank 0.
 * corner twist: ``sum_{i<n-1} co[i] * 3**(n-2-i)`` over positions (the last is implied).
@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from puzzles._perm_ranks import rank_partial, unrank_partial
+from puzzles.perm_ranks import rank_partial, unrank_partial
 
 UNSEEN = 255
 

@@ -2,7 +2,7 @@
 
 Canonical layout: the blank-first goal on a ``w x w`` board, ``n = w * w`` cells (tile ``t``'s
 goal cell is ``t``). A pattern is ``k`` tiles; a placement is the ``(k,)`` cells they occupy,
-ranked by :mod:`puzzles._perm_ranks`.
+ranked by :mod:`puzzles.perm_ranks`.
 
 Abstract state of the build = (placement, blank region): the blank's moves are free, so all blank
 positions in one connected region of non-pattern cells are one state. A state is coded as
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from puzzles._perm_ranks import rank_partial, unrank_partial
+from puzzles.perm_ranks import rank_partial, unrank_partial
 
 UNSEEN = 255
 

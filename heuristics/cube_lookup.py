@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pdb_builders._cube_tables import nibble, twist_rank
-from puzzles._perm_ranks import rank_partial
+from pdb_builders.cube_tables import nibble, twist_rank
+from puzzles.perm_ranks import rank_partial
 
 
 @njit(cache=True, inline="always")
