@@ -19,7 +19,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from functools import cache
+from typing import (
+    Annotated,
+    Any,
+    Protocol,
+    cast,
+    get_args,
+    get_origin,
+    get_type_hints,
+    runtime_checkable,
+)
 
 import numpy as np
 
@@ -27,18 +37,103 @@ from puzzles.base import Puzzle
 
 
 @dataclass(frozen=True)
+class Arr:
+    """What a field of an IDA* record holds (``Annotated[np.ndarray, Arr("int64", 2)]``): an
+    array of that dtype (``"integer"``: any integer type) and number of dimensions (a ``tuple``
+    field: every array in it)."""
+
+    dtype: str
+    ndim: int
+
+
+@cache
+def _record_fields(cls: Any) -> tuple[tuple[str, Any, Arr | None], ...]:
+    """``(name, type, Arr or None)`` of each field of the record class ``cls``."""
+    hints = get_type_hints(cls, include_extras=True)
+    out = []
+    for name in vars(cls)["_fields"]:
+        if name not in hints:
+            raise TypeError(f"IDA* tables: {cls.__name__}.{name} has no type annotation")
+        hint = hints[name]
+        arr = None
+        if get_origin(hint) is Annotated:
+            hint, *meta = get_args(hint)
+            arr = next((m for m in meta if isinstance(m, Arr)), None)
+        out.append((name, get_origin(hint) or hint, arr))
+    return tuple(out)
+
+
+def check_record(record: Any) -> None:
+    """``TypeError`` unless ``record`` is a typed record (a ``typing.NamedTuple``) whose every
+    field holds what its annotation says: arrays of the declared dtype and dimensions, ``int``,
+    ``bool``. A plain tuple has no names and is refused; a record built by position in another
+    order fails on the first field whose array does not fit."""
+    cls = type(record)
+    if not (isinstance(record, tuple) and isinstance(vars(cls).get("_fields"), tuple)):
+        raise TypeError(f"IDA* tables: expected a typed record (a typing.NamedTuple of named "
+                        f"arrays), got {cls.__name__}")
+    values = cast(Any, record)._asdict()
+    for name, kind, arr in _record_fields(cast(Any, cls)):
+        value = values[name]
+        where = f"IDA* tables: {cls.__name__}.{name}"
+        if arr is not None:
+            items = value if kind is tuple and isinstance(value, tuple) else (value,)
+            if kind is tuple and (not isinstance(value, tuple) or not value):
+                raise TypeError(f"{where}: expected a non-empty tuple of arrays, got "
+                                f"{type(value).__name__}")
+            for a in items:
+                if not isinstance(a, np.ndarray):
+                    raise TypeError(f"{where}: expected an array, got {type(a).__name__}")
+                fits = (np.issubdtype(a.dtype, np.integer) if arr.dtype == "integer"
+                        else a.dtype == np.dtype(arr.dtype))
+                if not fits or a.ndim != arr.ndim:
+                    raise TypeError(f"{where}: expected {arr.ndim}-d {arr.dtype}, got "
+                                    f"{a.ndim}-d {a.dtype}")
+        elif kind is bool:
+            if not isinstance(value, bool | np.bool_):
+                raise TypeError(f"{where}: expected a bool, got {type(value).__name__}")
+        elif kind is int:
+            if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+                raise TypeError(f"{where}: expected an int, got {type(value).__name__}")
+
+
+def record_arrays(record: Any) -> tuple[np.ndarray, ...]:
+    """Every array of a record, in field order (those of a tuple field one by one)."""
+    out: list[np.ndarray] = []
+    for value in record:
+        for a in value if isinstance(value, tuple) else (value,):
+            if isinstance(a, np.ndarray):
+                out.append(a)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
 class IdaSpec:
     """What a Numba IDA* kernel needs to evaluate a heuristic per state.
 
-    ``family`` names the kernel family (``"tiles"``, ``"cube"``, ``"lights"``), ``kind`` the
-    heuristic within it (e.g. ``"manhattan"``, ``"additive-pdb"``, ``"cube-pdb-max"``), and
-    ``arrays`` the tables the kernel reads. ``params`` holds small scalars.
+    ``family`` names the kernel family (``"tiles"``, ``"cube"``, ``"lights"``: the module
+    ``solvers._ida_<family>``), ``kind`` the heuristic within it (e.g. ``"manhattan"``,
+    ``"additive-pdb"``, ``"cube-pdb-max"``: the family's search class for it), ``tables`` the
+    typed record of what the kernel reads (a ``typing.NamedTuple`` declared beside the
+    heuristic, its fields annotated ``Annotated[np.ndarray, Arr(dtype, ndim)]``, ``int`` or
+    ``bool``; ``None`` for a heuristic without tables), built by keyword and read by name, and
+    checked here (:func:`check_record`). ``params`` holds facts of the puzzle the kernel's
+    Python side reads (width, layout, metric, ...).
     """
 
     family: str
     kind: str
-    arrays: tuple[np.ndarray, ...] = ()
+    tables: Any = None
     params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.tables is not None:
+            check_record(self.tables)
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """Every array of ``tables`` (those whose pages IDA* maps before it searches)."""
+        return () if self.tables is None else record_arrays(self.tables)
 
 
 @runtime_checkable

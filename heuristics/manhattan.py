@@ -9,13 +9,21 @@ Both evaluate batches ``(B, N) uint8 -> (B,) int32`` and expose Numba IDA* specs
 from __future__ import annotations
 
 import time
+from typing import Annotated, NamedTuple
 
 import numpy as np
 
 from core.errors import InputError
 from heuristics import tiles_conflicts as _k
-from heuristics.base import Heuristic, IdaSpec
+from heuristics.base import Arr, Heuristic, IdaSpec
 from puzzles.base import Puzzle
+
+
+class TileDistanceTables(NamedTuple):
+    """What the tiles IDA* searches of Manhattan distance and linear conflicts read."""
+
+    #: ``(n, n)``: ``md[t, c]``, tile ``t``'s distance from cell ``c`` (blank-first layout)
+    md: Annotated[np.ndarray, Arr("int32", 2)]
 
 
 def tiles_puzzle_info(puzzle: Puzzle) -> tuple[int, str]:
@@ -75,7 +83,7 @@ class Manhattan(Heuristic):
         return int(self.md.nbytes)
 
     def ida_spec(self) -> IdaSpec:
-        return IdaSpec(family="tiles", kind="manhattan", arrays=(self.md,),
+        return IdaSpec(family="tiles", kind="manhattan", tables=TileDistanceTables(md=self.md),
                        params={"width": self.width, "layout": self.layout})
 
 
@@ -91,5 +99,6 @@ class LinearConflict(Manhattan):
         return _k.linear_conflict_batch(s, self.width, self.md)
 
     def ida_spec(self) -> IdaSpec:
-        return IdaSpec(family="tiles", kind="linear-conflict", arrays=(self.md,),
+        return IdaSpec(family="tiles", kind="linear-conflict",
+                       tables=TileDistanceTables(md=self.md),
                        params={"width": self.width, "layout": self.layout})

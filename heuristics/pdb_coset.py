@@ -28,16 +28,58 @@ Two options add lookups to the max (both off by default):
 from __future__ import annotations
 
 import time
+from typing import Annotated, NamedTuple
 
 import numpy as np
 
 from core.errors import InputError
 from core.pdb_decls import CUBE_PDBS
-from heuristics.base import Heuristic, IdaSpec
+from heuristics.base import Arr, Heuristic, IdaSpec
 from heuristics.pdb_cube import state_batch
 from puzzles.base import Puzzle
 
-#: ``probe_inverse`` values, in the kernel's order (``params["probe"]``)
+_I1 = Annotated[np.ndarray, Arr("integer", 1)]
+_I2 = Annotated[np.ndarray, Arr("integer", 2)]
+_I3 = Annotated[np.ndarray, Arr("integer", 3)]
+_I4 = Annotated[np.ndarray, Arr("integer", 4)]
+_U16 = Annotated[np.ndarray, Arr("uint16", 2)]
+_Bytes = Annotated[np.ndarray, Arr("uint8", 1)]
+
+
+class CosetTables(NamedTuple):
+    """What the IDA* search under ``pdb-coset`` (``solvers._ida_cube_coset``) reads."""
+
+    cpm: _U16  #: Korf's corner positions' move table (the goal test)
+    twm: _U16  #: corner twists' move table
+    em: _I2  #: Korf's 6-edge coordinates' move table
+    cmove: _I2  #: the coset corner coordinate's move table
+    emove: _I2  #: the coset edge coordinate's move table
+    classof: _I1  #: corner coordinate -> its symmetry class
+    symof: _I1  #: corner coordinate -> the symmetry to its class's representative
+    econj: _I2  #: edge coordinate conjugated by each symmetry
+    table: _Bytes  #: the coset table (one byte an entry)
+    amap: _I2  #: ``(3, A)``: move ``a`` seen along axis ``k``
+    ctab: _Bytes  #: Korf's corner table (or a projection; a placeholder without one)
+    imc: _I3  #: the inverse's corner update per move
+    ime: _I3  #: the inverse's edge update per move
+    cpos: _I2  #: corner positions read along each axis
+    cax: _I4  #: corner contributions to the axis coordinates
+    epos: _I2  #: edge positions read along each axis
+    eax: _I4  #: edge contributions to the axis coordinates
+    rank8: _I1  #: 8-bit subset ranks
+    rank12: _I1  #: 12-bit subset ranks
+    goal_a: int  #: the goal's coordinate of Korf's first edge set
+    goal_b: int  #: ... and of the second
+    ne: int  #: edge coordinates per corner class
+    use_corner: bool  #: ``ctab`` joins the max
+    ccpart: int  #: what ``ctab`` holds (``heuristics.pdb_cube.CORNER_PARTS``)
+    nt: int  #: corner twists
+    probe: int  #: ``PROBES.index(probe_inverse)``
+    cset: bool  #: the corner part is the set only
+    emode: int  #: how the inverse's edge coordinate is read (full, set, none)
+
+
+#: ``probe_inverse`` values, in the kernel's order (``CosetTables.probe``)
 PROBES = ("off", "near", "on")
 #: ``corner_pdb`` values: none, or a corner pattern of :mod:`pdb_builders.korf_cube`
 CORNER_PDBS = ("none", "corners", "corner-perm", "corner-twist")
@@ -170,22 +212,24 @@ class CosetCubePDB(Heuristic):
         sp = self.space
         amap = np.ascontiguousarray(S.axis_move_map(self.metric), dtype=np.int64)
         inv = cc.inverse_tables(self.metric)
-        # the order :func:`solvers._ida_cube_coset._kernel_args` unpacks
-        arrays: tuple[np.ndarray, ...] = (
-            cpm.astype(np.uint16), twm.astype(np.uint16), em, sp.cmove, sp.emove, sp.classof,
-            sp.symof.astype(np.int64), np.ascontiguousarray(sp.econj), self.table, amap,
-            self.corner_table,
-            *(inv[k] for k in ("imc", "ime", "cpos", "cax", "epos", "eax", "rank8", "rank12")))
         goals = [kc.goal_index(kc.parse_pattern(kc.edge_pattern_name(s))) for s in kc.KORF_EDGES]
-        num_actions = moves.num_actions
-        params = dict(
-            metric=self.metric, ne=sp.ne, corner_part=sp.corner_part, edge_part=sp.edge_part, goal_a=goals[0], goal_b=goals[1],
-            faces=tuple(int(f) for f in moves.faces),
-            clockwise=tuple(a % (2 if self.metric == "qtm" else 3) == 0
-                            for a in range(num_actions)),
+        tables = CosetTables(
+            cpm=cpm.astype(np.uint16), twm=twm.astype(np.uint16), em=em, cmove=sp.cmove,
+            emove=sp.emove, classof=sp.classof, symof=sp.symof.astype(np.int64),
+            econj=np.ascontiguousarray(sp.econj), table=self.table, amap=amap,
+            ctab=self.corner_table,
+            **{k: inv[k] for k in ("imc", "ime", "cpos", "cax", "epos", "eax", "rank8",
+                                   "rank12")},
+            goal_a=int(goals[0]), goal_b=int(goals[1]), ne=int(sp.ne),
             use_corner=self.corner_pattern is not None,
             ccpart=CORNER_PARTS[self.corner_pdb] if self.corner_pattern is not None else 0,
             nt=2187, probe=PROBES.index(self.probe_inverse), cset=sp.corner_part == "set",
-            emode=("full", "set", "none").index(sp.edge_part),
+            emode=("full", "set", "none").index(sp.edge_part))
+        num_actions = moves.num_actions
+        params = dict(
+            metric=self.metric, corner_part=sp.corner_part, edge_part=sp.edge_part,
+            faces=tuple(int(f) for f in moves.faces),
+            clockwise=tuple(a % (2 if self.metric == "qtm" else 3) == 0
+                            for a in range(num_actions)),
         )
-        return IdaSpec(family="cube_coset", kind="coset-3axis", arrays=arrays, params=params)
+        return IdaSpec(family="cube_coset", kind="coset-3axis", tables=tables, params=params)

@@ -24,16 +24,54 @@ stand-ins of the tests.
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from core.errors import InputError
 from core.pdb_decls import CUBE_PDBS
 from heuristics.base import Heuristic, IdaSpec
+from heuristics.pdb_coset import _I1, _I2, _I3, _I4, _U16, _Bytes
 from heuristics.pdb_cube import state_batch
 from puzzles.base import Puzzle
 
-#: ``probe_inverse`` values, in the kernel's order (``params["probe"]``)
+
+class CosetEOTables(NamedTuple):
+    """What the IDA* search under ``pdb-coset-eo`` (``solvers._ida_cube_coset_eo``) reads (the
+    fields it shares with ``heuristics.pdb_coset.CosetTables`` mean the same)."""
+
+    cpm: _U16
+    twm: _U16
+    em: _I2
+    cmove: _I2
+    emove: _I2
+    classof: _I1
+    symof: _I1
+    econj: _I2
+    table: _Bytes  #: the two-bit codes, four entries a byte
+    amap: _I2
+    fconj: _I2  #: the fallback table's edge coordinate conjugated by each symmetry
+    eproj: _I1  #: edge coordinate -> the fallback table's
+    ftab: _Bytes  #: the fallback table (one byte an entry)
+    imc: _I3
+    ime: _I3
+    cpos: _I2
+    cax: _I4
+    epos: _I2
+    eax: _I4
+    rank8: _I1
+    rank12: _I1
+    goal_a: int
+    goal_b: int
+    ne: int  #: edge coordinates per corner class
+    base: int  #: the value of code 0 ("at most base"); codes 1..3 give base + code
+    nf: int  #: the fallback table's edge coordinates per corner class
+    probe: int  #: ``PROBES.index(probe_inverse)``
+    cset: bool
+    emode: int  #: how the inverse's edge coordinate is read (``_EMODE``)
+
+
+#: ``probe_inverse`` values, in the kernel's order (``CosetEOTables.probe``)
 PROBES = ("off", "near", "on")
 #: the kernel's ``emode`` of each edge part (its way of reading the inverse's edge coordinate)
 _EMODE = {"slice": 0, "set": 1, "eo": 3}
@@ -139,22 +177,24 @@ class CosetEOCubePDB(Heuristic):
         inv = dict(cc.inverse_tables(self.metric))
         if sp.edge_part == "eo":
             inv["eax"] = _eo_eax()
-        arrays = (cpm.astype(np.uint16), twm.astype(np.uint16), em, sp.cmove, sp.emove,
-                  sp.classof, sp.symof.astype(np.int64), np.ascontiguousarray(sp.econj),
-                  self.table, amap, np.ascontiguousarray(fsp.econj),
-                  np.ascontiguousarray(self.eproj), self.ftable,
-                  *(inv[k] for k in ("imc", "ime", "cpos", "cax", "epos", "eax", "rank8",
-                                     "rank12")))
         goals = [kc.goal_index(kc.parse_pattern(kc.edge_pattern_name(s))) for s in kc.KORF_EDGES]
+        tables = CosetEOTables(
+            cpm=cpm.astype(np.uint16), twm=twm.astype(np.uint16), em=em, cmove=sp.cmove,
+            emove=sp.emove, classof=sp.classof, symof=sp.symof.astype(np.int64),
+            econj=np.ascontiguousarray(sp.econj), table=self.table, amap=amap,
+            fconj=np.ascontiguousarray(fsp.econj), eproj=np.ascontiguousarray(self.eproj),
+            ftab=self.ftable,
+            **{k: inv[k] for k in ("imc", "ime", "cpos", "cax", "epos", "eax", "rank8",
+                                   "rank12")},
+            goal_a=int(goals[0]), goal_b=int(goals[1]), ne=int(sp.ne), base=self.base,
+            nf=int(fsp.ne), probe=PROBES.index(self.probe_inverse),
+            cset=sp.corner_part == "set", emode=_EMODE[sp.edge_part])
         params = dict(
-            metric=self.metric, ne=sp.ne, nf=fsp.ne, base=self.base,
-            corner_part=sp.corner_part, edge_part=sp.edge_part,
-            goal_a=goals[0], goal_b=goals[1], faces=tuple(int(f) for f in moves.faces),
+            metric=self.metric, corner_part=sp.corner_part, edge_part=sp.edge_part,
+            faces=tuple(int(f) for f in moves.faces),
             clockwise=tuple(a % (2 if self.metric == "qtm" else 3) == 0
-                            for a in range(moves.num_actions)),
-            probe=PROBES.index(self.probe_inverse), cset=sp.corner_part == "set",
-            emode=_EMODE[sp.edge_part])
-        return IdaSpec(family="cube_coset_eo", kind="coset-eo-6probe", arrays=arrays,
+                            for a in range(moves.num_actions)))
+        return IdaSpec(family="cube_coset_eo", kind="coset-eo-6probe", tables=tables,
                        params=params)
 
 

@@ -15,16 +15,43 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Annotated, NamedTuple
 
 import numpy as np
 
 from core.errors import InputError
 from core.pdb_decls import CUBE_PDBS
 from core.registry import CUBE_NAMES
-from heuristics.base import Heuristic, IdaSpec
+from heuristics.base import Arr, Heuristic, IdaSpec
 from puzzles.base import Puzzle
 
 CORNER_PARTS = {"corners": 0, "corner-perm": 1, "corner-twist": 2, "cube2-full": 0}
+
+#: a move table (``(entries, actions)``) and a 4-bit packed database
+_Moves = Annotated[np.ndarray, Arr("integer", 2)]
+_Packed = Annotated[np.ndarray, Arr("uint8", 1)]
+
+
+class KorfTables(NamedTuple):
+    """What the cube IDA* search (``solvers._ida_cube``) reads of Korf's databases: the
+    corner table and two edge tables, with the move tables of their coordinates."""
+
+    cpm: Annotated[np.ndarray, Arr("uint16", 2)]  #: corner positions' move table
+    twm: Annotated[np.ndarray, Arr("uint16", 2)]  #: corner twists' move table
+    em: _Moves  #: the 6-edge coordinates' move table (Korf's two sets decide the goal)
+    ctab: _Packed  #: the corner database
+    m1: _Moves  #: the first edge database's move table
+    tab1: _Packed  #: the first edge database
+    m2: _Moves  #: the second edge database's move table
+    tab2: _Packed  #: the second edge database
+    k_full: int  #: edges in Korf's sets (0 on the 2x2x2)
+    goal_a: int  #: the goal's coordinate of Korf's first edge set
+    goal_b: int  #: ... and of the second
+    corner_part: int  #: what the corner table holds (``CORNER_PARTS``)
+    nt: int  #: twists (3^7 or 3^6)
+    k1: int  #: edges of the first edge database
+    k2: int  #: ... and of the second
+    same: bool  #: the edge databases are Korf's sets themselves
 
 
 def state_batch(puzzle: Puzzle, states: np.ndarray) -> np.ndarray:
@@ -149,31 +176,32 @@ class _CubePDB(Heuristic):
         if self.cube2:
             em = np.zeros((1, num_actions), dtype=np.int32)
             zero = np.zeros(1, dtype=np.uint8)
-            arrays = (cpm, twm, em, self.tables[0], em, zero, em, zero)
-            params = dict(k_full=0, goal_a=0, goal_b=0, k1=0, k2=0, same=True,
-                          edges1=(), edges2=())
+            tables = KorfTables(cpm=cpm, twm=twm, em=em, ctab=self.tables[0], m1=em, tab1=zero,
+                                m2=em, tab2=zero, k_full=0, goal_a=0, goal_b=0,
+                                corner_part=CORNER_PARTS[self.corner_pattern.name], nt=729,
+                                k1=0, k2=0, same=True)
+            params: dict = dict(edges1=(), edges2=())
         else:
-            em = kc.edge_move_table(self.metric, 6)
-            m1 = kc.edge_move_table(self.metric, len(self.edge_sets[0]))
-            m2 = kc.edge_move_table(self.metric, len(self.edge_sets[1]))
-            arrays = (cpm, twm, em, self.tables[0], m1, self.tables[1], m2, self.tables[2])
             goals = [kc.goal_index(kc.parse_pattern(kc.edge_pattern_name(s)))
                      for s in kc.KORF_EDGES]
-            params = dict(k_full=6, goal_a=goals[0], goal_b=goals[1],
-                          k1=len(self.edge_sets[0]), k2=len(self.edge_sets[1]),
-                          same=self.edge_sets == kc.KORF_EDGES,
-                          edges1=self.edge_sets[0], edges2=self.edge_sets[1])
+            tables = KorfTables(
+                cpm=cpm, twm=twm, em=kc.edge_move_table(self.metric, 6), ctab=self.tables[0],
+                m1=kc.edge_move_table(self.metric, len(self.edge_sets[0])), tab1=self.tables[1],
+                m2=kc.edge_move_table(self.metric, len(self.edge_sets[1])), tab2=self.tables[2],
+                k_full=6, goal_a=int(goals[0]), goal_b=int(goals[1]),
+                corner_part=CORNER_PARTS[self.corner_pattern.name], nt=2187,
+                k1=len(self.edge_sets[0]), k2=len(self.edge_sets[1]),
+                same=self.edge_sets == kc.KORF_EDGES)
+            params = dict(edges1=self.edge_sets[0], edges2=self.edge_sets[1])
         params.update(
             metric=self.metric,
             cube2=self.cube2,
-            corner_part=CORNER_PARTS[self.corner_pattern.name],
-            nt=729 if self.cube2 else 2187,
             faces=tuple(int(f) for f in moves.faces),
             # action 2*face (qtm) / 3*face (htm) is the clockwise quarter turn
             clockwise=tuple(a % (2 if self.metric == "qtm" else 3) == 0
                             for a in range(num_actions)),
         )
-        return IdaSpec(family="cube", kind="cube-pdb-max", arrays=arrays, params=params)
+        return IdaSpec(family="cube", kind="cube-pdb-max", tables=tables, params=params)
 
 
 class KorfCubePDB(_CubePDB):

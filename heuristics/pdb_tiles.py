@@ -13,16 +13,43 @@ Batch evaluation: ``(B, N) uint8 -> (B,) int32`` with a Numba kernel.
 from __future__ import annotations
 
 import time
+from typing import Annotated, NamedTuple
 
 import numpy as np
 
-from heuristics.base import Heuristic, IdaSpec
+from heuristics.base import Arr, Heuristic, IdaSpec
 from heuristics.manhattan import canonical, check_states, tiles_puzzle_info
 from puzzles.base import Puzzle
 
 #: largest table (entries) whose sparse layout the IDA* kernel gets (n^k: 25^6 = 244 M for the
 #: 24-puzzle's 6-tile patterns, 16^8 = 4.3 G for the 15-puzzle's 8-tile one stays ranked)
 SPARSE_MAX_ENTRIES = 1 << 29
+
+
+class AdditivePdbTables(NamedTuple):
+    """What the tiles IDA* search of additive PDBs reads (``solvers._ida_tiles_pdb``): the
+    terms ``E`` (plain ones first, then the reflected), each a pattern of tiles looked up in
+    one of the tables ``T``, on a board of ``n`` cells."""
+
+    #: ``(E, kmax)``: each term's tiles (its first ``ent_k[e]`` entries)
+    ent_tiles: Annotated[np.ndarray, Arr("int64", 2)]
+    ent_k: Annotated[np.ndarray, Arr("int64", 1)]  #: ``(E,)`` tiles per term
+    ent_flag: Annotated[np.ndarray, Arr("bool", 1)]  #: ``(E,)`` term read mirrored
+    ent_tab: Annotated[np.ndarray, Arr("int64", 1)]  #: ``(E,)`` the term's table
+    transpose: Annotated[np.ndarray, Arr("int64", 1)]  #: ``(n,)`` cell mirrored on the diagonal
+    #: ``(n, 2)``: the (plain, reflected) term that reads tile ``x``'s cell, or -1
+    dep: Annotated[np.ndarray, Arr("int64", 2)]
+    #: ``(n, 2)``: the weight of tile ``x``'s cell in those terms' sparse index
+    dep_w: Annotated[np.ndarray, Arr("int64", 2)]
+    packed: Annotated[np.ndarray, Arr("bool", 1)]  #: ``(T,)`` ranked table in nibbles
+    #: the ranked tables (one placeholder when ``sparse``)
+    tables: Annotated[tuple[np.ndarray, ...], Arr("uint8", 1)]
+    num_plain: int  #: terms before the reflected ones
+    sparse: bool  #: the lookups read ``flat`` (sparse layout), not ``tables``
+    #: the tables in the sparse layout, one after the other (a placeholder unless ``sparse``)
+    flat: Annotated[np.ndarray, Arr("uint8", 1)]
+    fpacked: bool  #: ``flat`` holds nibbles
+    offsets: Annotated[np.ndarray, Arr("int64", 1)]  #: ``(T,)`` where each table starts in ``flat``
 
 
 class AdditiveTilePDB(Heuristic):
@@ -121,16 +148,18 @@ class AdditiveTilePDB(Heuristic):
 
     def ida_spec(self) -> IdaSpec:
         sparse = self.sparse_tables()
+        common = dict(ent_tiles=self.ent_tiles, ent_k=self.ent_k, ent_flag=self.ent_flag,
+                      ent_tab=self.ent_tab, transpose=self.transpose, dep=self.dep,
+                      dep_w=self.dep_w, packed=self.packed)
         if sparse is None:
-            tables, params = self.tables, {"sparse": False}
+            record = AdditivePdbTables(**common, tables=self.tables, num_plain=self.num_plain,
+                                       sparse=False, flat=np.zeros(1, np.uint8), fpacked=False,
+                                       offsets=np.zeros(1, np.int64))
         else:
             flat, offsets, packed = sparse
-            tables = (flat, offsets)
-            params = {"sparse": True, "sparse_packed": packed}
-        return IdaSpec(
-            family="tiles", kind="additive-pdb",
-            arrays=(self.ent_tiles, self.ent_k, self.ent_flag, self.ent_tab, self.transpose,
-                    self.dep, self.dep_w, self.packed, *tables),
-            params={"width": self.width, "layout": self.layout, "num_plain": self.num_plain,
-                    "num_tables": len(self.tables), **params},
-        )
+            record = AdditivePdbTables(**common, tables=(np.zeros(1, np.uint8),),
+                                       num_plain=self.num_plain, sparse=True, flat=flat,
+                                       fpacked=packed, offsets=offsets)
+        return IdaSpec(family="tiles", kind="additive-pdb", tables=record,
+                       params={"width": self.width, "layout": self.layout,
+                               "num_tables": len(self.tables)})

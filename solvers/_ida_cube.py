@@ -47,6 +47,7 @@ from numba import njit
 
 from heuristics.base import IdaSpec
 from heuristics.cube_lookup import corner_value, korf_value
+from heuristics.pdb_cube import KorfTables
 from pdb_builders.cube_tables import nibble
 from puzzles.base import Puzzle
 from puzzles.permutations import parity
@@ -230,16 +231,21 @@ def _run(ctl: np.ndarray, cur: np.ndarray, path: np.ndarray, nxt: np.ndarray, st
 
 
 def _kernel_args(puzzle: Puzzle, spec: IdaSpec) -> tuple[Any, ...]:
+    """The kernel's arguments after ``budget``, read by name from ``spec.tables`` (a
+    :class:`heuristics.pdb_cube.KorfTables`) and the puzzle's moves in ``spec.params``."""
+    t = spec.tables
+    if type(t) is not KorfTables:
+        raise TypeError(f"cube IDA*: the {spec.kind} search reads KorfTables, got "
+                        f"{type(t).__name__}")
     p = spec.params
-    cpm, twm, em, ctab, m1, tab1, m2, tab2 = spec.arrays
     face = np.asarray(p["faces"], dtype=np.int64)
     cw = np.asarray(p["clockwise"], dtype=np.bool_)
-    if face.shape[0] != puzzle.num_actions or cpm.shape[1] != puzzle.num_actions:
-        raise ValueError(f"cube IDA* spec has {cpm.shape[1]} actions, {puzzle.name} has "
+    if face.shape[0] != puzzle.num_actions or t.cpm.shape[1] != puzzle.num_actions:
+        raise ValueError(f"cube IDA* spec has {t.cpm.shape[1]} actions, {puzzle.name} has "
                          f"{puzzle.num_actions}")
-    return (face, cw, bool(p["metric"] == "qtm"), cpm, twm, em, int(p["k_full"]),
-            int(p["goal_a"]), int(p["goal_b"]), int(p["corner_part"]), int(p["nt"]), ctab,
-            m1, int(p["k1"]), tab1, m2, int(p["k2"]), tab2, bool(p["same"]))
+    return (face, cw, bool(p["metric"] == "qtm"), t.cpm, t.twm, t.em, int(t.k_full),
+            int(t.goal_a), int(t.goal_b), int(t.corner_part), int(t.nt), t.ctab,
+            t.m1, int(t.k1), t.tab1, t.m2, int(t.k2), t.tab2, bool(t.same))
 
 
 def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray:
@@ -380,13 +386,12 @@ class CubeSearch(CubeFamilySearch):
         self.args = _kernel_args(puzzle, spec)
         root = coordinates(puzzle, spec, start)[0]
         cp, tw, ea, eb, e1, e2 = (int(x) for x in root)
-        cpart, nt, ctab, tab1, tab2 = (self.args[9], self.args[10], self.args[11], self.args[14],
-                                       self.args[17])
-        self.h_root = int(korf_value(cp, tw, e1, e2, cpart, nt, ctab, tab1, tab2))
+        t = spec.tables
+        self.h_root = int(korf_value(cp, tw, e1, e2, t.corner_part, t.nt, t.ctab, t.tab1, t.tab2))
         # the expansion's arguments: the kernel's without the goal's edge coordinates
         self.expand_args = self.args[:7] + self.args[9:]
-        self._setup(puzzle, start, root, np.zeros(0, dtype=np.int64), self.args[7],
-                    self.args[8], spec.params["metric"] == "qtm")
+        self._setup(puzzle, start, root, np.zeros(0, dtype=np.int64), t.goal_a, t.goal_b,
+                    spec.params["metric"] == "qtm")
 
     def run(self, budget: int) -> int:
         return int(_run(self.ctl, self.cur, self.path, self.nxt, self.st, self.kids, self.fval,

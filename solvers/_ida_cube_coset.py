@@ -33,6 +33,7 @@ from numba import njit
 
 from heuristics.base import IdaSpec
 from heuristics.cube_lookup import corner_value
+from heuristics.pdb_coset import CosetTables
 from puzzles.base import Puzzle
 from solvers._ida_cube import CubeFamilySearch, _allowed, search_with
 from solvers._ida_engine import EXP, GEN, ITER_DONE, NEXT, PAUSED, SOLVED
@@ -266,21 +267,20 @@ def _node_value(st: np.ndarray, ist: np.ndarray, ne: int, classof: np.ndarray,
 
 
 def _kernel_args(puzzle: Puzzle, spec: IdaSpec) -> tuple[Any, ...]:
-    """The kernel's arguments after ``budget``; ``spec.arrays`` is ``(cpm, twm, em, cmove,
-    emove, classof, symof, econj, table, amap, ctab, imc, ime, cpos, cax, epos, eax, rank8,
-    rank12)``."""
+    """The kernel's arguments after ``budget`` (``ARG_NAMES``), read by name from
+    ``spec.tables`` (a :class:`heuristics.pdb_coset.CosetTables`) and the puzzle's moves in
+    ``spec.params``."""
+    if type(spec.tables) is not CosetTables:
+        raise TypeError(f"cube coset IDA*: the {spec.kind} search reads CosetTables, got "
+                        f"{type(spec.tables).__name__}")
     p = spec.params
     face = np.asarray(p["faces"], dtype=np.int64)
     cw = np.asarray(p["clockwise"], dtype=np.bool_)
     if face.shape[0] != puzzle.num_actions:
         raise ValueError(f"cube coset IDA* spec has {face.shape[0]} actions, {puzzle.name} has "
                          f"{puzzle.num_actions}")
-    (cpm, twm, em, cmove, emove, classof, symof, econj, table, amap, ctab, imc, ime, cpos, cax,
-     epos, eax, rank8, rank12) = spec.arrays
-    return (face, cw, bool(p["metric"] == "qtm"), int(p["goal_a"]), int(p["goal_b"]), cpm, twm,
-            em, cmove, emove, classof, symof, econj, table, amap, int(p["ne"]),
-            bool(p["use_corner"]), int(p["ccpart"]), int(p["nt"]), ctab, int(p["probe"]), imc,
-            ime, cpos, cax, epos, eax, rank8, rank12, bool(p["cset"]), int(p["emode"]))
+    named = {**spec.tables._asdict(), "face": face, "cw": cw, "qtm": bool(p["metric"] == "qtm")}
+    return tuple(named[n] for n in ARG_NAMES)
 
 
 #: the kernel's arguments after ``budget``, as :func:`_kernel_args` returns them
@@ -334,7 +334,7 @@ class CosetSearch(CubeFamilySearch):
                                       *(self.args[i] for i in _NODE_ARGS)))
         # the expansion's arguments: the kernel's without the goal's edge coordinates
         self.expand_args = self.args[:3] + self.args[5:]
-        self._setup(puzzle, start, root, iroot, self.args[3], self.args[4],
+        self._setup(puzzle, start, root, iroot, spec.tables.goal_a, spec.tables.goal_b,
                     spec.params["metric"] == "qtm")
 
     def run(self, budget: int) -> int:

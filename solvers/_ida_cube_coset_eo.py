@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from heuristics.base import IdaSpec
+from heuristics.pdb_coset_eo import CosetEOTables
 from puzzles.base import Puzzle
 from solvers._ida_cube import CubeFamilySearch, _allowed, search_with
 from solvers._ida_engine import EXP, GEN, ITER_DONE, NEXT, PAUSED, SOLVED
@@ -295,28 +296,26 @@ ARG_NAMES = ("face", "cw", "qtm", "goal_a", "goal_b", "cpm", "twm", "em", "cmove
              "classof", "symof", "econj", "table", "amap", "ne", "base", "nf", "fconj", "eproj",
              "ftab", "probe", "imc", "ime", "cpos", "cax", "epos", "eax", "rank8", "rank12",
              "cset", "emode")
-#: the arrays of ``spec.arrays``, in order
-ARRAY_NAMES = ("cpm", "twm", "em", "cmove", "emove", "classof", "symof", "econj", "table",
-               "amap", "fconj", "eproj", "ftab", "imc", "ime", "cpos", "cax", "epos", "eax",
-               "rank8", "rank12")
 _NODE_ARGS = tuple(ARG_NAMES.index(n) for n in (
     "ne", "classof", "symof", "econj", "table", "base", "nf", "fconj", "eproj", "ftab", "probe",
     "cpos", "cax", "epos", "eax", "rank8", "rank12", "cset", "emode"))
 
 
 def _kernel_args(puzzle: Puzzle, spec: IdaSpec) -> tuple[Any, ...]:
+    """The kernel's arguments after ``budget`` (``ARG_NAMES``), read by name from
+    ``spec.tables`` (a :class:`heuristics.pdb_coset_eo.CosetEOTables`) and the puzzle's moves
+    in ``spec.params``."""
+    if type(spec.tables) is not CosetEOTables:
+        raise TypeError(f"cube coset-eo IDA*: the {spec.kind} search reads CosetEOTables, "
+                        f"got {type(spec.tables).__name__}")
     p = spec.params
     face = np.asarray(p["faces"], dtype=np.int64)
     cw = np.asarray(p["clockwise"], dtype=np.bool_)
     if face.shape[0] != puzzle.num_actions:
         raise ValueError(f"cube coset-eo IDA* spec has {face.shape[0]} actions, {puzzle.name} "
                          f"has {puzzle.num_actions}")
-    arr = dict(zip(ARRAY_NAMES, spec.arrays, strict=True))
-    scalars = {"face": face, "cw": cw, "qtm": bool(p["metric"] == "qtm"),
-               "goal_a": int(p["goal_a"]), "goal_b": int(p["goal_b"]), "ne": int(p["ne"]),
-               "base": int(p["base"]), "nf": int(p["nf"]), "probe": int(p["probe"]),
-               "cset": bool(p["cset"]), "emode": int(p["emode"])}
-    return tuple(scalars[n] if n in scalars else arr[n] for n in ARG_NAMES)
+    named = {**spec.tables._asdict(), "face": face, "cw": cw, "qtm": bool(p["metric"] == "qtm")}
+    return tuple(named[n] for n in ARG_NAMES)
 
 
 def coordinates(puzzle: Puzzle, spec: IdaSpec, states: np.ndarray) -> np.ndarray:
@@ -351,7 +350,7 @@ class CosetEOSearch(CubeFamilySearch):
         self.h_root = int(_node_value(root, iroot.reshape(1, 1, _IW),
                                       *(self.args[i] for i in _NODE_ARGS)))
         self.expand_args = self.args[:3] + self.args[5:]
-        self._setup(puzzle, start, root, iroot, self.args[3], self.args[4],
+        self._setup(puzzle, start, root, iroot, spec.tables.goal_a, spec.tables.goal_b,
                     spec.params["metric"] == "qtm")
 
     def run(self, budget: int) -> int:

@@ -5,10 +5,13 @@ The search runs in the blank-first canonical layout (blank-last starts are conve
 depth-first search keeps an explicit stack, so it can stop after a budget of generated nodes and
 resume exactly where it stopped: the driver (``solvers._ida_engine``) calls it in slices of
 ``SLICE`` nodes and checks the node limit and the clock between slices (a slice takes well under
-a second). Each heuristic has its own search loop, tuned for it (Manhattan evaluates a child
-before moving the tile, so children beyond the bound cost no move, and walks precomputed lists
-of each cell's moves without the previous move's inverse, see :func:`md_tables`); the additive
-PDBs' loop is ``solvers._ida_tiles_pdb.run_pdb``.
+a second). Each heuristic kind has its own search class (a :class:`TilesSearch`, registered
+in :func:`search_class`) over its own loop, tuned for it (Manhattan evaluates a child before
+moving the tile, so children beyond the bound cost no move, and walks precomputed lists of each
+cell's moves without the previous move's inverse, see :func:`md_tables`); the additive PDBs'
+search is ``solvers._ida_tiles_pdb.AdditivePdbSearch``. A search reads its heuristic's tables
+from the typed record ``spec.tables`` by name (``heuristics.manhattan.TileDistanceTables``,
+``heuristics.pdb_tiles.AdditivePdbTables``).
 
 Heuristics, all evaluated incrementally per move:
 
@@ -26,27 +29,24 @@ bound that is not the goal).
 
 from __future__ import annotations
 
+import copy
 import threading
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
 from heuristics.base import IdaSpec
+from heuristics.manhattan import TileDistanceTables
 from heuristics.tiles_conflicts import line_conflicts
-from pdb_builders.additive_kernels import entry_value, sparse_index, table_get
 from puzzles.npuzzle import blank_moves_table
 from solvers._ida_engine import EXP, GEN, NEXT, U, drive
-from solvers._ida_tiles_pdb import run_pdb
 
 #: nodes generated per call of the kernel between clock and node-limit checks (Manhattan runs
 #: at ~10^8 nodes/s, the others at ~10^6..10^7)
 SLICE = 1 << 22
 SLICE_SLOW = 1 << 20
 MAX_DEPTH = 1000
-
-K_MANHATTAN, K_LINEAR, K_PDB = 0, 1, 2
-_KINDS = {"manhattan": K_MANHATTAN, "linear-conflict": K_LINEAR, "additive-pdb": K_PDB}
 
 # status codes of the search kernels (_run_md, _run_lc, _ida_tiles_pdb.run_pdb): the driver's
 from solvers._ida_engine import ITER_DONE, PAUSED, SOLVED  # noqa: E402
@@ -263,147 +263,95 @@ def _run_md(ops0: int, bound: int, budget_end: int, tiles: np.ndarray, tab: np.n
 
 
 @njit(cache=True)
-def _initial_terms(kind: int, w: int, tiles: np.ndarray, pos: np.ndarray, md: np.ndarray,
-                   lcr: np.ndarray, lcc: np.ndarray, vals: np.ndarray, ent_tiles: np.ndarray,
-                   ent_k: np.ndarray, ent_flag: np.ndarray, ent_tab: np.ndarray,
-                   transpose: np.ndarray, tables, packed: np.ndarray, num_plain: int,
-                   sparse: bool, idx: np.ndarray, flat: np.ndarray, fpacked: bool,
-                   offsets: np.ndarray) -> int:
-    """Fill the depth-0 heuristic terms for the root (and, for sparse tables, their indices in
-    ``idx``) and return its heuristic value."""
+def _initial_lc(w: int, tiles: np.ndarray, md: np.ndarray, lcr: np.ndarray,
+                lcc: np.ndarray) -> int:
+    """Fill the depth-0 line conflicts ``lcr[0], lcc[0]`` of the root and return its heuristic
+    (Manhattan distance plus twice the conflicts)."""
     n = w * w
-    if kind == K_PDB:
-        buf = np.empty(n, dtype=np.int64)
-        h = 0
-        hr = 0
-        for e in range(ent_k.shape[0]):
-            if sparse:
-                idx[e] = offsets[ent_tab[e]] + sparse_index(e, pos, ent_tiles, ent_k, ent_flag,
-                                                            transpose, n)
-                v = int(table_get(flat, fpacked, idx[e]))
-            else:
-                v = int(entry_value(e, pos, ent_tiles, ent_k, ent_flag, ent_tab, transpose,
-                                    tables, packed, n, buf))
-            vals[0, e] = v
-            if e < num_plain:
-                h += v
-            else:
-                hr += v
-        vals[0, ent_k.shape[0]] = h
-        vals[0, ent_k.shape[0] + 1] = hr
-        return max(h, hr)
     h = 0
     for c in range(n):
         h += md[tiles[c], c]
-    if kind == K_LINEAR:
-        keys = np.empty(w, dtype=np.int64)
-        lis = np.empty(w, dtype=np.int64)
-        for i in range(w):
-            lcr[0, i] = line_conflicts(tiles, w, i, True, keys, lis)
-            lcc[0, i] = line_conflicts(tiles, w, i, False, keys, lis)
-        h += 2 * (lcr[0].sum() + lcc[0].sum())
+    keys = np.empty(w, dtype=np.int64)
+    lis = np.empty(w, dtype=np.int64)
+    for i in range(w):
+        lcr[0, i] = line_conflicts(tiles, w, i, True, keys, lis)
+        lcc[0, i] = line_conflicts(tiles, w, i, False, keys, lis)
+    h += 2 * (lcr[0].sum() + lcc[0].sum())
     return h
 
 
-def _unpack(spec: IdaSpec, w: int) -> dict[str, Any]:
-    n = w * w
-    kind = _KINDS.get(spec.kind)
-    if kind is None:
-        raise ValueError(f"tiles IDA*: unknown heuristic kind {spec.kind!r}")
-    z64 = np.zeros((1, 1), dtype=np.int64)
-    if kind == K_PDB:
-        ent_tiles, ent_k, ent_flag, ent_tab, transpose, dep, dep_w, packed, *tables = spec.arrays
-        md = np.zeros((n, n), dtype=np.int32)
-        num_plain = int(spec.params["num_plain"])
-        sparse = bool(spec.params.get("sparse", False))
-        fpacked = bool(spec.params.get("sparse_packed", False))
-        tabs: tuple[np.ndarray, ...]
-        if sparse:
-            flat, offsets = tables
-            tabs = (np.zeros(1, np.uint8),)
-        else:
-            flat, offsets = np.zeros(1, np.uint8), np.zeros(1, np.int64)
-            tabs = tuple(tables)
-    else:
-        md = np.ascontiguousarray(spec.arrays[0], dtype=np.int32)
-        ent_tiles, ent_k = z64, np.zeros(0, np.int64)
-        ent_flag, ent_tab = np.zeros(0, np.bool_), np.zeros(0, np.int64)
-        transpose, dep = np.arange(n, dtype=np.int64), np.full((n, 2), -1, np.int64)
-        dep_w = np.zeros((n, 2), np.int64)
-        sparse = fpacked = False
-        flat, offsets = np.zeros(1, np.uint8), np.zeros(1, np.int64)
-        packed = np.zeros(1, np.bool_)
-        tabs = (np.zeros(1, np.uint8),)
-        tabs[0].setflags(write=False)
-        num_plain = 0
-    return dict(kind=kind, md=md, ent_tiles=ent_tiles, ent_k=ent_k, ent_flag=ent_flag,
-                ent_tab=ent_tab, transpose=transpose, dep=dep, dep_w=dep_w, packed=packed,
-                tables=tabs, num_plain=num_plain, sparse=sparse, flat=flat, fpacked=fpacked,
-                offsets=offsets)
-
-
 class TilesSearch:
-    """One tiles IDA* search (the :class:`solvers._ida_engine.Search` protocol) over the
-    kernel of its heuristic."""
+    """One tiles IDA* search (the :class:`solvers._ida_engine.Search` protocol): the state all
+    kinds share (tiles, cells, the path, the counters); a subclass per heuristic kind names the
+    record it reads (``record``), allocates its own per-depth arrays (:meth:`_allocate`),
+    evaluates the root (:meth:`_root_value`) and runs its loop (:meth:`_run`)."""
 
-    def __init__(self, spec: IdaSpec, w: int, start: np.ndarray, prefix: tuple[int, ...] = (),
-                 unpacked: dict[str, Any] | None = None) -> None:
+    #: the class of ``spec.tables`` this search reads
+    record: ClassVar[type]
+    #: nodes per slice between the driver's checks
+    slice_nodes: ClassVar[int] = SLICE_SLOW
+
+    def __init__(self, spec: IdaSpec, w: int, start: np.ndarray,
+                 prefix: tuple[int, ...] = ()) -> None:
         """A search from ``start``; with ``prefix`` (the actions that led there from the
         search's start) ``start`` is a subtree root at depth ``len(prefix)``: its iterations
         count ``g`` from the start and never undo the prefix's last move."""
+        if type(spec.tables) is not self.record:
+            raise TypeError(f"tiles IDA*: the {spec.kind} search reads "
+                            f"{self.record.__name__}, got {type(spec.tables).__name__}")
         n = w * w
         self.w, self.n = w, n
-        self.u = u = _unpack(spec, w) if unpacked is None else unpacked
-        if u["kind"] == K_MANHATTAN and "md_tab" not in u:  # made once, shared by the threads
-            u["md_tab"], u["md_ops0"] = md_tables(w, u["md"])
+        self.tables = spec.tables
+        self._share()
         self.moves = np.ascontiguousarray(blank_moves_table(w), dtype=np.int64)
         self.moves_flat = self.moves.reshape(-1).copy()
-        depth_cap = MAX_DEPTH + 2
+        self._allocate_all()
+        self.reset(start, prefix)
+
+    def _share(self) -> None:
+        """Make what the threads of a parallel search share, beside ``tables``."""
+
+    def _allocate_all(self) -> None:
+        n, depth_cap = self.n, MAX_DEPTH + 2
         self.pos = np.empty(n, dtype=np.int64)
         self.next_a = np.zeros(depth_cap, dtype=np.int64)
         self.path = np.zeros(depth_cap, dtype=np.int64)
-        self.hs = np.zeros(depth_cap, dtype=np.int64)
-        self.frames = np.zeros(2 * depth_cap, dtype=np.int64)  # Manhattan: see _run_md
-        self.lcr = np.zeros((depth_cap, w), dtype=np.int64)
-        self.lcc = np.zeros((depth_cap, w), dtype=np.int64)
-        self.nent = nent = max(1, u["ent_k"].shape[0])
-        # additive PDBs: the root's terms stay in vals (updated in place), sums per depth
-        self.vals2 = np.zeros((1, nent + 2), dtype=np.int64)  # the root's terms and two sums
-        self.vals = self.vals2[0]
-        self.idx = np.zeros(nent, dtype=np.int64)  # the terms' sparse indices
-        self.sums = np.zeros((depth_cap, 2), dtype=np.int64)
-        self.undo_e = np.zeros((depth_cap, 4), dtype=np.int64)
-        self.undo_v = np.zeros((depth_cap, 4), dtype=np.int64)
-        self.undo_i = np.zeros((depth_cap, 4), dtype=np.int64)
-        self.undo_n = np.zeros(depth_cap, dtype=np.int64)
         # depth, blank, generated, expanded, next bound, depth of the iteration's root
         self.st = np.zeros(6, dtype=np.int64)
         self.ctl = np.zeros(3, dtype=np.int64)
-        self.reset(start, prefix)
+        self._allocate(depth_cap)
+
+    def _allocate(self, depth_cap: int) -> None:
+        """Allocate the kind's own per-depth arrays."""
+        raise NotImplementedError
+
+    def _root_value(self, root: int) -> int:
+        """Evaluate the root (``tiles``, ``pos``) into the kind's arrays at depth ``root``;
+        return its heuristic."""
+        raise NotImplementedError
+
+    def _run(self, budget_end: int) -> int:
+        """Resume the iteration under ``bound`` until ``budget_end`` generated nodes; a code."""
+        raise NotImplementedError
+
+    def spawn(self, start: np.ndarray, prefix: tuple[int, ...] = ()) -> TilesSearch:
+        """Another search over the same tables, with its own arrays, from ``start``."""
+        other = copy.copy(self)
+        other._allocate_all()
+        other.reset(start, prefix)
+        return other
 
     def reset(self, start: np.ndarray, prefix: tuple[int, ...] = ()) -> None:
         """Make ``start`` (after ``prefix``) this search's root; the arrays are reused."""
-        u, w, n = self.u, self.w, self.n
+        n = self.n
         self.tiles = start.astype(np.int64)
         self.pos[self.tiles] = np.arange(n)
-        if u["kind"] == K_MANHATTAN:  # the sum _initial_terms makes, without loading a kernel
-            self.hs[0] = int(u["md"][self.tiles, np.arange(n)].sum())
-        else:
-            self.hs[0] = int(_initial_terms(
-                u["kind"], w, self.tiles, self.pos, u["md"], self.lcr, self.lcc, self.vals2,
-                u["ent_tiles"], u["ent_k"], u["ent_flag"], u["ent_tab"], u["transpose"],
-                u["tables"], u["packed"], u["num_plain"], u["sparse"], self.idx, u["flat"],
-                u["fpacked"], u["offsets"]))
-        self.sums[0, 0] = self.vals2[0, self.nent]
-        self.sums[0, 1] = self.vals2[0, self.nent + 1]
         self.root = root = len(prefix)
         if root:
             if root >= MAX_DEPTH:
                 raise ValueError("tiles IDA*: subtree root deeper than the stack")
             self.path[:root] = prefix
-            for a in (self.hs, self.lcr, self.lcc, self.sums):
-                a[root] = a[0]
-        self.frames[2 * root + 1] = self.hs[root]
+        self.h_root = self._root_value(root)
         self.st[5] = root
         self.blank0 = int(self.pos[0])
         self.ctl[:] = 0
@@ -414,7 +362,7 @@ class TilesSearch:
         return self.goal
 
     def first_bound(self) -> int:
-        return int(self.hs[self.root])
+        return self.h_root
 
     def next_bound(self, least_f: int) -> int:
         return least_f
@@ -424,33 +372,87 @@ class TilesSearch:
         self.st[0] = self.root
         self.st[1] = self.blank0
         self.next_a[self.root] = 0
-        self.frames[2 * self.root] = 0
 
     def run(self, budget: int) -> int:
-        st, ctl, u = self.st, self.ctl, self.u
+        st, ctl = self.st, self.ctl
         st[2], st[3], st[4] = ctl[GEN], ctl[EXP], ctl[NEXT]
-        budget_end = int(st[2]) + budget
-        if u["kind"] == K_MANHATTAN:
-            code = _run_md(u["md_ops0"], self.bound, budget_end, self.tiles, u["md_tab"], st,
-                           self.path, self.frames)
-        elif u["kind"] == K_PDB:
-            code = run_pdb(self.w, self.bound, budget_end, self.tiles, self.pos,
-                            self.moves_flat, st, self.next_a, self.path, self.sums, self.vals,
-                            self.idx, self.undo_e, self.undo_v, self.undo_i, self.undo_n,
-                            u["ent_tiles"], u["ent_k"], u["ent_flag"], u["ent_tab"],
-                            u["transpose"], u["dep"], u["dep_w"], u["tables"], u["packed"],
-                            u["sparse"], u["flat"], u["fpacked"])
-        else:
-            code = _run_lc(self.w, self.bound, budget_end, self.tiles, self.moves, st,
-                           self.next_a, self.path, self.hs, u["md"], self.lcr, self.lcc)
+        code = self._run(int(st[2]) + budget)
         ctl[GEN], ctl[EXP], ctl[NEXT] = st[2], st[3], st[4]
-        return int(code)
+        return code
 
     def solution(self) -> list[int]:
         return [int(a) for a in self.path[: int(self.st[0])]]
 
     def generated_at_solution(self) -> int:
         return int(self.ctl[GEN])
+
+
+class ManhattanSearch(TilesSearch):
+    """A tiles IDA* search under Manhattan distance (:func:`_run_md`)."""
+
+    record: ClassVar[type] = TileDistanceTables
+    slice_nodes: ClassVar[int] = SLICE
+    tables: TileDistanceTables
+
+    def _share(self) -> None:
+        self.md_tab, self.md_ops0 = md_tables(self.w, self.tables.md)
+
+    def _allocate(self, depth_cap: int) -> None:
+        self.frames = np.zeros(2 * depth_cap, dtype=np.int64)  # see _run_md
+
+    def _root_value(self, root: int) -> int:
+        h = int(self.tables.md[self.tiles, np.arange(self.n)].sum())
+        self.frames[2 * root + 1] = h
+        return h
+
+    def begin(self, bound: int) -> None:
+        super().begin(bound)
+        self.frames[2 * self.root] = 0
+
+    def _run(self, budget_end: int) -> int:
+        return int(_run_md(self.md_ops0, self.bound, budget_end, self.tiles, self.md_tab,
+                           self.st, self.path, self.frames))
+
+
+class LinearConflictSearch(TilesSearch):
+    """A tiles IDA* search under linear conflicts (:func:`_run_lc`): the heuristic and the
+    conflicts of every row and column per depth."""
+
+    record: ClassVar[type] = TileDistanceTables
+    tables: TileDistanceTables
+
+    def _allocate(self, depth_cap: int) -> None:
+        self.hs = np.zeros(depth_cap, dtype=np.int64)
+        self.lcr = np.zeros((depth_cap, self.w), dtype=np.int64)
+        self.lcc = np.zeros((depth_cap, self.w), dtype=np.int64)
+
+    def _root_value(self, root: int) -> int:
+        md = self.tables.md
+        h = int(_initial_lc(self.w, self.tiles, md, self.lcr, self.lcc))
+        self.hs[0] = h
+        for a in (self.hs, self.lcr, self.lcc):
+            a[root] = a[0]
+        return h
+
+    def _run(self, budget_end: int) -> int:
+        return int(_run_lc(self.w, self.bound, budget_end, self.tiles, self.moves, self.st,
+                           self.next_a, self.path, self.hs, self.tables.md, self.lcr, self.lcc))
+
+
+def search_class(spec: IdaSpec) -> type[TilesSearch]:
+    """The search class of ``spec.kind``: the one place a tile heuristic is registered for
+    IDA* (its class names the record of ``spec.tables`` it reads)."""
+    from solvers._ida_tiles_pdb import AdditivePdbSearch
+
+    searches: dict[str, type[TilesSearch]] = {
+        "manhattan": ManhattanSearch,
+        "linear-conflict": LinearConflictSearch,
+        "additive-pdb": AdditivePdbSearch,
+    }
+    cls = searches.get(spec.kind)
+    if cls is None:
+        raise ValueError(f"tiles IDA*: unknown heuristic kind {spec.kind!r}")
+    return cls
 
 
 def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
@@ -467,11 +469,11 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
         from puzzles.npuzzle import convert_layout
 
         s = np.ascontiguousarray(convert_layout(s, w), dtype=np.uint8)
-    tiles_search = TilesSearch(spec, w, s)
-    slice_nodes = SLICE if tiles_search.u["kind"] == K_MANHATTAN else SLICE_SLOW
+    cls = search_class(spec)
+    tiles_search = cls(spec, w, s)
+    slice_nodes = cls.slice_nodes
     if threads > 1 and not tiles_search.is_goal():
-        out = _search_parallel(spec, w, tiles_search, threads, max_nodes, deadline_s,
-                               slice_nodes)
+        out = _search_parallel(w, tiles_search, threads, max_nodes, deadline_s, slice_nodes)
     else:
         out = drive(tiles_search, max_nodes, deadline_s, slice_nodes, MAX_DEPTH)
     if out["actions"] and layout == "blank-last":
@@ -479,17 +481,16 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
     return out
 
 
-def _search_parallel(spec: IdaSpec, w: int, root: TilesSearch, threads: int,
+def _search_parallel(w: int, root: TilesSearch, threads: int,
                      max_nodes: int | None, deadline_s: float | None,
                      slice_nodes: int) -> dict[str, Any]:
     """IDA* from ``root``'s start with ``threads`` threads (canonical layout)."""
     from solvers._ida_parallel import NODES_PER_THREAD, Frontier, drive_parallel
 
-    u = root.u
     n = w * w
     moves = root.moves
     goal = np.arange(n, dtype=np.int64)
-    evaluator = TilesSearch(spec, w, root.tiles, unpacked=u)  # the h of frontier nodes
+    evaluator = root.spawn(root.tiles)  # the h of frontier nodes
 
     def h_of(tiles: np.ndarray) -> int:
         evaluator.reset(tiles)
@@ -539,7 +540,7 @@ def _search_parallel(spec: IdaSpec, w: int, root: TilesSearch, threads: int,
             return root
         srch = getattr(mine, "search", None)
         if srch is None:
-            srch = mine.search = TilesSearch(spec, w, tiles, prefix, unpacked=u)
+            srch = mine.search = root.spawn(tiles, prefix)
         else:
             srch.reset(tiles, prefix)
         return srch

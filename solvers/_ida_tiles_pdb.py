@@ -1,5 +1,7 @@
-"""The IDA* search loop of the sliding-tile puzzles under additive pattern databases (one of the
-loops of ``solvers._ida_tiles``, which keeps the search state and calls it in slices).
+"""The IDA* search of the sliding-tile puzzles under additive pattern databases: its search
+class :class:`AdditivePdbSearch` (a ``solvers._ida_tiles.TilesSearch``, which keeps the common
+search state and is called in slices) and its loop, reading the heuristic's
+``heuristics.pdb_tiles.AdditivePdbTables`` by name.
 
 The terms are evaluated incrementally: only those that read the moved tile (one plain, one
 reflected) or the blank (``pdb-full``) are looked up again; the plain and reflected sums are
@@ -8,21 +10,23 @@ kept apart. State and return codes as in ``solvers._ida_tiles._run_lc``.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from numba import njit
 
-from pdb_builders.additive_kernels import entry_value, table_get
+from heuristics.pdb_tiles import AdditivePdbTables
+from pdb_builders.additive_kernels import entry_value, sparse_index, table_get
 from solvers._ida_engine import ITER_DONE, PAUSED, SOLVED, U
+from solvers._ida_tiles import SLICE_SLOW, TilesSearch
 
 
 @njit(cache=True, nogil=True)
 def run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndarray,
             moves: np.ndarray, st: np.ndarray, next_a: np.ndarray, path: np.ndarray,
             sums: np.ndarray, vals: np.ndarray, idx: np.ndarray, undo_e: np.ndarray,
-            undo_v: np.ndarray, undo_i: np.ndarray, undo_n: np.ndarray, ent_tiles: np.ndarray,
-            ent_k: np.ndarray, ent_flag: np.ndarray, ent_tab: np.ndarray, transpose: np.ndarray,
-            dep: np.ndarray, dep_w: np.ndarray, tables, packed: np.ndarray,
-            sparse: bool, flat: np.ndarray, fpacked: bool) -> int:
+            undo_v: np.ndarray, undo_i: np.ndarray, undo_n: np.ndarray,
+            rec: AdditivePdbTables) -> int:
     """The search kernel for additive PDBs (state and return codes as in ``solvers._ida_tiles._run_lc``),
     without copying the terms per depth.
 
@@ -31,7 +35,7 @@ def run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndar
     (``undo_n[d]`` of them) to restore them when the search comes back. ``sums[d]`` = (plain
     sum, reflected sum) at depth ``d``; ``moves`` is ``(n * 4,)``.
 
-    ``sparse``: the tables are in the sparse layout (``pdb_builders.additive_kernels.
+    ``rec.sparse``: the tables are in the sparse layout (``pdb_builders.additive_kernels.
     sparse_layout``), one after the other in ``flat`` (nibbles when ``fpacked``), and ``idx[e]``
     holds each term's index there, moved by ``dep_w`` times the moved piece's change of cell
     (logged in ``undo_i``); otherwise each lookup ranks its placement in ``tables``.
@@ -40,6 +44,9 @@ def run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndar
     it beyond the bound is cut without them unless its ``f`` could still lower the next bound, so
     the cut-off decisions, the next bound and the node counts are those of the full maximum.
     """
+    ent_tiles, ent_k, ent_flag, ent_tab = rec.ent_tiles, rec.ent_k, rec.ent_flag, rec.ent_tab
+    transpose, dep, dep_w, tables = rec.transpose, rec.dep, rec.dep_w, rec.tables
+    packed, sparse, flat, fpacked = rec.packed, rec.sparse, rec.flat, rec.fpacked
     n = w * w
     d = st[0]
     blank = st[1]
@@ -181,3 +188,63 @@ def run_pdb(w: int, bound: int, budget_end: int, tiles: np.ndarray, pos: np.ndar
     st[3] = exp
     st[4] = nextb
     return status
+
+
+@njit(cache=True)
+def _initial_terms(w: int, pos: np.ndarray, vals: np.ndarray, idx: np.ndarray,
+                   rec: AdditivePdbTables) -> int:
+    """Fill ``vals[0]`` with the root's terms and their two sums (and, for sparse tables, the
+    terms' indices in ``idx``); return the root's heuristic."""
+    n = w * w
+    buf = np.empty(n, dtype=np.int64)
+    h = 0
+    hr = 0
+    for e in range(rec.ent_k.shape[0]):
+        if rec.sparse:
+            idx[e] = rec.offsets[rec.ent_tab[e]] + sparse_index(e, pos, rec.ent_tiles, rec.ent_k,
+                                                            rec.ent_flag, rec.transpose, n)
+            v = int(table_get(rec.flat, rec.fpacked, idx[e]))
+        else:
+            v = int(entry_value(e, pos, rec.ent_tiles, rec.ent_k, rec.ent_flag, rec.ent_tab,
+                                rec.transpose, rec.tables, rec.packed, n, buf))
+        vals[0, e] = v
+        if e < rec.num_plain:
+            h += v
+        else:
+            hr += v
+    vals[0, rec.ent_k.shape[0]] = h
+    vals[0, rec.ent_k.shape[0] + 1] = hr
+    return max(h, hr)
+
+
+class AdditivePdbSearch(TilesSearch):
+    """A tiles IDA* search under additive PDBs: the root's terms stay in ``vals`` (updated in
+    place, the old values logged per depth in ``undo_*``), their plain and reflected sums per
+    depth in ``sums``."""
+
+    record: ClassVar[type] = AdditivePdbTables
+    slice_nodes: ClassVar[int] = SLICE_SLOW
+    tables: AdditivePdbTables
+
+    def _allocate(self, depth_cap: int) -> None:
+        self.nent = nent = max(1, self.tables.ent_k.shape[0])
+        self.vals2 = np.zeros((1, nent + 2), dtype=np.int64)  # the root's terms and two sums
+        self.vals = self.vals2[0]
+        self.idx = np.zeros(nent, dtype=np.int64)  # the terms' sparse indices
+        self.sums = np.zeros((depth_cap, 2), dtype=np.int64)
+        self.undo_e = np.zeros((depth_cap, 4), dtype=np.int64)
+        self.undo_v = np.zeros((depth_cap, 4), dtype=np.int64)
+        self.undo_i = np.zeros((depth_cap, 4), dtype=np.int64)
+        self.undo_n = np.zeros(depth_cap, dtype=np.int64)
+
+    def _root_value(self, root: int) -> int:
+        h = int(_initial_terms(self.w, self.pos, self.vals2, self.idx, self.tables))
+        self.sums[root, 0] = self.vals2[0, self.nent]
+        self.sums[root, 1] = self.vals2[0, self.nent + 1]
+        return h
+
+    def _run(self, budget_end: int) -> int:
+        return int(run_pdb(self.w, self.bound, budget_end, self.tiles, self.pos,
+                           self.moves_flat, self.st, self.next_a, self.path, self.sums, self.vals,
+                           self.idx, self.undo_e, self.undo_v, self.undo_i, self.undo_n,
+                           self.tables))

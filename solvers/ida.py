@@ -12,8 +12,9 @@ Kernel contract
 Each family (``spec.family``: ``"tiles"``, ``"cube"``, ``"lights"``) has a module
 ``solvers._ida_<family>``: its resumable depth-first search (the family's moves and move pruning,
 the heuristic's incremental evaluation) wrapped as a ``solvers._ida_engine.Search``, which the
-one driver (``solvers._ida_engine.drive``: iterations, slices, limits, statuses, counts) runs.
-The module's entry point is::
+one driver (``solvers._ida_engine.drive``: iterations, slices, limits, statuses, counts) runs;
+a search class per heuristic kind (``spec.kind``) reads the heuristic's tables by name from the
+typed record ``spec.tables`` (``heuristics.base.IdaSpec``). The module's entry point is::
 
     search(puzzle, spec, start, max_nodes, deadline_s) -> dict(
         status="solved" | "timeout" | "node-limit" | "unsolvable",

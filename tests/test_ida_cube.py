@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -42,8 +43,7 @@ def test_cube2_with_a_weak_table_is_still_optimal(metric):
     full = h.ida_spec()
     table, _ = kc.build(metric, "cube2-full")
     weak_table = np.zeros_like(h.tables[0])  # h = 0 everywhere: plain iterative deepening
-    spec = type(full)(full.family, full.kind, (*full.arrays[:3], weak_table, *full.arrays[4:]),
-                      full.params)
+    spec = replace(full, tables=full.tables._replace(ctab=weak_table))
     rng = np.random.default_rng(8)
     states, _ = puzzle.scramble(6, 6, rng)
     exact = table[kc.pattern_index(kc.parse_pattern("cube2-full"),
@@ -208,9 +208,8 @@ def test_cube_counts_equal_a_child_by_child_search(metric):
     heur = Cube2PDB(puzzle, progress=False)
     full = heur.ida_spec()
     # halve every packed 4-bit value: an admissible table that needs several iterations
-    half = ((full.arrays[3] >> 1) & 0x77).astype(np.uint8)
-    spec = type(full)(full.family, full.kind, (*full.arrays[:3], half, *full.arrays[4:]),
-                      full.params)
+    half = ((full.tables.ctab >> 1) & 0x77).astype(np.uint8)
+    spec = replace(full, tables=full.tables._replace(ctab=half))
     face = [int(x) for x in full.params["faces"]]
     cw = [bool(x) for x in full.params["clockwise"]]
     states, _ = puzzle.scramble(5, 7, np.random.default_rng(21))

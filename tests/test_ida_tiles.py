@@ -44,7 +44,7 @@ def test_every_tile_kernel_is_optimal_also_as_plain_python(name: str) -> None:
     spec = h.ida_spec()
     dist = puzzle8_distances("blank-first")
     for s in p.scramble(3, 12, np.random.default_rng(5))[0]:
-        assert _ida_tiles.TilesSearch(spec, 3, s).first_bound() == h(s[None])[0]
+        assert _ida_tiles.search_class(spec)(spec, 3, s).first_bound() == h(s[None])[0]
         out = _ida_tiles.search(p, spec, s, None, None)
         assert len(out["actions"]) == dist[perm_ranks(s[None])[0]]
         assert p.check_solution(s, out["actions"])

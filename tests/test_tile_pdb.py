@@ -222,10 +222,10 @@ def test_ida_sparse_and_ranked_lookups_search_alike(monkeypatch) -> None:
             s = p.apply(s, np.array([rng.choice(acts)]))
         states.append(s[0])
     sparse_h = get_heuristic("pdb-555-reflect", p)
-    assert sparse_h.ida_spec().params["sparse"]
+    assert sparse_h.ida_spec().tables.sparse
     monkeypatch.setattr(pt, "SPARSE_MAX_ENTRIES", 0)
     ranked_h = pt.AdditiveTilePDB(p, "555", reflect=True)
-    assert not ranked_h.ida_spec().params["sparse"]
+    assert not ranked_h.ida_spec().tables.sparse
     for s in states:
         a = _ida_tiles.search(p, sparse_h.ida_spec(), s, None, None)
         b = _ida_tiles.search(p, ranked_h.ida_spec(), s, None, None)

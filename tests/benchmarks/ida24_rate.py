@@ -30,7 +30,7 @@ def main(states: int = 4, nodes: int = 50_000_000, rounds: int = 3, threads: int
     iset = load_instances(suite, "deepcubea-pdb45", states, compute_optimal=False)
     p = make_puzzle(suite, iset.spec)
     spec = get_heuristic("pdb-6666kf-reflect", p).ida_spec()
-    if not spec.params.get("sparse"):
+    if not spec.tables.sparse:
         raise SystemExit("pdb-6666kf-reflect: the tables are not in the sparse layout")
     _ida_tiles.search(p, spec, iset.instances[0].state, 10_000, None)  # compile, load
     total_n, total_c, total_w = 0, 0.0, 0.0
