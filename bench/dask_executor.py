@@ -48,7 +48,7 @@ from typing import Any
 from bench.executor import Executor, ResultCallback, Task, WorkerSlot
 from core import safe_write
 from core.errors import InputError
-from core.rows import failure
+from core.rows import TaskPayload, failure
 from core.status import Status
 
 #: Dask configuration of a LocalCluster (``dask.config`` keys). Worker processes must not be
@@ -93,7 +93,7 @@ _SLOTS_LOCK = threading.Lock()
 
 
 def run_task(fn: str, threads: int, grace_s: float, load_timeout_s: float, key: str,
-             payload: dict[str, Any], time_s: float | None,
+             payload: TaskPayload, time_s: float | None,
              memory_bytes: int | None) -> dict[str, Any]:
     """Run one task on this worker (the Dask task function): its row, with the worker's
     ``host``, ``cpu`` and ``cpu_score`` (measured once per worker process)."""

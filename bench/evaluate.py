@@ -21,8 +21,8 @@ import pandas as pd
 
 from core import registry
 from core.errors import InputError
-from core.limits import Limits
 from core.paths import checkout_relative
+from core.resolve import resolve
 from core.status import Status
 from suites.schema import ConfigSpec, InstanceSetSpec, Profile, Suite, check_suite
 
@@ -45,9 +45,25 @@ def model_heuristic(puzzle: str, model: str | None) -> str:
 
 def evaluation_suite(path: Path, puzzle: str, model: str | None, state_set: str, count: int,
                      seed: int, solver: str, solver_args: dict[str, Any], precision: str,
-                     time_limit: float | None, node_limit: int | None,
+                     time_limit: float | str | None, node_limit: int | str | None,
                      optimal_heuristic: str | None) -> Suite:
-    """The suite of one evaluation, to be kept as ``path`` (checked like a suite file)."""
+    """The suite of one evaluation, to be kept as ``path`` (checked like a suite file): its one
+    configuration resolved from the arguments as ``bench solve`` resolves its own
+    (``core.resolve.resolve``; ``solver_args`` and the limits as given on the command line or
+    as values)."""
+    hargs: dict[str, Any] = {"precision": precision}
+    if model is not None:
+        # a file or folder: inside the checkout by its path there (the rows name no machine's
+        # path, and the model store finds it from any folder), elsewhere by its absolute path
+        hargs["model"] = (checkout_relative(model) or str(Path(model).resolve())) \
+            if Path(model).exists() else model
+    heuristic = model_heuristic(puzzle, model)
+    if registry.ranks_moves(heuristic) and not registry.takes_policy(solver):
+        users = "/".join(n for n in registry.SOLVERS if registry.takes_policy(n))
+        raise InputError(f"--solver: the model is a policy (it ranks moves, gives no distance); "
+                         f"it is searched with {users}, not {solver}")
+    resolved = resolve(puzzle, heuristic, hargs, solver, solver_args,
+                       {"time_s": time_limit, "nodes": node_limit})
     from suites.reference import auto_rule
 
     p = registry.get_puzzle(puzzle)
@@ -66,26 +82,13 @@ def evaluation_suite(path: Path, puzzle: str, model: str | None, state_set: str,
                                seed=seed, optimal=rule)
     else:
         raise InputError(f"--set: expected deepcubea, uniform or scramble:DEPTH, got {state_set!r}")
-    hargs: dict[str, Any] = {"precision": precision}
-    if model is not None:
-        # a file or folder: inside the checkout by its path there (the rows name no machine's
-        # path, and the model store finds it from any folder), elsewhere by its absolute path
-        hargs["model"] = (checkout_relative(model) or str(Path(model).resolve())) \
-            if Path(model).exists() else model
-    heuristic = model_heuristic(puzzle, model)
-    if registry.ranks_moves(heuristic) and not registry.takes_policy(solver):
-        users = "/".join(n for n in registry.SOLVERS if registry.takes_policy(n))
-        raise InputError(f"--solver: the model is a policy (it ranks moves, gives no distance); "
-                         f"it is searched with {users}, not {solver}")
-    registry.check_solver_heuristic(solver, heuristic)  # a Q search needs a Q-network
-    cfg = ConfigSpec(name="model", heuristic=heuristic, solver=solver, heuristic_args=hargs,
-                     solver_args=dict(solver_args))
+    cfg = ConfigSpec.from_resolved("model", resolved)
     profile = Profile(name="evaluate", limit=count,
                       description="the first COUNT states of the set")
     return check_suite(Suite(
         name="evaluate-" + puzzle, puzzle=puzzle, path=path, description="",
         instance_sets={inst.name: inst}, configs={cfg.name: cfg},
-        limits=Limits(time_s=time_limit, nodes=node_limit), profiles={profile.name: profile}))
+        limits=resolved.limits, profiles={profile.name: profile}))
 
 
 #: the first line of an evaluation's suite file

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from core.rows import failure
+from core.rows import Row, TaskPayload, failure
 from core.status import Status
 from solvers import memory
 
@@ -56,10 +56,11 @@ class Task:
     """
 
     key: str
-    payload: dict[str, Any]
+    payload: TaskPayload
     time_s: float | None = None
     memory_bytes: int | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
+    #: the planned columns of the task's row
+    meta: Row = field(default_factory=lambda: Row())
 
 
 ResultCallback = Callable[[Task, dict[str, Any]], None]

@@ -10,23 +10,24 @@ from __future__ import annotations
 import json
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from core.limits import LOAD_EVAL_S, Limits, evaluation_deadline, grace_s
+from core.rows import Row, TaskPayload
 from core.status import Status
 
 _HEURISTICS: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
 _MAX_HEURISTICS = 2  # heavy objects kept per worker
 
 
-def payload_key(p: dict[str, Any]) -> tuple[Any, ...]:
+def payload_key(p: TaskPayload) -> tuple[Any, ...]:
     return (p["puzzle"], p.get("goal"), p["heuristic"],
             json.dumps(p.get("heuristic_args", {}), sort_keys=True))
 
 
-def _objects(p: dict[str, Any]) -> tuple[Any, Any]:
+def _objects(p: TaskPayload) -> tuple[Any, Any]:
     """``(puzzle, heuristic)`` for a payload, loaded once per worker (a small LRU cache)."""
     from core import registry
 
@@ -52,7 +53,7 @@ def _objects(p: dict[str, Any]) -> tuple[Any, Any]:
     return puzzle, h
 
 
-def prepare_task(payload: dict[str, Any]) -> dict[str, Any]:
+def prepare_task(payload: TaskPayload) -> dict[str, Any]:
     """Build or load what a configuration needs (PDB files, models) and report its size."""
     _HEURISTICS.clear()
     puzzle, h = _objects(payload)
@@ -65,11 +66,11 @@ def prepare_task(payload: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _prepare(payload: dict[str, Any]) -> None:
+def _prepare(payload: TaskPayload) -> None:
     _objects(payload)
 
 
-def solve_task(payload: dict[str, Any]) -> dict[str, Any]:
+def solve_task(payload: TaskPayload) -> Row:
     """Solve one instance with one configuration; the returned path is replayed and checked."""
     from core import registry
     from solvers.base import replayed
@@ -89,11 +90,12 @@ def solve_task(payload: dict[str, Any]) -> dict[str, Any]:
                              else limits.time_s + grace_s(limits.time_s)):
         run = solver.run(puzzle, h, state, limits)
     result, fault = replayed(puzzle, state, run)
-    row = result.to_dict()
+    record = result.to_dict()
+    actions = record.pop("actions")
+    row = cast(Row, record)  # the result columns of the row (core.rows.Row)
     if fault is not None:
         row["status"] = Status.INVALID.value
         row["error"] = fault
-    actions = row.pop("actions")
     row["actions"] = puzzle.format_moves(actions) if actions is not None else None
     row["extra"] = json.dumps(row.get("extra") or {}, default=str)
     row["heuristic_nbytes"] = int(h.nbytes)

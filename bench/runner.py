@@ -47,6 +47,8 @@ from bench.run_worker import payload_key, prepare_task, solve_task
 from core.errors import InputError
 from core.limits import Limits
 from core.paths import display_path
+from core.resolve import task_payload
+from core.rows import Row, TaskPayload
 from core.status import FAILURE_STATUSES as _FAILURES
 from core.status import Status
 from suites.schema import ConfigSpec, InstanceSet, Suite
@@ -114,13 +116,10 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
             for inst in iset.instances:
                 # the set name a row records is the spec's (a fallback keeps its own name)
                 set_label = inst.set
-                payload = {
-                    "puzzle": suite.puzzle, "goal": iset.goal, "heuristic": cfg.heuristic,
-                    "heuristic_args": cfg.heuristic_args, "solver": cfg.solver,
-                    "solver_args": cfg.solver_args, "state": [int(v) for v in inst.state],
-                    "limits": lim.as_dict(), "seed": seed,
-                }
-                meta = {
+                payload = task_payload(suite.puzzle, iset.goal, cfg.heuristic,
+                                       cfg.heuristic_args, cfg.solver, cfg.solver_args,
+                                       [int(v) for v in inst.state], lim, seed)
+                meta: Row = {
                     "suite": suite.name, "profile": profile, "instance_set": set_label,
                     "instance": inst.id, "config": cfg.name, "puzzle": suite.puzzle,
                     "goal": iset.goal, "heuristic": cfg.heuristic, "solver": cfg.solver,
@@ -232,7 +231,7 @@ def fill_table_digests(tasks: Sequence[Task]) -> None:
         t.meta["tables_sha256"] = known[k]
 
 
-def task_fingerprint(payload: dict[str, Any]) -> str:
+def task_fingerprint(payload: TaskPayload) -> str:
     """A digest of everything that decides a task's result (state, configuration, limits, seed);
     where a network evaluates (``heuristic_args.device``, ``bench run suite --device``) is left
     out, so a run may be resumed on another device."""
@@ -255,7 +254,7 @@ def plan_fingerprint(plan: Plan) -> str:
 
 
 def _finish_row(task: Task, result: dict[str, Any], prov: dict[str, Any]) -> dict[str, Any]:
-    row = dict(task.meta)
+    row: dict[str, Any] = dict(task.meta)
     row.update({k: v for k, v in result.items() if k not in ("heuristic", "solver")})
     row["key"] = task.key
     row["fingerprint"] = task_fingerprint(task.payload)

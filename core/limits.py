@@ -7,13 +7,36 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
 from core.errors import InputError
+from core.options import Option
 
 MIB = 1 << 20
+
+#: every search limit, declared once: its command-line flag (``--time-limit``), its range and
+#: the cap that keeps a huge value from overflowing what it sizes; keyed by the name suite files
+#: and run records give it (:meth:`Limits.as_dict`). ``bench solve``, ``bench train evaluate``
+#: and suite files check a limit through these (``core.resolve.check_limits``), and so does
+#: :class:`Limits` itself.
+LIMIT_OPTIONS: dict[str, Option] = {
+    "time_s": Option("time_limit", float, "search time limit in seconds", low=0.0,
+                     low_ok=False, cap=1e9, metavar="SEC"),
+    "nodes": Option("node_limit", int, "limit on nodes generated", low=0, low_ok=False,
+                    cap=2**62, metavar="N"),
+    "memory_mb": Option("memory_limit", float, "limit on the search's memory in MiB", low=0.0,
+                        low_ok=False, cap=2**40, metavar="MB"),
+}
+
+
+class LimitsRecord(TypedDict):
+    """:class:`Limits` as suite files, run records and task payloads hold them."""
+
+    time_s: float | None
+    nodes: int | None
+    memory_mb: int | None
 
 
 @dataclass(frozen=True)
@@ -39,6 +62,11 @@ class Limits:
             if not value > 0 or (name != "time_s" and value != int(value)):
                 what = "a positive number of seconds" if name == "time_s" else "a positive integer"
                 raise InputError(f"limits: {name} must be {what}, got {value!r}")
+            option = LIMIT_OPTIONS["memory_mb" if name == "memory_bytes" else name]
+            scale = MIB if name == "memory_bytes" else 1
+            if option.cap is not None and value > option.cap * scale:
+                raise InputError(f"limits: {name} must be at most {option.cap * scale:g}, "
+                                 f"got {value!r}")
 
     @property
     def memory_mb(self) -> int | None:
@@ -54,12 +82,12 @@ class Limits:
             memory_bytes=other.memory_bytes if other.memory_bytes is not None else self.memory_bytes,
         )
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> LimitsRecord:
         """``{"time_s", "nodes", "memory_mb"}``: the form of suite files and run records."""
         return {"time_s": self.time_s, "nodes": self.nodes, "memory_mb": self.memory_mb}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Limits:
+    def from_dict(cls, d: LimitsRecord | dict[str, Any]) -> Limits:
         mb = d.get("memory_mb")
         return cls(time_s=d.get("time_s"), nodes=d.get("nodes"),
                    memory_bytes=int(mb) * MIB if mb else None)

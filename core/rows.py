@@ -11,7 +11,25 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from core.limits import LimitsRecord
 from core.status import Status
+
+
+class TaskPayload(TypedDict):
+    """One task of a run as the runner plans it (``bench.runner.plan_run``, built by
+    ``core.resolve.task_payload``) and a worker runs it (``bench.run_worker.solve_task``): the
+    configuration, the start state, the limits and the seed. Its digest is the row's
+    ``fingerprint`` (``bench.runner.task_fingerprint``)."""
+
+    puzzle: str
+    goal: str | None
+    heuristic: str
+    heuristic_args: dict[str, Any]
+    solver: str
+    solver_args: dict[str, Any]
+    state: list[int]
+    limits: LimitsRecord
+    seed: int
 
 
 class Row(TypedDict, total=False):

@@ -2,15 +2,16 @@
 
 A suite names one puzzle, its instance sets, its configurations (heuristic x solver x
 parameters), per-instance limits and profiles. ``load_suite`` parses and validates a file;
-every fault is an ``InputError`` that names the file and the key. Solver and heuristic
-arguments are checked against the options the registry declares (``core.registry``). The
+every fault is an ``InputError`` that names the file and the key. Each configuration is
+resolved as ``bench solve`` resolves its arguments (``core.resolve.resolve``: names, options
+and limits checked against the registry's declarations, kept as checked), and a bad value is
+refused with the words the command line uses, after the file and the key. The
 instance sources are in ``suites.sources``, the rules for reference optimal lengths in
 ``suites.reference``.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -23,6 +24,7 @@ import numpy as np
 from core import registry
 from core.errors import InputError
 from core.limits import MIB, Limits
+from core.resolve import ArgumentError, ResolvedConfig, check_limits, config_params, resolve
 from suites.reference import check_rule
 
 SUITES_DIR = Path(__file__).resolve().parent
@@ -104,9 +106,19 @@ class ConfigSpec:
     limits: Limits | None = None
     description: str = ""
 
+    @classmethod
+    def from_resolved(cls, name: str, cfg: ResolvedConfig,
+                      instance_sets: tuple[str, ...] | None = None, limits: Limits | None = None,
+                      description: str = "") -> ConfigSpec:
+        """The configuration ``name`` of a suite that runs ``cfg`` (``limits``: its own, over
+        the suite's and the profile's; ``None``: theirs)."""
+        return cls(name=name, heuristic=cfg.heuristic, solver=cfg.solver,
+                   heuristic_args=dict(cfg.heuristic_args), solver_args=dict(cfg.solver_args),
+                   instance_sets=instance_sets, limits=limits, description=description)
+
     def params(self) -> dict[str, Any]:
-        return {**{f"h.{k}": v for k, v in self.heuristic_args.items()},
-                **{f"s.{k}": v for k, v in self.solver_args.items()}}
+        """The row's ``params`` (before JSON): ``h.OPTION`` and ``s.OPTION`` values."""
+        return config_params(self.heuristic_args, self.solver_args)
 
 
 @dataclass(frozen=True)
@@ -197,23 +209,26 @@ def _type_name(types: type | tuple[type, ...]) -> str:
                         "dict": "a table", "list": "a list", "bool": "true or false"}.get(t.__name__, t.__name__) for t in ts)
 
 
-def _limits(r: _Reader, key: str) -> Limits | None:
+def _limits_table(r: _Reader, key: str) -> dict[str, Any] | None:
+    """The ``key`` table of limits, typed as a suite file writes them (their bounds are checked
+    by the declared options: ``core.resolve.check_limits``)."""
     table = r.get(key, dict)
     if table is None:
         return None
     sub = _Reader(r.path, table, f"{r.where}.{key}" if r.where else key)
     sub.check_keys(["time_s", "nodes", "memory_mb"])
-    t = sub.get("time_s", (int, float))
-    n = sub.get("nodes", int)
-    m = sub.get("memory_mb", int)
-    for k, v, high in (("time_s", t, 1e9), ("nodes", n, 2**62), ("memory_mb", m, 2**40)):
-        if v is not None and not math.isfinite(v):
-            raise sub.fail(k, f"must be a finite number, got {v}")
-        if v is not None and v <= 0:
-            raise sub.fail(k, f"must be positive, got {v}")
-        if v is not None and v > high:
-            raise sub.fail(k, f"must be at most {high:g}, got {v}")
-    return Limits(float(t) if t is not None else None, n, m * MIB if m is not None else None)
+    return {"time_s": sub.get("time_s", (int, float)), "nodes": sub.get("nodes", int),
+            "memory_mb": sub.get("memory_mb", int)}
+
+
+def _limits(r: _Reader, key: str) -> Limits | None:
+    table = _limits_table(r, key)
+    if table is None:
+        return None
+    try:
+        return check_limits(table)
+    except ArgumentError as exc:
+        raise r.fail(f"{key}.{exc.argument.removeprefix('limits.')}", exc.detail) from None
 
 
 def _names(r: _Reader, key: str, known: Sequence[str], what: str) -> tuple[str, ...] | None:
@@ -346,58 +361,18 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
         cname = r.get("name", str, required=True)
         if cname in configs:
             raise r.fail("name", f"duplicate configuration {cname!r}")
-        solver_name: str | None = r.get("solver", str, default=None)
-        h_given = r.get("heuristic", str, default=None)
         try:
-            if solver_name is not None and solver_name in registry.SOLVERS:
-                h = registry.check_solver_heuristic(solver_name, h_given)
-            elif h_given is None:
-                raise InputError("missing (only a solver that uses no heuristic goes without)")
-            else:
-                h = h_given
-            hentry = registry.heuristic_entry(h)
-            h = hentry.name  # an alias (davi): the heuristic it names, as rows record it
-        except InputError as exc:
-            raise r.fail("heuristic", str(exc).removeprefix("--heuristic: ")) from None
-        if not registry.heuristic_supports(hentry, puzzle):
-            raise r.fail("heuristic", f"{h} does not apply to {puzzle}")
-        hargs = dict(r.get("heuristic_args", dict, default={}))
-        try:  # validated (an option the heuristic does not take is refused), kept as written
-            registry.check_heuristic_options(hentry, hargs)
-            hentry.check_options(hargs, "heuristic")
-        except InputError as exc:
-            raise r.fail("heuristic_args", f"{str(exc).removeprefix('--')}") from None
-        sargs = dict(r.get("solver_args", dict, default={}))
-        if solver_name is None:  # the heuristic's declared default, or a model's recommendation
-            try:
-                d = registry.default_search(hentry, puzzle, hargs.get("model"))
-            except InputError as exc:
-                raise r.fail("heuristic_args", str(exc)) from None
-            solver_name = d.solver
-            sargs = {**d.solver_args, **sargs}
-            if d.precision is not None and hentry.option("precision") is not None:
-                hargs.setdefault("precision", d.precision)
-        try:
-            sentry = registry.solver_entry(solver_name)
-        except InputError as exc:
-            raise r.fail("solver", str(exc)) from None
-        if not registry.solver_supports(sentry, puzzle):
-            raise r.fail("solver", f"{solver_name} does not apply to {puzzle}")
-        for k in sargs:
-            if sentry.option(k) is None:
-                raise r.fail("solver_args", f"{k!r} does not apply to {solver_name} (its options: "
-                                            f"{', '.join(o.name for o in sentry.options) or 'none'})")
-        try:
-            sargs = sentry.check_options(sargs, "solver")
-        except InputError as exc:
-            raise r.fail("solver_args", str(exc)) from None
-        configs[cname] = ConfigSpec(
-            name=cname, heuristic=h, solver=solver_name,
-            heuristic_args=hargs,
-            solver_args=sargs,
-            instance_sets=_names(r, "instances", list(sets), "instance set"),
-            limits=_limits(r, "limits"), description=r.get("description", str, default=""),
-        )
+            cfg = resolve(puzzle, r.get("heuristic", str, default=None),
+                          dict(r.get("heuristic_args", dict, default={})),
+                          r.get("solver", str, default=None),
+                          dict(r.get("solver_args", dict, default={})),
+                          _limits_table(r, "limits"))
+        except ArgumentError as exc:
+            raise r.fail(exc.argument, exc.detail) from None
+        configs[cname] = ConfigSpec.from_resolved(
+            cname, cfg, instance_sets=_names(r, "instances", list(sets), "instance set"),
+            limits=cfg.limits if "limits" in table else None,
+            description=r.get("description", str, default=""))
 
     profiles: dict[str, Profile] = {}
     ptable = top.get("profiles", dict, default={})

@@ -173,3 +173,13 @@ def check_plugin_values(puzzle: Puzzle, h: Heuristic, state: np.ndarray, name: s
     if not np.issubdtype(values.dtype, np.number) or np.issubdtype(values.dtype, np.complexfloating):
         raise InputError(f"--heuristic: plugin heuristic {name} ({package}) gave values of type "
                          f"{values.dtype}; a heuristic gives numbers")
+
+
+def limit_option(key: str, note: str = "") -> Callable[..., Any]:
+    """The flag of the limit ``key`` as ``core.limits.LIMIT_OPTIONS`` declares it (its value is
+    checked by ``core.resolve``, so a bad one is the same line everywhere)."""
+    from core.limits import LIMIT_OPTIONS
+
+    option = LIMIT_OPTIONS[key]
+    return click.option(option.flag, metavar=option.metavar,
+                        help=option.describe() + (f" ({note})" if note else ""))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -16,42 +15,19 @@ from bench.commands.common import (
     check_plugin_values,
     goal_option,
     json_line,
+    limit_option,
     read_state,
     registry_options,
 )
 from core import registry
-from core.errors import InputError
-from core.limits import Limits, evaluation_deadline, grace_s
+from core.limits import evaluation_deadline, grace_s
+from core.resolve import resolve
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
 from solvers.base import SolveResult, replayed
 from solvers.memory import process_peak_bytes
 
 MIB = 1 << 20
-
-
-def _number(option: str, text: str | None, kind: type, low: float, low_ok: bool,
-            high: float | None = None, cap: float | None = None) -> Any:
-    """Parse an option value here (not by click) so bad values are one-line ``InputError``s.
-
-    ``high``: the value lies in ``[low, high]``; ``cap``: an upper bound that keeps huge values
-    (``1e308``) from overflowing what they size, reported on its own."""
-    if text is None:
-        return None
-    try:
-        value = kind(text)
-    except ValueError:
-        what = "an integer" if kind is int else "a number"
-        raise InputError(f"{option}: expected {what}, got {text!r}") from None
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"{option}: expected a finite number, got {text!r}")
-    if value < low or (value == low and not low_ok) or (high is not None and value > high):
-        rng = (f"in [{low:g}, {high:g}]" if high is not None
-               else f"{'>=' if low_ok else '>'} {low:g}")
-        raise InputError(f"{option}: must be {rng}, got {text}")
-    if cap is not None and value > cap:
-        raise InputError(f"{option}: must be at most {cap:g}, got {text}")
-    return value
 
 
 def certified_bound(puzzle: Puzzle, state: np.ndarray) -> tuple[int | None, str | None]:
@@ -123,10 +99,10 @@ def solve_options(f: Callable[..., Any]) -> Callable[..., Any]:
                      help="solver name (bench list solvers) [ida for heuristics with a per-state "
                           "kernel; a learned model's recommended search]"),
         registry_options("solver"),
-        click.option("--time-limit", metavar="SEC", help="search time limit in seconds (> 0)"),
-        click.option("--node-limit", metavar="N", help="limit on nodes generated (> 0)"),
-        click.option("--memory-limit", metavar="MB", help="limit on the search's memory in MiB "
-                     "(> 0; enforced by bwas/astar/greedy; IDA* needs memory linear in depth)"),
+        limit_option("time_s"),
+        limit_option("nodes"),
+        limit_option("memory_mb", "enforced by bwas/astar/greedy; IDA* needs memory linear in "
+                                  "depth"),
     ]
     for decorate in reversed(decorators):
         f = decorate(f)
@@ -144,7 +120,7 @@ class Solved:
     #: the heuristic options given (model, precision, ...)
     heuristic_args: dict[str, Any]
     solver_name: str
-    #: the solver options given or recommended (None: the solver's default)
+    #: the solver options given or recommended (absent: the solver's default)
     solver_args: dict[str, Any]
     result: SolveResult
 
@@ -169,14 +145,6 @@ def solve_cmd(puzzle: str, state: str | None, moves: str | None, goal: str | Non
         click.echo(json_line(result_record(s.puzzle, s.state, s.result)))
     else:
         click.echo(summary_text(s.puzzle, s.state, s.result))
-
-
-def _missing_heuristic() -> InputError:
-    """The error of a search that needs a heuristic and has none, naming the solvers that
-    default to one."""
-    optimal = "/".join(n for n in registry.SOLVERS if registry.takes_default_heuristic(n))
-    return InputError(f"--heuristic: missing (see bench list heuristics; with --solver "
-                      f"{optimal} it defaults to the puzzle's strongest admissible one)")
 
 
 def default_heuristic_note(puzzle_name: str, heuristic_name: str,
@@ -220,78 +188,41 @@ def solve_state(puzzle: str, state: str | None, moves: str | None, goal: str | N
                 heuristic_name: str | None, solver_name: str | None, time_limit: str | None,
                 node_limit: str | None, memory_limit: str | None,
                 options: dict[str, Any]) -> Solved:
-    """Check the options of :func:`solve_options` (one-line ``InputError``s), make the puzzle,
-    the state, the heuristic and the solver from the registry, and run the search."""
+    """Resolve the options of :func:`solve_options` (``core.resolve.resolve``: one-line
+    ``InputError``s), make the puzzle, the state, the heuristic and the solver from the
+    registry, and run the search."""
     began = time.monotonic()
-    by_default = False  # the puzzle's default heuristic, said on stderr before it loads
-    built = False  # its stronger one, whose tables are in the cache
-    if solver_name is not None:
-        registry.solver_entry(solver_name)
-        if heuristic_name is None and registry.takes_default_heuristic(solver_name):
-            heuristic_name = registry.solver_default_heuristic(solver_name, puzzle)
-            by_default = True
-            hopts = registry.all_options("heuristic")
-            heuristic_name, built = built_search_heuristic(
-                puzzle, heuristic_name, [k for k, v in options.items() if k in hopts
-                                         and v is not None])
-        elif heuristic_name is None and registry.uses_heuristic(solver_name):
-            raise _missing_heuristic()
-        heuristic_name = registry.check_solver_heuristic(solver_name, heuristic_name)
-    elif heuristic_name is None:
-        raise _missing_heuristic()
-    t = _number("--time-limit", time_limit, float, 0.0, False, cap=10**9)
-    n = _number("--node-limit", node_limit, int, 0, False, cap=2**62)
-    mb = _number("--memory-limit", memory_limit, float, 0.0, False, cap=2**40)
-    entry = registry.heuristic_entry(heuristic_name)
-    heuristic_name = entry.name  # an alias (davi) runs as the heuristic it names
-    learned = entry.props.needs_model
-    hnames = registry.all_options("heuristic")
-    hargs = registry.check_heuristic_options(
-        entry, {k: v for k, v in options.items() if k in hnames})
-    defaulted: dict[str, Any] = {}
-    if by_default and not built:  # the default heuristic's options, where not given
-        defaulted = {k: v for k, v in registry.default_heuristic_args(puzzle).items()
-                     if hargs.get(k) is None}
-        hargs.update(registry.check_heuristic_options(entry, defaulted))
-    model, precision = hargs.get("model"), hargs.get("precision")
+    hnames, snames = registry.all_options("heuristic"), registry.all_options("solver")
+    cfg = resolve(puzzle, heuristic_name, {k: v for k, v in options.items() if k in hnames},
+                  solver_name, {k: v for k, v in options.items() if k in snames},
+                  {"time_s": time_limit, "nodes": node_limit, "memory_mb": memory_limit},
+                  default_heuristic=True, upgrade=built_search_heuristic)
+    if cfg.solver_note:
+        click.echo(cfg.solver_note, err=True)
     p = registry.get_puzzle(puzzle, goal=goal)
     s = read_state(p, state, moves)
-    sopts = registry.all_options("solver")
-    given = {k: sopts[k].check(v) for k, v in options.items() if k in sopts}
-    if solver_name is None:  # the heuristic's declared default, or a model's recommendation
-        d = registry.default_search(entry, p.name, model)
-        solver_name = d.solver
-        if d.recommended:
-            given = {**d.solver_args, **{k: v for k, v in given.items() if v is not None}}
-            precision = precision or d.precision
-            args = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in given.items() if v is not None)
-            click.echo(f"solver: {solver_name} {args} ({d.note})".rstrip(), err=True)
-        elif d.note:
-            click.echo(f"solver: {solver_name} ({d.note})", err=True)
-    if not registry.solver_supports(registry.solver_entry(solver_name), p.name):
-        raise InputError(f"--solver: {solver_name} does not apply to {p.name}")
-    sentry = registry.solver_entry(solver_name)
+    entry = registry.heuristic_entry(cfg.heuristic)
     plugins: list[tuple[str, str, registry.Entry[Any]]] = [
-        ("--solver", "solver", sentry), ("--heuristic", "heuristic", entry)]
+        ("--solver", "solver", registry.solver_entry(cfg.solver)),
+        ("--heuristic", "heuristic", entry)]
     with PluginFaults(plugins):
-        solver = registry.get_solver(solver_name, **given)
-    if precision is not None and learned and entry.option("precision") is not None:
-        hargs["precision"] = precision
-    if by_default:
-        click.echo(default_heuristic_note(p.name, heuristic_name, defaulted), err=True)
+        solver = registry.get_solver(cfg.solver, **cfg.solver_args)
+    if cfg.heuristic_by_default:
+        click.echo(default_heuristic_note(p.name, cfg.heuristic, cfg.defaulted_args), err=True)
+    t = cfg.limits.time_s
     # a network that does not return is stopped: loading within the time limit (counted from
     # the command's start), each evaluation of the search by the limit and a grace
     # (core.limits.evaluation_deadline)
     with PluginFaults(plugins), evaluation_deadline(
             None if t is None else max(0.0, t - (time.monotonic() - began))):
-        h = registry.get_heuristic(heuristic_name, p, **hargs)
+        h = registry.get_heuristic(cfg.heuristic, p, **cfg.heuristic_args)
         if registry.plugin_of(entry) is not None:
-            check_plugin_values(p, h, s, heuristic_name, registry.plugin_of(entry) or "")
-    limits = Limits(time_s=t, nodes=n, memory_bytes=None if mb is None else int(mb * MIB))
+            check_plugin_values(p, h, s, cfg.heuristic, registry.plugin_of(entry) or "")
     with PluginFaults(plugins), evaluation_deadline(None if t is None else t + grace_s(t)):
-        run = solver.run(p, h, s, limits)
+        run = solver.run(p, h, s, cfg.limits)
     # the returned path replayed as the suite runner does (a plugin solver's too)
     result, fault = replayed(p, s, run)
     if fault is not None:
         result = replace(result, extra={**(result.extra or {}), "error": fault})
-    return Solved(p, s, h, heuristic_name, hargs, solver_name, given, result)
+    return Solved(p, s, h, cfg.heuristic, cfg.heuristic_args, cfg.solver, cfg.solver_args,
+                  result)

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from bench.commands.common import FINITE_FLOAT, json_line, registry_options
+from bench.commands.common import json_line, limit_option, registry_options
 from bench.commands.train import PRESET_NAMES, refuse_existing_file, train_group
 from core import safe_write
 from core.errors import InputError
@@ -273,8 +273,8 @@ def models_cmd(as_json: bool) -> None:
 @registry_options("solver", skip=("threads",))
 @click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default="float32",
               show_default=True, help="the network's hidden layers")
-@click.option("--node-limit", type=click.IntRange(min=1, max=2**62), default=None)
-@click.option("--time-limit", type=FINITE_FLOAT, default=None, help="seconds per start state")
+@limit_option("nodes")
+@limit_option("time_s", "per start state")
 @click.option("--optimal-heuristic", default=None,
               help="admissible heuristic for IDA* reference lengths where no table exists")
 @click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
@@ -286,7 +286,7 @@ def models_cmd(as_json: bool) -> None:
               help="run folder (suite file, rows) [runs/evaluate-PUZZLE-TIME]")
 @click.option("--resume", is_flag=True, help="continue the evaluation in --run-dir")
 def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, seed: int, solver: str,
-                 precision: str, node_limit: int | None, time_limit: float | None,
+                 precision: str, node_limit: str | None, time_limit: str | None,
                  optimal_heuristic: str | None, threads: int | None, out: str | None,
                  run_dir: str | None, resume: bool, overwrite: bool,
                  **solver_options: str | None) -> None:
@@ -302,9 +302,7 @@ def evaluate_cmd(puzzle: str, model: str | None, state_set: str, count: int, see
         refuse_existing_file(Path(out), "--out", overwrite)
     if threads is not None:
         torch.set_num_threads(max(1, threads))
-    from core import registry
-
-    sargs = registry.solver_entry(solver).check_options(solver_options, "solver")
+    sargs = {k: v for k, v in solver_options.items() if v is not None}
     if run_dir is None:
         if resume:
             raise InputError("--resume: needs --run-dir (the folder of the evaluation to continue)")
@@ -338,7 +336,7 @@ def _remove_if_rowless(folder: Path) -> None:
 
 def _evaluate(folder: Path, resume: bool, puzzle: str, model: str | None, state_set: str,
               count: int, seed: int, solver: str, sargs: dict[str, Any], precision: str,
-              node_limit: int | None, time_limit: float | None, optimal_heuristic: str | None,
+              node_limit: str | None, time_limit: str | None, optimal_heuristic: str | None,
               out: str | None) -> None:
     """``bench train evaluate`` in run folder ``folder``: write its suite, run it, print."""
     from bench.evaluate import COMMENT, SUITE_FILE, evaluation_suite, run_evaluation, summarize
@@ -368,8 +366,10 @@ def _evaluate(folder: Path, resume: bool, puzzle: str, model: str | None, state_
     if out:
         safe_write.save_csv(df, out, arg="--out", index=False)
     summary = summarize(df)
-    summary.update(puzzle=puzzle, model=model or "shipped", set=state_set, solver=solver,
-                   **sargs, node_limit=node_limit, time_limit=time_limit, run_dir=str(folder))
+    config = suite.configs["model"]  # as resolved: the options and limits checked
+    summary.update(puzzle=puzzle, model=model or "shipped", set=state_set, solver=config.solver,
+                   **config.solver_args, node_limit=suite.limits.nodes,
+                   time_limit=suite.limits.time_s, run_dir=str(folder))
     if precision != "float32":
         summary.update(precision=precision)
     click.echo(json_line(summary))
