@@ -62,6 +62,17 @@ def optimal_share(rows: pd.DataFrame) -> Share:
     return Share(int(hit.sum()), int(known.sum()))
 
 
+def optimal_share_of(length: Sequence[Any] | pd.Series | np.ndarray,
+                     optimal: Sequence[Any] | pd.Series | np.ndarray) -> Share:
+    """:func:`optimal_share` of lengths found outside our runs (a published solver's), one per
+    state, against the states' reference optima (None or NaN: no length, counted as not solved;
+    no optimum, not counted)."""
+    length = pd.to_numeric(pd.Series(list(length), dtype=object), errors="coerce").astype(float)
+    rows = pd.DataFrame({"status": np.where(length.notna(), SOLVED, "unsolved"),
+                         "length": length.to_numpy(), "optimal": list(optimal)})
+    return optimal_share(rows)
+
+
 def at_bound_share(rows: pd.DataFrame) -> Share:
     """% at lower bound: of the rows with a certified lower bound (``lower_bound``), those
     solved at a length equal to it (so proven optimal); an unsolved row counts as not."""

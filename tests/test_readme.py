@@ -38,10 +38,3 @@ def test_readme_link_check_finds_broken_links(tmp_path):
                       "    [indented](d.md)\n")
     problems = _hooks().readme_link_problems(readme)
     assert len(problems) == 2 and "b.md" in problems[0] and "nope" in problems[1]
-
-
-def test_docs_cover_every_paper_table():
-    from bench.papers import PAPERS
-
-    text = (ROOT / "docs" / "paper.md").read_text()
-    assert [name for name in PAPERS if f"## `{name}`" not in text] == []

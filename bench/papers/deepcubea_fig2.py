@@ -1,5 +1,6 @@
-"""``deepcubea-fig2``: BWAS with N = 10,000, lambda 0.0 / 0.1 / 0.2 on the cube, learned heuristic
-against Korf's PDB: length, nodes, time, one dot per state."""
+"""The figure ``deepcubea-fig2``, declared in :data:`TABLE` (what it reproduces: its
+``summary``): the code that runs (or reads) the suite's run and draws length, nodes and time
+per state for each lambda."""
 
 from __future__ import annotations
 
@@ -62,8 +63,9 @@ def _make(req: Request) -> tuple[str, pd.DataFrame]:
 
 TABLE = PaperTable(
     name="deepcubea-fig2",
-    summary="BWAS with N = 10,000, lambda 0.0 / 0.1 / 0.2 on the cube, learned heuristic "
-            "against Korf's PDB: length, nodes, time, one dot per state.",
+    summary="DeepCubeA's Figure 2: BWAS with N = 10,000 and lambda 0.0 / 0.1 / 0.2 on "
+            "DeepCubeA's cubes, the shipped network against Korf's PDB: length, nodes and "
+            "time, one dot per state (--profile fig2-short: on short scrambles).",
     make=_make, suites=("cube3",), runs="one", profile="fig2",
     instances="suite cube3's profile fig2 (DeepCubeA's 1000 test cubes)",
     published=(),

@@ -1,5 +1,7 @@
-"""``deepcubea-summary``: DeepCubeA's per-domain results: the paper's text and its per-instance
-results files beside ours (from a suite run given with ``--run``)."""
+"""The table ``deepcubea-summary``, declared in :data:`TABLE` (what it reproduces: its
+``summary``): the code that reads each run's rows on DeepCubeA's test states, counts them with
+the shared columns (:mod:`bench.columns`) and sets DeepCubeA's figures on the same states
+beside them."""
 
 from __future__ import annotations
 
@@ -49,8 +51,8 @@ def _ours(run_dir: Path) -> tuple[str, dict[str, dict[str, Any]], list[int]]:
     if "published_length" in per and "optimal" in per:  # DeepCubeA's lengths against known optima
         both = per[per["published_length"].notna() & per["optimal"].notna()]
         if len(both):
-            pub.update(optimal_pct=100.0 * float((both["published_length"] == both["optimal"]).mean()),
-                       n=float(len(both)))
+            share = columns.optimal_share_of(both["published_length"], both["optimal"])
+            pub.update(optimal_pct=share.pct, n=float(share.n))
     if pub:
         figures["__published__"] = pub
     for config, g in df.groupby("config", sort=False):
@@ -75,8 +77,7 @@ def published_mean_time(files: dict[str, Any] | None, indices: list[int]) -> tup
 
 def deepcubea_summary(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
                       command: str, runs: list[Path] | None = None) -> tuple[str, pd.DataFrame]:
-    """DeepCubeA's per-domain figures (text and results files) beside runs of ours (one per
-    puzzle)."""
+    """The table's markdown and frame from ``runs`` (finished runs, one per puzzle)."""
     from bench import published
 
     per_puzzle: dict[str, tuple[Path, dict[str, dict[str, Any]]]] = {}
@@ -159,8 +160,9 @@ def _make(req: Request) -> tuple[str, pd.DataFrame]:
 
 TABLE = PaperTable(
     name="deepcubea-summary",
-    summary="DeepCubeA's per-domain results: the paper's text and its per-instance results "
-            "files beside ours (from a suite run given with --run).",
+    summary="DeepCubeA's per-domain results (the paper's text, and the means of its "
+            "per-instance results files on the states of our runs) beside the runs given with "
+            "--run, one per puzzle.",
     make=_make, check=_check, runs="several",
     instances="DeepCubeA's test states in the runs given (one per puzzle)",
     published=("bench.published:TEXT", "bench.published:per_instance"),

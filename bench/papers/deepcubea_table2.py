@@ -1,6 +1,5 @@
-"""``deepcubea-table2``: memory of PDBs against networks (bytes each heuristic holds, the size of
-its files: the optimal solvers' strongest tables and the shipped networks), beside the figures
-DeepCubeA's paper states."""
+"""The table ``deepcubea-table2``, declared in :data:`TABLE` (what it reproduces: its
+``summary``); :mod:`bench.papers.heuristic_measures` measures its rows."""
 
 from __future__ import annotations
 
@@ -16,9 +15,11 @@ def _make(req: Request) -> tuple[str, pd.DataFrame]:
 
 TABLE = PaperTable(
     name="deepcubea-table2",
-    summary="memory of PDBs against networks (bytes each heuristic holds, the size of its "
-            "files: the optimal solvers' strongest tables and the shipped networks), beside "
-            "the figures DeepCubeA's paper states.",
+    summary="DeepCubeA's Table 2: memory of the pattern databases against the networks: the "
+            "bytes each heuristic holds and the size of its files, for the optimal solvers' "
+            "strongest tables (pdb-coset with --probe-inverse near --corner-pdb corners, "
+            "pdb-6666kf, ...) and the shipped networks (value-net), beside the figures the "
+            "paper states (not recorded where none is on record).",
     make=_make, check=refuse_profile_and_run, runs="none", build=True,
     instances="a batch of 10,000 random states per puzzle, measured on this machine",
     published=("bench.published:TEXT",),

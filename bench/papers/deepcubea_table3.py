@@ -1,6 +1,5 @@
-"""``deepcubea-table3``: time per heuristic computation (states per second and microseconds per
-state, batch evaluation: the optimal solvers' strongest tables and the shipped networks), beside
-the figures DeepCubeA's paper states."""
+"""The table ``deepcubea-table3``, declared in :data:`TABLE` (what it reproduces: its
+``summary``); :mod:`bench.papers.heuristic_measures` measures its rows."""
 
 from __future__ import annotations
 
@@ -16,9 +15,10 @@ def _make(req: Request) -> tuple[str, pd.DataFrame]:
 
 TABLE = PaperTable(
     name="deepcubea-table3",
-    summary="time per heuristic computation (states per second and microseconds per state, "
-            "batch evaluation: the optimal solvers' strongest tables and the shipped networks), "
-            "beside the figures DeepCubeA's paper states.",
+    summary="DeepCubeA's Table 3: time per heuristic computation (states per second and "
+            "microseconds per state, batches of 10,000 states, one process on one thread), the "
+            "rows of deepcubea-table2, beside the paper's figures where we hold them. Timings "
+            "on a shared machine are indications.",
     make=_make, check=refuse_profile_and_run, runs="none", build=True,
     instances="a batch of 10,000 random states per puzzle, measured on this machine",
     published=("bench.published:TEXT",),

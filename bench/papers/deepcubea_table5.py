@@ -1,6 +1,7 @@
-"""``deepcubea-table5``: Sokoban: DeepCubeA's results on its 1,000 test levels (per-level file)
-beside our configurations on the same levels (suite ``sokoban``, profile ``table5``: A* and BWAS
-with the classic heuristics, BWAS with the shipped DAVI network)."""
+"""The table ``deepcubea-table5``, declared in :data:`TABLE` (what it reproduces: its
+``summary``): the code that runs (or reads) the Sokoban run, counts each configuration's rows
+with the shared columns (:mod:`bench.columns`) and sets DeepCubeA's per-level figures on the
+same levels beside them."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from core.errors import InputError
 
 def deepcubea_table5(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
                      command: str, profile: str | None = None) -> tuple[str, pd.DataFrame]:
-    """Sokoban: our configurations on DeepCubeA's test levels beside its per-level results."""
+    """The table's markdown and frame from ``run_dir`` (the suite's profile ``table5``, or
+    ``profile``, run first when none is given)."""
     from bench import published
     from bench.run_table import load_table
 
@@ -40,15 +42,17 @@ def deepcubea_table5(run_dir: Path | None, limit: int | None, jobs: int | None, 
         per = df.drop_duplicates("instance")
         known = per[per["optimal"].notna()] if "optimal" in per else per.iloc[:0]
         theirs = [files["lengths"].get(int(i)) for i in known["instance"]]
-        hits = [t == o for t, o in zip(theirs, known["optimal"], strict=True) if t is not None]
+        listed = [(t, o) for t, o in zip(theirs, known["optimal"], strict=True) if t is not None]
         rows.append({"solver": "DeepCubeA (results file, the same levels)",
-                     "levels": len(levels), "solved %": 100.0 * len(lens) / len(levels),
+                     "levels": len(levels),
+                     columns.SOLVED_PCT.label: columns.Share(len(lens), len(levels)).pct,
                      "mean length": float(np.mean(lens)) if lens else None,
-                     columns.OPTIMAL.label: str(columns.Share(int(np.sum(hits)), len(hits)))
-                     if hits else None,
+                     columns.OPTIMAL.label: str(columns.optimal_share_of(*zip(*listed, strict=True)))
+                     if listed else None,
                      "mean nodes generated": None, "mean seconds": None})
         rows.append({"solver": "DeepCubeA (results file, all levels)", "levels": files["n"],
-                     "solved %": 100.0, "mean length": files["mean_length"],
+                     columns.SOLVED_PCT.label: published.stated("sokoban", "solved_pct").value,
+                     "mean length": files["mean_length"],
                      columns.OPTIMAL.label: None, "mean nodes generated": round(files["mean_nodes"]),
                      "mean seconds": files["mean_time_s"]})
     for config, g in df.groupby("config", sort=False):
@@ -56,7 +60,7 @@ def deepcubea_table5(run_dir: Path | None, limit: int | None, jobs: int | None, 
         ok = g[g["status"] == "solved"]
         pub = pd.to_numeric(ok.get("published_length"), errors="coerce")
         rows.append({"solver": f"ours: {config}", "levels": int(st["n"]),
-                     "solved %": st["solved_pct"], "mean length": st["mean_length"],
+                     columns.SOLVED_PCT.label: st["solved_pct"], "mean length": st["mean_length"],
                      columns.OPTIMAL.label: columns.OPTIMAL.render(st),
                      "mean nodes generated": round(st["mean_nodes"]) if st["solved"] else None,
                      "mean seconds": st["mean_time_s"],
@@ -80,10 +84,11 @@ def _make(req: Request) -> tuple[str, pd.DataFrame]:
 
 TABLE = PaperTable(
     name="deepcubea-table5",
-    summary="Sokoban: DeepCubeA's results on its 1,000 test levels (per-level file) beside our "
-            "configurations on the same levels (suite sokoban, profile table5: A* and BWAS with "
-            "the classic heuristics, BWAS with the shipped DAVI network).",
+    summary="DeepCubeA's Table 5 (Sokoban): A* and BWAS with the classic heuristics and BWAS "
+            "with the shipped network on DeepCubeA's 1,000 test levels, beside DeepCubeA's "
+            "per-level results file.",
     make=_make, suites=("sokoban",), runs="one", profile="table5",
     instances="DeepCubeA's test levels in suite sokoban (profile table5)",
     published=("bench.published:per_instance",),
+    from_runs=("sokoban-table5",),
 )

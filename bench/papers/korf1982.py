@@ -1,6 +1,6 @@
-"""``korf1982``: Korf (1982) Table 2: average solution length of the macro problem solver
-(8-puzzle 39, Rubik's cube 90 in the half-turn metric) beside optimal (8-puzzle 22) and human
-(38, 125), over random states."""
+"""The table ``korf1982``, declared in :data:`TABLE` (what it reproduces: its ``summary``):
+the published lengths (:data:`KORF1982`) and the code that builds each puzzle's macro table,
+solves random states with it and sets the mean lengths beside the paper's."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ KORF1982_ROWS = [("puzzle8", "korf1982", True), ("cube3-htm", None, True),
 
 def korf1982(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path, command: str,
              count: int = 10_000, seed: int = 0) -> tuple[str, pd.DataFrame]:
-    """Korf (1982) Table 2 over ``count`` uniformly random states per puzzle."""
+    """The table's markdown and frame over ``count`` uniformly random states per puzzle."""
     from core import registry
     from core.limits import Limits
     from puzzles.exhaustive import has_table, table_distances
@@ -89,10 +89,13 @@ def _make(req: Request) -> tuple[str, pd.DataFrame]:
 
 TABLE = PaperTable(
     name="korf1982",
-    summary="Korf (1982) Table 2: average solution length of the macro problem solver "
-            "(8-puzzle 39, Rubik's cube 90 in the half-turn metric) beside optimal (8-puzzle "
-            "22) and human (38, 125), over random states.",
+    summary="Korf (1982), Table 2: the macro problem solver's mean solution length on random "
+            "states (8-puzzle 39 on the paper's layout, the cube 90 in the half-turn metric), "
+            "beside optimal (8-puzzle 22) and human (38, 125), with each macro table's size "
+            "and longest macro; also the quarter-turn cube, the 2x2x2 and the 15-puzzle, ours "
+            "only.",
     make=_make, check=refuse_profile_and_run, runs="none", count=10_000,
     instances="uniformly random states per puzzle (seed 0)",
     published=("bench.papers.korf1982:KORF1982",),
+    method=("table-driven solvers", "solvers/table-driven.md#macro-operators"),
 )

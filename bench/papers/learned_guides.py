@@ -1,9 +1,8 @@
-"""``learned-guides``: DAVI, diffusion-distance and policy networks trained for the same CPU
-time, and the PDBs, under the same beams and BWAS on DeepCubeA's first states of the cube, the
-15-puzzle and Lights Out 7x7, beside EfficientCube's and DeepCubeA's figures.
+"""The table ``learned-guides``, declared in :data:`TABLE` (what it reproduces: its
+``summary``).
 
 The networks are trained and the searches run by the experiment ``experiments.learned_guides``
-(``python -m experiments.learned_guides --train-minutes M``), which writes this table with
+(:data:`HOW`), which writes this table with
 :func:`write` from its runs (:func:`summarize`: our rows of each puzzle's run;
 :func:`published_rows`: the published figures beside them). ``bench paper learned-guides`` says
 how to run it.
@@ -69,7 +68,7 @@ def figures(g: pd.DataFrame) -> dict[str, Any]:
     known = opt.notna()
     evals = ok["network_evaluations"] if "network_evaluations" in ok else pd.Series(dtype=float)
     return {"states": n,
-            "solved %": 100.0 * len(ok) / n if n else None,
+            "solved %": columns.solved_share(g).pct if n else None,
             "mean length": _mean(ok["length"]),
             columns.OPTIMAL.label: str(columns.optimal_share(g)) if known.any() else None,
             "mean expanded": _mean(ok["nodes_expanded"]) if "nodes_expanded" in ok else None,
@@ -99,10 +98,10 @@ def published_rows(puzzle: str, df: pd.DataFrame) -> list[dict[str, Any]]:
                             errors="coerce").astype(float)
         known = opt.notna()
         rows.append({**base, "guide": "DeepCubeA", "search": "BWAS (its settings)",
-                     "states": len(per), "solved %": 100.0 * len(listed) / len(per),
+                     "states": len(per), "solved %": columns.Share(len(listed), len(per)).pct,
                      "mean length": float(lengths.mean()),
-                     columns.OPTIMAL.label: str(columns.Share(
-                         int((lengths[known] == opt[known]).sum()), int(known.sum())))
+                     columns.OPTIMAL.label: str(columns.optimal_share_of(lengths[known],
+                                                                         opt[known]))
                      if known.any() else None,
                      "mean generated": _mean(listed["published_nodes"])
                      if "published_nodes" in listed else None,
@@ -203,10 +202,13 @@ def _make(req: Request) -> tuple[str, pd.DataFrame]:
 
 TABLE = PaperTable(
     name="learned-guides",
-    summary="DAVI, diffusion-distance and policy networks trained for the same CPU time, and "
-            "the PDBs, under the same beams and BWAS on DeepCubeA's first states of the cube, "
-            "the 15-puzzle and Lights Out 7x7, beside EfficientCube's and DeepCubeA's figures "
-            f"(made by {HOW}).",
+    summary="DAVI, diffusion-distance and policy networks trained for the same CPU time "
+            "(--train-minutes each), and the PDBs (Korf's on the cube, 7-8 on the 15-puzzle), "
+            "under beam search at --widths and BWAS on DeepCubeA's first states of --puzzles "
+            "(cube3, puzzle15, lightsout7 by default), beside EfficientCube's and DeepCubeA's "
+            "figures, with a figure of mean length against time. Made by "
+            f"{HOW}: missing networks are trained first (interrupted ones resumed), and "
+            "--model PUZZLE-TARGET=PATH uses a model trained elsewhere.",
     make=_make, check=_check, runs="none",
     instances="DeepCubeA's first 100 test states per puzzle (--limit)",
     published=("bench.published:per_instance", "bench.published:EFFICIENTCUBE"),

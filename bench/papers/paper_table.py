@@ -46,19 +46,23 @@ Maker = Callable[[Request], tuple[str, pd.DataFrame]]
 
 @dataclass(frozen=True)
 class PaperTable:
-    """A published table regenerated with our code.
+    """A published table regenerated with our code, declared once: ``bench paper --help`` and
+    the documentation's page of paper tables (``docs/paper.md``, its sections made from the
+    declarations when the site is built) read it.
 
-    ``summary``: what it reproduces, one paragraph (``bench paper --help`` and the module
-    docstring say the same). ``suites``: the suites whose runs it reads (a run given with
-    ``--run`` must be a run of one of them; empty: runs of any suite, checked by the table,
-    or none). ``runs``: how many finished runs ``--run`` gives (``none``: the table solves its
-    own states; ``one``; ``several``). ``profile``: the suite profile it runs when no run is
-    given (None: it runs no suite). ``count``: the states it solves itself unless ``--count``
-    says otherwise (None: ``--count`` does not apply). ``instances``: which instances, in
-    words. ``build``: whether ``--build`` applies. ``published``: the published figures it
-    sets beside ours, as ``module:attribute`` names. ``make``: the function that makes it.
-    ``check``: the table's own refusals of a request, before anything runs (one-line
-    :class:`InputError`)."""
+    ``summary``: what it reproduces, one paragraph of plain text (the only description of the
+    table). ``suites``: the suites whose runs it reads (a run given with ``--run`` must be a run
+    of one of them; empty: runs of any suite, checked by the table, or none). ``runs``: how many
+    finished runs ``--run`` gives (``none``: the table solves its own states; ``one``;
+    ``several``). ``profile``: the suite profile it runs when no run is given (None: it runs no
+    suite). ``count``: the states it solves itself unless ``--count`` says otherwise (None:
+    ``--count`` does not apply). ``instances``: which instances, in words. ``build``: whether
+    ``--build`` applies. ``published``: the published figures it sets beside ours, as
+    ``module:attribute`` names. ``make``: the function that makes it. ``check``: the table's own
+    refusals of a request, before anything runs (one-line :class:`InputError`). ``from_runs``:
+    the committed runs (folders of ``results/``) that the committed table ``results/NAME`` was
+    made from. ``method``: (title, page) of the documentation page that explains the method it
+    runs, if one does."""
 
     name: str
     summary: str
@@ -71,6 +75,8 @@ class PaperTable:
     count: int | None = None
     build: bool = False
     check: Callable[[Request], None] | None = field(default=None, compare=False)
+    from_runs: tuple[str, ...] = ()
+    method: tuple[str, str] | None = None
 
 
 def run_suite(suite_name: str, profile: str, limit: int | None, jobs: int | None,

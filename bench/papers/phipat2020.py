@@ -1,5 +1,6 @@
-"""``phipat2020``: Phipat (2020) Table 1: its learned solver under capped BWAS on the 2x2x2,
-3x3x3, 15- and 24-puzzle, our shipped networks under the same settings."""
+"""The table ``phipat2020``, declared in :data:`TABLE` (what it reproduces: its
+``summary``): the report's settings and figures (:data:`PHIPAT2020`) and the code that runs
+our shipped networks under those settings and reads the IDA* rows of the runs given."""
 
 from __future__ import annotations
 
@@ -81,8 +82,8 @@ def _optimal_solver_rows(runs: list[Path]) -> dict[str, dict[str, Any]]:
 def phipat2020(run_dir: Path | None, limit: int | None, jobs: int | None, out: Path,
                command: str, count: int = 100,
                runs: list[Path] | None = None) -> tuple[str, pd.DataFrame]:
-    """Phipat (2020) Table 1: capped BWAS with our shipped networks, the report's settings;
-    Table 3: DeepCubeA's PDB rows, with ours from the IDA* runs in ``runs`` beside them."""
+    """The table's markdown and frame: ``count`` states per puzzle solved here (Table 1), and
+    the IDA* rows of the finished ``runs`` (Table 3)."""
     from core import registry
     from core.limits import Limits
     from learning.model_store import known_models
@@ -161,8 +162,10 @@ def _make(req: Request) -> tuple[str, pd.DataFrame]:
 
 TABLE = PaperTable(
     name="phipat2020",
-    summary="Phipat (2020) Table 1: its learned solver under capped BWAS on the 2x2x2, 3x3x3, "
-            "15- and 24-puzzle, our shipped networks under the same settings.",
+    summary="Phipat (2020), Table 1: its learned solver under capped BWAS (iteration cap, "
+            "lambda, N) on the 2x2x2, 3x3x3, 15- and 24-puzzle, and our shipped networks under "
+            "the same settings; Table 3: DeepCubeA's PDB rows as the report states them, "
+            "beside our IDA* runs given with --run.",
     make=_make, check=_check, runs="several", count=100,
     instances="DeepCubeA's first test states per puzzle (uniform random states where absent)",
     published=("bench.papers.phipat2020:PHIPAT2020", "bench.published:TEXT"),

@@ -1,8 +1,9 @@
 """Pages of the documentation site made at build time (run by the mkdocs-gen-files plugin).
 
 Nothing written here is committed: the reference pages are read from ``core/registry.py`` and
-the command line, the results pages from the committed ``results/*/`` folders, so neither can
-drift from what they describe. ``python tools/docs/gen_pages.py OUT`` writes the same pages
+the command line, the results pages from the committed ``results/*/`` folders, and the sections
+of ``paper.md`` that list the paper tables from their declarations (``bench.papers``), so none
+can drift from what they describe. ``python tools/docs/gen_pages.py OUT`` writes the same pages
 into the folder OUT, to read them without building the site.
 """
 
@@ -155,6 +156,73 @@ def registry_page() -> str:
         "",
     ]
     return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- paper tables
+def plain(text: str) -> str:
+    """Plain text (a declaration's summary) as Markdown that shows it as written: the characters
+    Markdown reads as markup escaped."""
+    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)
+
+
+def _code_list(items) -> str:
+    items = [f"`{i}`" for i in items]
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def _paper_runs(t) -> str:
+    """What ``bench paper NAME`` runs or reads for table ``t``, from its declaration."""
+    parts = []
+    if t.profile is not None:
+        suites = f"suite{'s' if len(t.suites) > 1 else ''} {_code_list(t.suites)}" \
+            if t.suites else "its suite"
+        parts.append(f"runs profile `{t.profile}` of {suites} (`--profile` for another)")
+    if t.count is not None:
+        parts.append(f"solves {t.count:,} states per puzzle itself (`--count N` for another "
+                     "number)")
+    if t.runs == "one":
+        parts.append("`--run RUN` reads a finished run instead")
+    elif t.runs == "several":
+        parts.append("`--run RUN` (repeatable) reads finished runs"
+                     + (" instead" if t.profile is not None else ""))
+    if t.build:
+        parts.append("`--build` builds missing pattern databases first")
+    return "; ".join(parts)
+
+
+def paper_sections() -> str:
+    """One section per declared paper table (``bench.papers.PAPERS``, in its order): the
+    declaration's summary, what the command runs or reads, its instances, the published figures
+    it sets beside ours, the committed results and the page of its method."""
+    from bench import papers
+
+    out = []
+    for t in papers.declarations():
+        out += [f"## `{t.name}`", "", plain(t.summary), "", f"- Command: `bench paper {t.name}`"
+                + (f": {_paper_runs(t)}." if _paper_runs(t) else "."),
+                f"- Instances: {plain(t.instances)}."]
+        if t.published:
+            out.append(f"- Published figures: {_code_list(t.published)}.")
+        if (RESULTS / t.name).is_dir():
+            ours = f"- Ours: [results/{t.name}](results/{t.name}/index.md)"
+            if t.from_runs:
+                ours += ", made from the runs " + " and ".join(
+                    f"[results/{r}](results/{r}/index.md)" for r in t.from_runs)
+            out.append(ours + ".")
+        else:
+            out.append(f"- Ours: none committed yet (`bench paper {t.name} --out results` "
+                       f"writes `results/{t.name}/`).")
+        if t.method is not None:
+            title, page = t.method
+            out.append(f"- Method: [{title}]({page}).")
+        out.append("")
+    return "\n".join(out)
+
+
+def paper_page() -> str:
+    """``docs/paper.md`` (its introduction, written by hand) followed by the tables' sections."""
+    intro = (ROOT / "docs" / "paper.md").read_text().rstrip("\n")
+    return intro + "\n\n" + paper_sections()
 
 
 # --------------------------------------------------------------------------- suites
@@ -499,6 +567,7 @@ def generate(write: Write, copy: Copy) -> None:
     write("reference/cli.md", cli_page())
     write("reference/suites.md", suites_page())
     write("architecture.md", architecture_page())
+    write("paper.md", paper_page())
     api_pages(write)
     results_pages(write, copy)
 
@@ -529,5 +598,5 @@ if __name__ == "__main__" and len(sys.argv) == 2:
         (out_dir / path).write_bytes(src.read_bytes())
 
     generate(_write, _copy)
-else:
+elif __name__ == "<run_path>":  # run by mkdocs-gen-files (runpy.run_path); imported: nothing
     _mkdocs()
