@@ -4,6 +4,7 @@ named by the file; rows are checked and replayed as a suite run's are."""
 from __future__ import annotations
 
 import csv
+import itertools
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ SOURCE = ROOT / "results" / "learned-optimality" / "puzzle24-search"
 def _rows(name: str, n: int) -> tuple[list[str], list[dict[str, str]]]:
     with open(SOURCE / name, newline="") as fh:
         reader = csv.DictReader(fh)
-        rows = [row for _, row in zip(range(n), reader)]
+        rows = list(itertools.islice(reader, n))
         return list(reader.fieldnames or []), rows
 
 
