@@ -24,18 +24,11 @@ from puzzles.base import Puzzle
 
 
 def exact_distances(puzzle: Puzzle) -> tuple[np.ndarray, np.ndarray] | None:
-    """Every state with its distance, ``(states (S, L), dist (S,))``, where a table exists."""
-    if hasattr(puzzle, "distance_table") and hasattr(puzzle, "from_index"):
-        dist = np.asarray(puzzle.distance_table())
-        idx = np.flatnonzero(dist >= 0)
-        return puzzle.from_index(idx), dist[idx].astype(np.int64)
-    if puzzle.name == "puzzle8":
-        from puzzles.exhaustive import perm_unranks, puzzle8_distances
+    """Every state with its distance, ``(states (S, L), dist (S,))``, where a table exists
+    (:func:`puzzles.exhaustive.all_distances`)."""
+    from puzzles.exhaustive import all_distances
 
-        dist = np.asarray(puzzle8_distances(getattr(puzzle, "layout", "blank-last")))
-        idx = np.flatnonzero(dist >= 0)
-        return perm_unranks(idx, 9).astype(np.uint8), dist[idx].astype(np.int64)
-    return None
+    return all_distances(puzzle)
 
 
 def known_instances(puzzle_name: str) -> tuple[list[Puzzle], list[np.ndarray], list[np.ndarray]]:

@@ -14,6 +14,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from core.capabilities import Policy
 from core.limits import LOAD_EVAL_S, Limits, evaluation_deadline, grace_s
 from core.rows import Row, TaskPayload
 from core.status import Status
@@ -43,11 +44,11 @@ def _objects(p: TaskPayload) -> tuple[Any, Any]:
     with evaluation_deadline(LOAD_EVAL_S), \
             evaluation_deadline((p.get("limits") or {}).get("time_s")):
         h = registry.get_heuristic(p["heuristic"], puzzle, **p.get("heuristic_args", {}))
-        if getattr(h, "ranks_moves", False):  # force lazy loads / compilation now
-            h.log_probs(puzzle.example()[None, :])  # type: ignore[attr-defined]
+        if isinstance(h, Policy):  # force lazy loads / compilation now
+            h.log_probs(puzzle.example()[None, :])
         else:
             h(puzzle.example()[None, :])
-    if not getattr(h, "load_seconds", 0.0):
+    if not h.load_seconds:
         h.load_seconds = time.perf_counter() - t0
     _HEURISTICS[key] = (puzzle, h)
     return puzzle, h
@@ -61,7 +62,7 @@ def prepare_task(payload: TaskPayload) -> dict[str, Any]:
 
     registry.get_solver(payload["solver"], **payload.get("solver_args", {}))
     out = {"status": "ready", "heuristic_nbytes": int(h.nbytes),
-           "load_s": float(getattr(h, "load_seconds", 0.0))}
+           "load_s": float(h.load_seconds)}
     _HEURISTICS.clear()
     return out
 
@@ -101,7 +102,7 @@ def solve_task(payload: TaskPayload) -> Row:
     row["heuristic_nbytes"] = int(h.nbytes)
     row["model_target"] = h.trained_target
     row["solver_nbytes"] = int((result.extra or {}).get("table_nbytes", 0))
-    row["heuristic_load_s"] = float(getattr(h, "load_seconds", 0.0))
+    row["heuristic_load_s"] = float(h.load_seconds)
     return row
 
 

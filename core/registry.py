@@ -282,7 +282,7 @@ HEURISTICS: dict[str, Entry[HeuristicProps]] = {
                              recommend="learning.model_store:recommended_search",
                              model_files="learning.model_store:value_model_files"),
               (MODEL, DEVICE, PRECISION)),
-        Entry("policy", "heuristics.policy_net:PolicyNetHeuristic",
+        Entry("policy", "heuristics.policy_net:PolicyNet",
               "move-prediction network (EfficientCube): ranks moves, gives no distance estimate; "
               "beam search only", {},
               HeuristicProps(LEARNED_PUZZLES, needs_model=True, ranks_moves=True,
@@ -314,7 +314,7 @@ HEURISTICS: dict[str, Entry[HeuristicProps]] = {
                       default="sum", metavar="C"),
                Option("m", float, "the ratio combination's m", default=1.0, low=0.0,
                       low_ok=False, metavar="M"))),
-        Entry("onnx", "heuristics.onnx:OnnxHeuristic",
+        Entry("onnx", "heuristics.onnx:load_onnx",
               "a network in an ONNX file (a value network, a policy or a Q-network, as its card "
               "says), "
               "evaluated by onnxruntime on the CPU", {},

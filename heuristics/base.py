@@ -1,39 +1,42 @@
-"""The heuristic interface.
+"""The heuristic interface, and the policy interface beside it.
 
 A heuristic estimates the cost-to-go of states of one puzzle. Every heuristic has a batch
 evaluator (``__call__``); heuristics that can be evaluated per state inside a Numba search also
 expose ``ida_spec()`` (see ``solvers.ida``), networks return ``None`` there.
 
-A move-prediction network (``ranks_moves = True``, :mod:`heuristics.policy_net`) is a heuristic
-of another kind: it gives log-probabilities of a state's moves (``log_probs``) and no distance
-estimate; only beam search takes it. Heuristics backed by a network count the states it
-evaluated in ``network_evaluations`` (``None`` for heuristics without one).
+A move-prediction network (:class:`PolicyGuide`, :mod:`heuristics.policy_net`) is not a
+heuristic: it gives log-probabilities of a state's moves (``log_probs``,
+:class:`core.capabilities.Policy`) and no distance estimate; only beam search takes it. Both
+are a :class:`Guide` (what a solver is given: a name, the seconds spent loading, the bytes held,
+and the states a network evaluated in ``network_evaluations``, ``None`` without a network).
 
-A Q-network (:class:`QValues`, :mod:`heuristics.q_net`) gives values for every move of a state
-from one evaluation of the state: ``q_values(states) -> (B, A)``, the cost of each move plus the
-cost-to-go of its child (illegal moves ``inf``); the Q searches (``qstar``, ``qbeam``) read
-children's values from it without evaluating the children.
+A Q-network (:class:`core.capabilities.QValues`, :mod:`heuristics.q_net`) gives values for every
+move of a state from one evaluation of the state: ``q_values(states) -> (B, A)``, the cost of
+each move plus the cost-to-go of its child (illegal moves ``inf``); the Q searches (``qstar``,
+``qbeam``) read children's values from it without evaluating the children.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import (
     Annotated,
     Any,
-    Protocol,
     cast,
     get_args,
     get_origin,
     get_type_hints,
-    runtime_checkable,
 )
 
 import numpy as np
 
+from core.capabilities import QValues
 from puzzles.base import Puzzle
+
+__all__ = ["Guide", "Heuristic", "IdaSpec", "PolicyGuide", "QValues", "checked_values"]
 
 
 @dataclass(frozen=True)
@@ -136,30 +139,13 @@ class IdaSpec:
         return () if self.tables is None else record_arrays(self.tables)
 
 
-@runtime_checkable
-class QValues(Protocol):
-    """Values for every move of a state (module docstring)."""
-
-    def q_values(self, states: np.ndarray) -> np.ndarray:
-        """``(B, L) -> (B, A)`` float64: each move's cost plus its child's cost-to-go; illegal
-        moves ``inf``."""
-        ...
-
-
-class Heuristic(ABC):
-    """Cost-to-go estimate for states of ``puzzle``."""
+class Guide(ABC):
+    """What a solver is given to steer it: a :class:`Heuristic` or a :class:`PolicyGuide`."""
 
     name: str
-    admissible: bool = False
-    consistent: bool = False
-    #: True for a policy: ``log_probs(states) -> (B, A)`` and no values (module docstring)
-    ranks_moves: bool = False
-    #: states a network evaluated since the heuristic was made; None: no network
+    #: states a network evaluated since the guide was made; None: no network
     network_evaluations: int | None = None
-    #: True where ``inf`` is a value: a state from which no solution exists (a dead Sokoban
-    #: state); elsewhere a non-finite value is an error (:func:`checked_values`)
-    infinite_ok: bool = False
-    #: what a learned heuristic's network was trained on (``davi``, ``diffusion``, ``policy``,
+    #: what a learned guide's network was trained on (``davi``, ``diffusion``, ``policy``,
     #: as its checkpoint records; an ONNX card's ``target``); None: no network or not known
     trained_target: str | None = None
 
@@ -168,31 +154,52 @@ class Heuristic(ABC):
         #: seconds spent loading tables / models / compiling kernels (reported apart from search)
         self.load_seconds: float = 0.0
 
-    @abstractmethod
-    def __call__(self, states: np.ndarray) -> np.ndarray:
-        """Values for a batch ``(B, L) -> (B,)``: integers for admissible tables, float32 otherwise."""
-
     @property
     def nbytes(self) -> int:
         """Bytes of tables or parameters held in memory."""
         return 0
 
-    def ida_spec(self) -> IdaSpec | None:
-        """Per-state evaluation data for the Numba IDA* kernels, or ``None`` (IDA* refuses)."""
-        return None
-
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name} on {self.puzzle.name}>"
 
 
-def checked_values(heuristic: Any, states: np.ndarray) -> np.ndarray:
+class PolicyGuide(Guide):
+    """A policy: ranks a state's moves (:class:`core.capabilities.Policy`), gives no values."""
+
+    @abstractmethod
+    def log_probs(self, states: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
+        """``(B, L) -> (B, A)`` float64 log-probabilities over the legal moves (illegal:
+        ``-inf``)."""
+
+
+class Heuristic(Guide):
+    """Cost-to-go estimate for states of ``puzzle``."""
+
+    admissible: bool = False
+    consistent: bool = False
+    #: arrays a search reads at random (pattern databases), paged in before a search is timed
+    tables: Sequence[np.ndarray] = ()
+    #: True where ``inf`` is a value: a state from which no solution exists (a dead Sokoban
+    #: state); elsewhere a non-finite value is an error (:func:`checked_values`)
+    infinite_ok: bool = False
+
+    @abstractmethod
+    def __call__(self, states: np.ndarray) -> np.ndarray:
+        """Values for a batch ``(B, L) -> (B,)``: integers for admissible tables, float32 otherwise."""
+
+    def ida_spec(self) -> IdaSpec | None:
+        """Per-state evaluation data for the Numba IDA* kernels, or ``None`` (IDA* refuses)."""
+        return None
+
+
+def checked_values(heuristic: Heuristic, states: np.ndarray) -> np.ndarray:
     """``heuristic(states)`` for a batch ``(B, L)``, checked: one value per state, each a number
     (NaN, ``-inf``, and ``inf`` from a heuristic without ``infinite_ok``, are an ``InputError``
     naming the heuristic: an estimate that is not a number would steer a search, or a quality
     figure, without a word). The values keep their type (integers stay integers)."""
     from core.errors import InputError
 
-    name = getattr(heuristic, "name", type(heuristic).__name__)
+    name = heuristic.name
     n = len(states)
     values = np.asarray(heuristic(states))
     if values.shape != (n,) and not (values.ndim == 2 and values.shape == (n, 1)):
@@ -204,7 +211,7 @@ def checked_values(heuristic: Any, states: np.ndarray) -> np.ndarray:
         raise InputError(f"--heuristic: {name} gave values of type {values.dtype}, not numbers")
     if values.dtype.kind == "f":
         bad = np.isnan(values) | (values == -np.inf)
-        if not getattr(heuristic, "infinite_ok", False):
+        if not heuristic.infinite_ok:
             bad |= values == np.inf
         if bad.any():
             first = float(values[np.flatnonzero(bad)[0]])

@@ -29,7 +29,7 @@ class TileDistanceTables(NamedTuple):
 def tiles_puzzle_info(puzzle: Puzzle) -> tuple[int, str]:
     """``(width, layout)`` of a sliding-tile puzzle; ``InputError`` for other puzzles."""
     width = getattr(puzzle, "width", None)
-    layout = getattr(puzzle, "layout", None)
+    layout = puzzle.layout
     if width is None:
         raise InputError(f"heuristic: applies to sliding-tile puzzles, not {puzzle.name}")
     if layout not in ("blank-first", "blank-last"):

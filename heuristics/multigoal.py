@@ -33,7 +33,7 @@ class MultiGoalHeuristic(Heuristic):
         folder = Path(model).expanduser()
         self.tree = GoalTree.load(folder)
         if self.tree.puzzle != puzzle.name or \
-                (self.tree.layout or None) != (getattr(puzzle, "layout", None) or None):
+                (self.tree.layout or None) != (puzzle.layout or None):
             raise InputError(f"--model: {folder} is a tree for {self.tree.puzzle}"
                              f"{' (' + str(self.tree.layout) + ')' if self.tree.layout else ''}, "
                              f"not for {puzzle.name}")

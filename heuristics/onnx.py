@@ -1,7 +1,10 @@
 """Networks from other frameworks as heuristics: an ONNX file evaluated by onnxruntime on the CPU.
 
-``OnnxHeuristic(puzzle, model="FILE.onnx")`` (``--heuristic onnx --model FILE.onnx``) reads the
-model and its *card*, a small JSON file beside it (``FILE.card.json``)::
+``load_onnx(puzzle, model="FILE.onnx")`` (``--heuristic onnx --model FILE.onnx``) reads the
+model and its *card*, a small JSON file beside it (``FILE.card.json``), and returns the guide its
+card's ``output`` names: a value network (:class:`OnnxHeuristic`), a Q-network
+(:class:`OnnxQNet`, a heuristic that is also a :class:`core.capabilities.QValues`) or a policy
+(:class:`OnnxPolicy`, a :class:`heuristics.base.PolicyGuide`, not a heuristic)::
 
     {"puzzle": "cube3",                  # the puzzle name the network was trained for
      "encoding": "onehot-stickers",      # how states become the network's input (below)
@@ -48,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import InputError
-from heuristics.base import Heuristic
+from heuristics.base import Heuristic, PolicyGuide
 from puzzles.base import Puzzle
 
 CARD_SUFFIX = ".card.json"
@@ -264,17 +267,19 @@ def _dim(d: Any) -> int | None:
     return d if isinstance(d, int) and not isinstance(d, bool) and d > 0 else None
 
 
-class OnnxHeuristic(Heuristic):
-    """A value network (``__call__``: ``(B, L) -> (B,)`` float32) or a policy (``log_probs``)
-    from an ONNX file (module docstring)."""
+class OnnxModel:
+    """An ONNX network and its card, evaluated by onnxruntime (module docstring): what the value,
+    Q and policy guides of this module share. ``output``: the card output the class takes."""
 
     name = "onnx"
-    admissible = False
-    consistent = False
+    output = "value"
+    puzzle: Puzzle
+    load_seconds: float
+    network_evaluations: int | None
 
     def __init__(self, puzzle: Puzzle, model: str | os.PathLike[str] | None = None,
                  device: str = "cpu", chunk: int | None = None) -> None:
-        super().__init__(puzzle)
+        super().__init__(puzzle)  # type: ignore[call-arg]  # the Guide after this mixin
         t0 = time.perf_counter()
         if device not in ("cpu", "auto"):
             raise InputError(f"--device: the onnx heuristic evaluates on the CPU (onnxruntime), "
@@ -284,9 +289,11 @@ class OnnxHeuristic(Heuristic):
         self.chunk = int(chunk) if chunk is not None else DEFAULT_CHUNK
         self.model_path = resolve_onnx(model)
         self.card = read_card(self.model_path, puzzle.name)
-        self.ranks_moves = self.card["output"] == "policy"
-        #: a Q-network (output ``q``: one value per move, ``q_values``)
-        self.gives_q = self.card["output"] == "q"
+        if self.card["output"] != self.output:
+            raise InputError(f"--model: {self.model_path} is a {self.card['output']} network "
+                             f"(its card says), not a {self.output} network")
+        #: one output per move (a policy's logits, a Q-network's values)
+        self._per_move = self.output != "value"
         self.trained_target = self.card.get("target")
         self._encode = encoder(self.card, puzzle)
         self._symbols = int(self.card["symbols"]) if self.card["input"] == "one-hot" else None
@@ -336,10 +343,11 @@ class OnnxHeuristic(Heuristic):
             raise InputError(f"--model: {path}: the batch dimension is fixed at {shape[0]}; "
                              "export the model with a dynamic batch")
         out = list(y.shape)
-        if self.ranks_moves or self.gives_q:
+        if self._per_move:
             ok = len(out) == 2 and _dim(out[1]) in (None, self.puzzle.num_actions)
             want = (f"[batch, {self.puzzle.num_actions}] (one "
-                    f"{'value' if self.gives_q else 'logit'} per move of {self.puzzle.name})")
+                    f"{'value' if self.output == 'q' else 'logit'} per move of "
+                    f"{self.puzzle.name})")
         else:
             ok = len(out) == 1 or (len(out) == 2 and _dim(out[1]) in (None, 1))
             want = "[batch] or [batch, 1] (one estimate per state)"
@@ -358,7 +366,7 @@ class OnnxHeuristic(Heuristic):
         # stopped, not waited for
         with evaluation_deadline(LOAD_EVAL_S):
             raw = self.raw_outputs(goal)
-        if self.ranks_moves or self.gives_q:
+        if self._per_move:
             return
         tol = float(self.card.get("goal_tolerance", 1.0))
         if not abs(float(raw[0, 0])) <= tol:
@@ -399,7 +407,7 @@ class OnnxHeuristic(Heuristic):
                              f"got {states.shape}")
         n = states.shape[0]
         parts = []
-        width = self.puzzle.num_actions if self.ranks_moves or self.gives_q else 1
+        width = self.puzzle.num_actions if self._per_move else 1
         step = self.chunk
         if self._symbols is not None:  # one-hot passes of at most ONEHOT_PASS_BYTES
             row = self._width * np.dtype(self._dtype).itemsize
@@ -410,7 +418,7 @@ class OnnxHeuristic(Heuristic):
             if not (np.issubdtype(y.dtype, np.number) or y.dtype == np.bool_):
                 raise InputError(f"--model: {self.model_path}: the network's output is of type "
                                  f"{y.dtype}, not numbers")
-            per_move = self.ranks_moves or self.gives_q
+            per_move = self._per_move
             if y.shape != (len(x), width) and (per_move or y.shape != (len(x),)):
                 want = (f"[{len(x)}, {width}] (one value per move)" if per_move
                         else f"[{len(x)}] or [{len(x)}, 1] (one estimate per state)")
@@ -458,29 +466,39 @@ class OnnxHeuristic(Heuristic):
             if timer is not None:
                 timer.cancel()
 
+
+class OnnxHeuristic(OnnxModel, Heuristic):
+    """A value network from an ONNX file: ``(B, L) -> (B,)`` float32 (module docstring)."""
+
+    admissible = False
+    consistent = False
+
+    def _values(self, states: np.ndarray) -> np.ndarray:
+        return self.raw_outputs(states)[:, 0].copy()
+
     def __call__(self, states: np.ndarray) -> np.ndarray:
-        if self.ranks_moves:
-            raise InputError(f"--heuristic: onnx model {self.model_path.name} is a policy (it "
-                             "ranks moves, gives no distance estimate); only beam search takes "
-                             "it (--solver beam)")
         states = np.atleast_2d(np.asarray(states))
-        if self.gives_q:  # the least of the state's move values
-            out = self.q_values(states).min(axis=1).astype(np.float32) if len(states) else \
-                np.zeros(0, np.float32)
-        else:
-            out = self.raw_outputs(states)[:, 0].copy()
+        out = self._values(states)
         if out.size:
             np.maximum(out, 0.0, out=out)
             out[self.puzzle.is_goal(states)] = 0.0
         return out
 
+
+class OnnxQNet(OnnxHeuristic):
+    """A Q-network from an ONNX file (card output ``q``): ``q_values``, and the least move value
+    as the value (module docstring)."""
+
+    output = "q"
+
+    def _values(self, states: np.ndarray) -> np.ndarray:
+        if not len(states):
+            return np.zeros(0, np.float32)
+        return self.q_values(states).min(axis=1).astype(np.float32)
+
     def q_values(self, states: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
         """A Q-network's ``(B, A)`` float64 move values, at least the move's cost; illegal moves
         ``inf`` (as :meth:`heuristics.q_net.QNetHeuristic.q_values`)."""
-        if not self.gives_q:
-            raise InputError(f"--heuristic: onnx model {self.model_path.name} is a "
-                             f"{self.card['output']} network, not a Q-network; it gives no "
-                             "move values")
         states = np.atleast_2d(np.asarray(states))
         q = np.maximum(self.raw_outputs(states).astype(np.float64), 1.0)
         if legal is None:
@@ -488,12 +506,15 @@ class OnnxHeuristic(Heuristic):
         q[~np.asarray(legal, dtype=bool)] = np.inf
         return q
 
+
+class OnnxPolicy(OnnxModel, PolicyGuide):
+    """A policy from an ONNX file (card output ``policy``): move logits, read by beam search."""
+
+    output = "policy"
+
     def log_probs(self, states: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
         """``(B, A)`` float64 log-probabilities of each state's moves over the legal ones
         (illegal: -inf); ``legal`` defaults to the puzzle's ``expand``."""
-        if not self.ranks_moves:
-            raise InputError(f"--heuristic: onnx model {self.model_path.name} is a value network; "
-                             "it ranks no moves")
         states = np.atleast_2d(np.asarray(states))
         logits = self.raw_outputs(states).astype(np.float64)
         if legal is None:
@@ -505,3 +526,16 @@ class OnnxHeuristic(Heuristic):
         shifted = logits - top
         with np.errstate(divide="ignore"):
             return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+#: the guide of each card output
+GUIDES: dict[str, type[OnnxHeuristic] | type[OnnxPolicy]] = {
+    "value": OnnxHeuristic, "q": OnnxQNet, "policy": OnnxPolicy}
+
+
+def load_onnx(puzzle: Puzzle, model: str | os.PathLike[str] | None = None, device: str = "cpu",
+              chunk: int | None = None) -> OnnxHeuristic | OnnxPolicy:
+    """The guide an ONNX file's card names (``--heuristic onnx``): a value network, a Q-network
+    or a policy."""
+    card = read_card(resolve_onnx(model), puzzle.name)
+    return GUIDES[str(card["output"])](puzzle, model, device=device, chunk=chunk)

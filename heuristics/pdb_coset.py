@@ -37,6 +37,7 @@ from core.pdb_decls import CUBE_PDBS
 from heuristics.base import Arr, Heuristic, IdaSpec
 from heuristics.pdb_cube import state_batch
 from puzzles.base import Puzzle
+from puzzles.cube import CubeBase
 
 _I1 = Annotated[np.ndarray, Arr("integer", 1)]
 _I2 = Annotated[np.ndarray, Arr("integer", 2)]
@@ -98,9 +99,10 @@ class CosetCubePDB(Heuristic):
         from pdb_builders import cube_coset as cc
 
         serves = CUBE_PDBS["pdb-coset"].puzzles
-        if puzzle.name not in serves or not hasattr(puzzle, "to_cubies"):
+        if puzzle.name not in serves or not isinstance(puzzle, CubeBase):
             raise InputError(f"--heuristic: pdb-coset applies to {' and '.join(serves)}, not "
                              f"{puzzle.name}")
+        self.cube = puzzle
         if probe_inverse not in PROBES:
             raise InputError(f"--probe-inverse: expected one of {', '.join(PROBES)}, got "
                              f"{probe_inverse!r}")
@@ -143,7 +145,7 @@ class CosetCubePDB(Heuristic):
                                           if self.corner_pattern is not None else 0)
 
     def _cubies(self, states: np.ndarray) -> tuple[np.ndarray, ...]:
-        parts = self.puzzle.to_cubies(state_batch(self.puzzle, states))  # type: ignore[attr-defined]
+        parts = self.cube.to_cubies(state_batch(self.puzzle, states))
         return tuple(np.asarray(x, dtype=np.int64) for x in parts)
 
     def axis_coordinates(self, states: np.ndarray) -> np.ndarray:

@@ -34,6 +34,7 @@ from heuristics.base import Heuristic, IdaSpec
 from heuristics.pdb_coset import _I1, _I2, _I3, _I4, _U16, _Bytes
 from heuristics.pdb_cube import state_batch
 from puzzles.base import Puzzle
+from puzzles.cube import CubeBase
 
 
 class CosetEOTables(NamedTuple):
@@ -89,9 +90,10 @@ class CosetEOCubePDB(Heuristic):
         from pdb_builders import cube_coset_eo as ce
 
         serves = CUBE_PDBS["pdb-coset-eo"].puzzles
-        if puzzle.name not in serves or not hasattr(puzzle, "to_cubies"):
+        if puzzle.name not in serves or not isinstance(puzzle, CubeBase):
             raise InputError(f"--heuristic: pdb-coset-eo applies to {' and '.join(serves)}, not "
                              f"{puzzle.name}")
+        self.cube = puzzle
         if probe_inverse not in PROBES:
             raise InputError(f"--probe-inverse: expected one of {', '.join(PROBES)}, got "
                              f"{probe_inverse!r}")
@@ -123,7 +125,7 @@ class CosetEOCubePDB(Heuristic):
         return int(self.table.nbytes + self.ftable.nbytes)
 
     def _cubies(self, states: np.ndarray) -> tuple[np.ndarray, ...]:
-        parts = self.puzzle.to_cubies(state_batch(self.puzzle, states))  # type: ignore[attr-defined]
+        parts = self.cube.to_cubies(state_batch(self.puzzle, states))
         return tuple(np.asarray(x, dtype=np.int64) for x in parts)
 
     def axis_values(self, cubies: tuple[np.ndarray, ...]) -> np.ndarray:

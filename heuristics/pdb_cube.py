@@ -21,9 +21,9 @@ import numpy as np
 
 from core.errors import InputError
 from core.pdb_decls import CUBE_PDBS
-from core.registry import CUBE_NAMES
 from heuristics.base import Arr, Heuristic, IdaSpec
 from puzzles.base import Puzzle
+from puzzles.cube import Cube3, CubeBase
 
 CORNER_PARTS = {"corners": 0, "corner-perm": 1, "corner-twist": 2, "cube2-full": 0}
 
@@ -77,10 +77,11 @@ class _CubePDB(Heuristic):
         from pdb_builders import korf_cube as kc
 
         self.name = name
-        self.metric = "htm" if puzzle.name.endswith("-htm") else "qtm"
-        self.cube2 = puzzle.name.startswith("cube2")
-        if not hasattr(puzzle, "to_cubies") or puzzle.name not in CUBE_NAMES:
+        if not isinstance(puzzle, CubeBase):
             raise InputError(f"--heuristic: {name} applies to cube puzzles, not {puzzle.name}")
+        self.cube = puzzle
+        self.metric = puzzle.metric
+        self.cube2 = puzzle.size == 2
         t0 = time.perf_counter()
         self.corner_pattern = kc.parse_pattern(corners)
         if self.corner_pattern.kind != "corner" or self.corner_pattern.cube2 != self.cube2:
@@ -121,7 +122,7 @@ class _CubePDB(Heuristic):
         from pdb_builders import korf_cube as kc
 
         states = np.atleast_2d(states)
-        cubies = self.puzzle.to_cubies(states)  # type: ignore[attr-defined]
+        cubies = self.cube.to_cubies(states)
         if self.cube2:
             cubies = (*cubies, np.zeros((states.shape[0], 12), np.int64),
                       np.zeros((states.shape[0], 12), np.int64))
@@ -145,13 +146,14 @@ class _CubePDB(Heuristic):
         for j, (a, b) in enumerate(cube.EDGE_COLORS):
             elut[a, b], flut[a, b] = j, 0
             elut[b, a], flut[b, a] = j, 1
-        cf = np.ascontiguousarray(self.puzzle.corner_facelets, dtype=np.int64)  # type: ignore[attr-defined]
+        cf = np.ascontiguousarray(self.cube.corner_facelets, dtype=np.int64)
         if self.cube2:
             ef = np.zeros((0, 2), dtype=np.int64)
             e1 = e2 = np.zeros(0, dtype=np.int64)
             t1 = t2 = np.zeros(1, dtype=np.uint8)
         else:
-            ef = np.ascontiguousarray(self.puzzle.edge_facelets, dtype=np.int64)  # type: ignore[attr-defined]
+            assert isinstance(self.cube, Cube3)  # not cube2: the 3x3x3
+            ef = np.ascontiguousarray(self.cube.edge_facelets, dtype=np.int64)
             e1, e2 = (np.asarray(s, dtype=np.int64) for s in self.edge_sets)
             t1, t2 = self.tables[1], self.tables[2]
         relabel = kc.CUBE2_RELABEL if self.cube2 else kc.CUBE3_RELABEL

@@ -19,10 +19,11 @@ undoes the last step (``Sokoban.labelled_reverse_walks``, :func:`learning.data.m
 
 Search. The network reads a state and gives log-probabilities of its moves; beam search
 (:mod:`solvers.beam`) keeps the ``W`` paths of highest cumulative log-probability. A policy
-ranks moves and gives no distance estimate: the registry declares it (``ranks_moves``), every
-solver except ``beam`` refuses it, and calling it for values is an ``InputError``.
+ranks moves and gives no distance estimate: it is a :class:`heuristics.base.PolicyGuide` (a
+:class:`core.capabilities.Policy`), not a heuristic; the registry declares it (``ranks_moves``),
+and every solver except ``beam`` refuses it (:func:`solvers.base.require_heuristic`).
 
-``PolicyNetHeuristic(puzzle, model=None)``: ``model`` is a checkpoint file, a run folder or a model
+``PolicyNet(puzzle, model=None)``: ``model`` is a checkpoint file, a run folder or a model
 name (as for ``davi``); without it, the shipped model ``PUZZLE-policy``. It counts the states its
 network evaluated (``network_evaluations``).
 """
@@ -37,7 +38,7 @@ import numpy as np
 import torch
 
 from core.errors import InputError
-from heuristics.base import Heuristic
+from heuristics.base import PolicyGuide
 from learning.inference import NetworkEvaluator
 from learning.model_config import ModelConfig
 from learning.model_store import policy_model
@@ -46,13 +47,10 @@ from learning.targets.policy import legal_moves, masked_logits
 from puzzles.base import Puzzle
 
 
-class PolicyNetHeuristic(NetworkEvaluator, Heuristic):
+class PolicyNet(NetworkEvaluator, PolicyGuide):
     """A move-prediction network: ``log_probs(states) -> (B, A)``; no values (module docstring)."""
 
     name = "policy"
-    admissible = False
-    consistent = False
-    ranks_moves = True
 
     def __init__(self, puzzle: Puzzle, model: str | Path | None = None, device: str = "cpu",
                  chunk: int | None = None, precision: str = "float32") -> None:
@@ -85,7 +83,3 @@ class PolicyNetHeuristic(NetworkEvaluator, Heuristic):
         if legal is not None:
             logp[~legal] = -np.inf
         return logp
-
-    def __call__(self, states: np.ndarray) -> np.ndarray:
-        raise InputError("--heuristic: policy ranks moves and gives no distance estimate; only "
-                         "beam search takes it (--solver beam)")

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from core.capabilities import HasReverseWalks
+from core.errors import InputError
 from puzzles.base import Puzzle
 
 
@@ -34,9 +36,8 @@ def random_walks(
     Returns ``(B, L)`` states in the order of ``depths``.
     """
     depths = np.asarray(depths, dtype=np.int64)
-    own = getattr(puzzle, "reverse_walks", None)
-    if own is not None:  # a puzzle with a set of goals (Sokoban) walks backwards from its own
-        return np.asarray(own(depths, rng))
+    if isinstance(puzzle, HasReverseWalks):  # a set of goals (Sokoban): walks back from its own
+        return np.asarray(puzzle.reverse_walks(depths, rng))
     n = depths.shape[0]
     order = np.argsort(-depths, kind="stable")  # the walkers still moving are always a prefix
     sorted_depths = depths[order]
@@ -115,7 +116,9 @@ def make_policy_batch(puzzle: Puzzle, iteration: int, seed: int, batch: int, k_m
     may hold a few states fewer than ``batch``."""
     rng = np.random.default_rng([seed, iteration])
     depths = rng.integers(1, k_max + 1, size=batch)
-    states, labels, taken = puzzle.labelled_reverse_walks(depths, rng)  # type: ignore[attr-defined]
+    if not isinstance(puzzle, HasReverseWalks):
+        raise InputError(f"policy: {puzzle.name} has no labelled reverse walks")
+    states, labels, taken = puzzle.labelled_reverse_walks(depths, rng)
     if rows is not None:
         states, labels, taken = states[rows], labels[rows], taken[rows]
     keep = labels >= 0

@@ -143,7 +143,7 @@ def grow_tree(puzzle: Puzzle, children: int, height: int, step: int,
             made += 1
         if made < children:
             raise InputError(f"--step: walks of {step} moves find too few distinct goals")
-    return GoalTree(puzzle.name, getattr(puzzle, "layout", None), np.stack(goals), parent, paths,
+    return GoalTree(puzzle.name, puzzle.layout, np.stack(goals), parent, paths,
                     children, height, step)
 
 

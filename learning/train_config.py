@@ -8,6 +8,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from core.capabilities import HasReverseWalks
 from core.errors import InputError
 from learning.checkpoint import TARGETS
 from learning.limits import MAX_BATCH, MAX_WIDTH
@@ -159,7 +160,7 @@ class TrainConfig:
 
 def single_goal(puzzle: Puzzle) -> list[int] | None:
     """The puzzle's goal state as a list, or None when its goal is a set (Sokoban)."""
-    if not getattr(puzzle, "reversible", True) and hasattr(puzzle, "reverse_walks"):
+    if not puzzle.reversible and isinstance(puzzle, HasReverseWalks):
         return None
     return [int(v) for v in puzzle.goal()]
 

@@ -29,8 +29,10 @@ commute and each undoes itself, the set of pressed cells (``(B, A)`` 0/1: any of
 correct next press); with the legal-move mask of the end states (tiles: moves off the board are
 illegal; ``None`` where every move is legal).
 
-``domain_for(puzzle)`` returns ``None`` for a puzzle without a tensor form; the trainer then uses
-the numpy path of :mod:`learning.data`.
+``domain_for(puzzle)`` builds the domain from the moves the puzzle gives
+(:class:`core.capabilities.HasTensorMoves`: a permutation, blank or press table) and returns
+``None`` for a puzzle without them; the trainer then uses the numpy path of
+:mod:`learning.data`.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from core.capabilities import BlankMoves, HasTensorMoves, PermutationMoves, PressMoves
 from puzzles.base import Puzzle
 
 
@@ -210,19 +213,18 @@ class PermutationDomain(TensorDomain):
     kind = "permutation"
     compiled_walks = True
 
-    def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu",
-                 canonical: bool = False) -> None:
+    def __init__(self, puzzle: Puzzle, moves: PermutationMoves,
+                 device: torch.device | str = "cpu", canonical: bool = False) -> None:
         super().__init__(puzzle, device)
-        self.perms = torch.as_tensor(np.array(puzzle.PERMS), dtype=torch.long,  # type: ignore[attr-defined]
-                                     device=self.device)
-        self.canonical = canonical and hasattr(puzzle, "ACTION_FACE")
+        self.perms = torch.as_tensor(np.array(moves.perms), dtype=torch.long, device=self.device)
+        self.canonical = canonical and moves.face is not None and moves.power is not None
         self._np: tuple[np.ndarray, ...] | None = None  # the tables of the compiled walks
         if self.canonical:
-            face = np.asarray(puzzle.ACTION_FACE)  # type: ignore[attr-defined]
-            power = np.asarray(puzzle.ACTION_POWER)  # type: ignore[attr-defined]
+            face = np.asarray(moves.face)
+            power = np.asarray(moves.power)
             self.axis = torch.as_tensor(face % 3, device=self.device)  # U/D 0, R/L 1, F/B 2
             self.side = torch.as_tensor(face // 3, device=self.device)  # U R F 0, D L B 1
-            self.htm = getattr(puzzle, "metric", "qtm") == "htm"
+            self.htm = moves.htm
             turn = np.where(power == 1, 1, np.where(power == 3, -1, 2))
             self.turn = torch.as_tensor(turn, device=self.device)
             self.run_axis = torch.empty(0, dtype=torch.long, device=self.device)
@@ -283,12 +285,13 @@ class TilesDomain(TensorDomain):
     kind = "tiles"
     compiled_walks = True
 
-    def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu") -> None:
+    def __init__(self, puzzle: Puzzle, moves: BlankMoves,
+                 device: torch.device | str = "cpu") -> None:
         super().__init__(puzzle, device)
         from puzzles.npuzzle import blank_moves_table
 
-        self.moves = torch.as_tensor(np.array(blank_moves_table(puzzle.width)),  # type: ignore[attr-defined]
-                                     dtype=torch.long, device=self.device)
+        self.moves = torch.as_tensor(np.array(blank_moves_table(moves.width)), dtype=torch.long,
+                                     device=self.device)
         self.goal_blank = int(np.flatnonzero(puzzle.goal() == 0)[0])
         self.blank = torch.empty(0, dtype=torch.long, device=self.device)
         self._np: tuple[np.ndarray, np.ndarray] | None = None  # the tables of the compiled walks
@@ -337,10 +340,10 @@ class LightsDomain(TensorDomain):
 
     kind = "lights"
 
-    def __init__(self, puzzle: Puzzle, device: torch.device | str = "cpu") -> None:
+    def __init__(self, puzzle: Puzzle, moves: PressMoves,
+                 device: torch.device | str = "cpu") -> None:
         super().__init__(puzzle, device)
-        self.masks = torch.as_tensor(np.array(puzzle.masks), dtype=torch.uint8,  # type: ignore[attr-defined]
-                                     device=self.device)
+        self.masks = torch.as_tensor(np.array(moves.masks), dtype=torch.uint8, device=self.device)
 
     def walks(self, depths: torch.Tensor, gen: torch.Generator, backtrack: bool = False) -> torch.Tensor:
         return self.labelled_walks(depths, gen, backtrack)[0]
@@ -377,16 +380,14 @@ class LightsDomain(TensorDomain):
 
 def domain_for(puzzle: Puzzle, device: torch.device | str = "cpu",
                canonical: bool = False) -> TensorDomain | None:
-    """The tensor form of ``puzzle``, or None when it has none. ``canonical``: cube walks without
-    same-axis cancellations (module docstring); other puzzles ignore it."""
-    from puzzles.cube import CubeBase
-    from puzzles.lightsout import LightsOut
-    from puzzles.npuzzle import NPuzzle
-
-    if isinstance(puzzle, CubeBase):
-        return PermutationDomain(puzzle, device, canonical=canonical)
-    if isinstance(puzzle, NPuzzle):
-        return TilesDomain(puzzle, device)
-    if isinstance(puzzle, LightsOut):
-        return LightsDomain(puzzle, device)
-    return None
+    """The tensor form of ``puzzle`` (from the moves it gives,
+    :class:`core.capabilities.HasTensorMoves`), or None when it has none. ``canonical``: cube
+    walks without same-axis cancellations (module docstring); other puzzles ignore it."""
+    if not isinstance(puzzle, HasTensorMoves):
+        return None
+    moves = puzzle.tensor_moves()
+    if isinstance(moves, PermutationMoves):
+        return PermutationDomain(puzzle, moves, device, canonical=canonical)
+    if isinstance(moves, BlankMoves):
+        return TilesDomain(puzzle, moves, device)
+    return LightsDomain(puzzle, moves, device)

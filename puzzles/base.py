@@ -45,6 +45,9 @@ class Puzzle(ABC):
     #: is the set of moves made an odd number of times, so a path that never repeats a move
     #: is as short as any path with its effect
     commuting_moves: bool = False
+    #: the goal layout of a puzzle with several (the sliding tiles: ``blank-last``,
+    #: ``blank-first``, ``korf1982``); None where there is one goal
+    layout: str | None = None
     dtype = np.uint8
 
     # ------------------------------------------------------------------ dynamics

@@ -13,8 +13,9 @@ from functools import cache
 
 import numpy as np
 
+from core.capabilities import HasDistanceTable
 from core.errors import InputError
-from puzzles.npuzzle import _check_width, blank_moves_table, goal_state
+from puzzles.npuzzle import NPuzzle, _check_width, blank_moves_table, goal_state
 
 
 def _as_perms(states: np.ndarray) -> np.ndarray:
@@ -83,21 +84,41 @@ def puzzle8_distances(layout: str = "blank-last") -> np.ndarray:
     return tile_distances(3, layout)
 
 
+def _small_tiles(puzzle: object) -> NPuzzle | None:
+    """``puzzle`` where it is the 3x3 sliding-tile puzzle (the largest whose table fits)."""
+    return puzzle if isinstance(puzzle, NPuzzle) and puzzle.width == 3 else None
+
+
 def has_table(puzzle: object) -> bool:
     """Whether :func:`table_distances` answers for ``puzzle``."""
-    return (hasattr(puzzle, "distance_table") and hasattr(puzzle, "index")) or \
-        getattr(puzzle, "name", None) == "puzzle8"
+    return isinstance(puzzle, HasDistanceTable) or _small_tiles(puzzle) is not None
 
 
 def table_distances(puzzle: object, states: np.ndarray) -> np.ndarray | None:
     """Exact distances ``(n,)`` int64 of ``states`` from a complete distance table, or None.
 
-    Tables exist for puzzles that expose ``distance_table()`` and ``index()`` (the 2x2x2 cube)
-    and for the 8-puzzle (:func:`puzzle8_distances`, either goal layout).
+    Tables exist for puzzles with their own (:class:`core.capabilities.HasDistanceTable`: the
+    2x2x2 cube) and for the 3x3 sliding tiles (:func:`tile_distances`, either goal layout).
     """
-    if hasattr(puzzle, "distance_table") and hasattr(puzzle, "index"):
+    if isinstance(puzzle, HasDistanceTable):
         return np.asarray(puzzle.distance_table())[puzzle.index(states)].astype(np.int64)
-    if getattr(puzzle, "name", None) == "puzzle8":
-        table = np.asarray(puzzle8_distances(getattr(puzzle, "layout", "blank-last")))
+    tiles = _small_tiles(puzzle)
+    if tiles is not None:
+        table = np.asarray(tile_distances(tiles.width, tiles.layout))
         return table[perm_ranks(states)].astype(np.int64)
+    return None
+
+
+def all_distances(puzzle: object) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every reachable state with its distance, ``(states (S, L), dist (S,))``, where
+    :func:`table_distances` answers; else None."""
+    if isinstance(puzzle, HasDistanceTable):
+        dist = np.asarray(puzzle.distance_table())
+        idx = np.flatnonzero(dist >= 0)
+        return puzzle.from_index(idx), dist[idx].astype(np.int64)
+    tiles = _small_tiles(puzzle)
+    if tiles is not None:
+        dist = np.asarray(tile_distances(tiles.width, tiles.layout))
+        idx = np.flatnonzero(dist >= 0)
+        return perm_unranks(idx, tiles.size).astype(np.uint8), dist[idx].astype(np.int64)
     return None

@@ -23,9 +23,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 import numpy as np
 
+from core.capabilities import PressMoves
 from core.errors import InputError
 from puzzles.base import Puzzle
 from puzzles.gf2 import GF2System
@@ -250,6 +252,15 @@ class LightsOut(Puzzle):
         s = np.asarray(state).reshape(self.size, self.size)
         on = "\x1b[33m#\x1b[0m" if color else "#"
         return "\n".join(" ".join(on if v else "." for v in row) for row in s)
+
+    # ------------------------------------------------------------------ capabilities
+    def board(self) -> dict[str, Any]:
+        """How the viewer draws a state (:class:`core.capabilities.HasBoard`)."""
+        return {"kind": "lights", "size": int(self.size)}
+
+    def tensor_moves(self) -> PressMoves:
+        """Presses as masks (:class:`core.capabilities.HasTensorMoves`)."""
+        return PressMoves(np.asarray(self.masks))
 
     # ------------------------------------------------------------------ network input
     def encode(self, states: np.ndarray) -> np.ndarray:

@@ -32,9 +32,11 @@ import math
 import re
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 import numpy as np
 
+from core.capabilities import BlankMoves
 from core.errors import InputError
 from puzzles.base import Puzzle
 from puzzles.permutations import parities
@@ -143,6 +145,8 @@ class NPuzzle(Puzzle):
     action_names = ACTION_NAMES
     encoding_name = "onehot-tiles"
     move_parity = True  # each move takes the blank to a square of the other colour
+
+    layout: str
 
     def __init__(self, width: int = 4, goal: str = "blank-last") -> None:
         self.width = _check_width(width)
@@ -366,6 +370,15 @@ class NPuzzle(Puzzle):
             lines.append("|" + "|".join(cells) + "|")
             lines.append(sep)
         return "\n".join(lines)
+
+    # ------------------------------------------------------------------ capabilities
+    def board(self) -> dict[str, Any]:
+        """How the viewer draws a state (:class:`core.capabilities.HasBoard`)."""
+        return {"kind": "tiles", "width": int(self.width), "goal": [int(v) for v in self.goal()]}
+
+    def tensor_moves(self) -> BlankMoves:
+        """A sliding blank (:class:`core.capabilities.HasTensorMoves`)."""
+        return BlankMoves(int(self.width))
 
     # ------------------------------------------------------------------ network input
     def encode(self, states: np.ndarray) -> np.ndarray:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -218,6 +219,10 @@ class Sokoban(Puzzle):
     def format(self, state: np.ndarray) -> str:
         s = np.asarray(state).reshape(self.size, self.size)
         return "/".join("".join(CHARS[int(c)] for c in row).rstrip() for row in s)
+
+    def board(self) -> dict[str, Any]:
+        """How the viewer draws a state (:class:`core.capabilities.HasBoard`)."""
+        return {"kind": "sokoban", "size": int(self.size)}
 
     def pretty(self, state: np.ndarray, color: bool = False) -> str:
         return self.format(state).replace("/", "\n")

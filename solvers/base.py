@@ -8,9 +8,12 @@ from typing import Any
 
 import numpy as np
 
+from core.capabilities import HasExtraGoals, Policy, PolicySolver, QValues
+from core.errors import InputError
 from core.limits import Limits
 from core.status import Status
-from heuristics.base import Heuristic
+from heuristics.base import Guide, Heuristic
+from heuristics.zero import Zero
 from puzzles.base import Puzzle
 
 
@@ -96,13 +99,14 @@ def finish(puzzle: Puzzle, start: np.ndarray, solver: str, heuristic: str, *, st
 
 class GoalTest:
     """The puzzle's goal test, plus the extra goals a heuristic may bring (a multi-goal model's
-    intermediate goals, each with its path to the final goal: ``heuristic.extra_goals()``). A
-    search that reaches an extra goal appends that goal's path (``tail``)."""
+    intermediate goals, each with its path to the final goal: a
+    :class:`core.capabilities.HasExtraGoals`). A search that reaches an extra goal appends that
+    goal's path (``tail``)."""
 
-    def __init__(self, puzzle: Puzzle, heuristic: Heuristic) -> None:
+    def __init__(self, puzzle: Puzzle, heuristic: Guide) -> None:
         self.puzzle = puzzle
-        extra = getattr(heuristic, "extra_goals", None)
-        goals, tails = extra() if extra is not None else (np.zeros((0, puzzle.state_dim)), [])
+        goals, tails = heuristic.extra_goals() if isinstance(heuristic, HasExtraGoals) else \
+            (np.zeros((0, puzzle.state_dim)), [])
         self.goals = np.ascontiguousarray(goals, dtype=puzzle.dtype)
         self.tails = [list(t) for t in tails]
         rng = np.random.default_rng(7)
@@ -135,35 +139,32 @@ class GoalTest:
         return [] if k < 0 else list(self.tails[k])
 
 
-def check_no_heuristic(solver: str, heuristic: Heuristic) -> None:
-    """A table-driven solver runs with the ``zero`` heuristic; another one is refused (a row
-    must not name an estimate the solver never read)."""
-    from core.errors import InputError
-
-    name = getattr(heuristic, "name", "")
-    if name != "zero":
+def check_no_heuristic(solver: str, heuristic: Guide) -> None:
+    """A table-driven solver runs with the zero heuristic (:class:`heuristics.zero.Zero`);
+    another guide is refused (a row must not name an estimate the solver never read)."""
+    if not isinstance(heuristic, Zero):
         raise InputError(f"--heuristic: solver {solver} uses no heuristic; leave it out "
-                         f"(or give zero), not {name}")
+                         f"(or give {Zero.name}), not {heuristic.name}")
 
 
-def check_distance_heuristic(solver: str, heuristic: Heuristic) -> None:
-    """A solver that reads distance estimates refuses a policy (a heuristic that ranks moves)."""
-    from core.errors import InputError
+def require_heuristic(solver: str, guide: Guide) -> Heuristic:
+    """``guide`` as a :class:`heuristics.base.Heuristic`; a policy
+    (:class:`core.capabilities.Policy`: it ranks moves and gives no distance estimate), or any
+    other object, is an ``InputError`` naming the solver."""
+    if isinstance(guide, Heuristic):
+        return guide
+    kind = "ranks moves and gives" if isinstance(guide, Policy) else "gives"
+    raise InputError(f"--heuristic: {guide.name} {kind} no distance estimate; solver "
+                     f"{solver} needs a heuristic (only beam takes a policy)")
 
-    if getattr(heuristic, "ranks_moves", False):
-        raise InputError(f"--heuristic: {heuristic.name} ranks moves and gives no distance "
-                         f"estimate; solver {solver} needs one (only beam takes a policy)")
 
-
-def check_q_heuristic(solver: str, heuristic: Heuristic) -> None:
+def check_q_heuristic(solver: str, heuristic: Guide) -> QValues:
     """A Q search (``qstar``, ``qbeam``) needs values for every move of a state
-    (:class:`heuristics.base.QValues`: a Q-network)."""
-    from core.errors import InputError
-    from heuristics.base import QValues
-
-    if not isinstance(heuristic, QValues) or getattr(heuristic, "gives_q", True) is False:
+    (:class:`core.capabilities.QValues`: a Q-network)."""
+    if not isinstance(heuristic, QValues):
         raise InputError(f"--heuristic: solver {solver} reads the values of a state's moves "
                          f"from a Q-network (--heuristic qnet); {heuristic.name} gives none")
+    return heuristic
 
 
 class Solver(ABC):
@@ -177,14 +178,19 @@ class Solver(ABC):
     ) -> SolveResult:
         ...
 
-    def run(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
+    def run(self, puzzle: Puzzle, heuristic: Guide, start: np.ndarray,
             limits: Limits | None = None) -> SolveResult:
-        """``solve``, with the network evaluations it caused counted in the result and the bytes
-        it loaded (``loaded_bytes``: ``heuristic.nbytes`` plus the solver's own tables,
-        ``extra["table_nbytes"]``): what the command line and the suite runner call."""
-        before = getattr(heuristic, "network_evaluations", None)
-        result = self.solve(puzzle, heuristic, start, limits)
-        after = getattr(heuristic, "network_evaluations", None)
+        """``solve`` (``solve_with_policy`` for a policy, where the solver is a
+        :class:`core.capabilities.PolicySolver`; another solver refuses one), with the network
+        evaluations it caused counted in the result and the bytes it loaded (``loaded_bytes``:
+        ``heuristic.nbytes`` plus the solver's own tables, ``extra["table_nbytes"]``): what the
+        command line and the suite runner call."""
+        before = heuristic.network_evaluations
+        if isinstance(heuristic, Policy) and isinstance(self, PolicySolver):
+            result = self.solve_with_policy(puzzle, heuristic, start, limits)
+        else:
+            result = self.solve(puzzle, require_heuristic(self.name, heuristic), start, limits)
+        after = heuristic.network_evaluations
         loaded = int(heuristic.nbytes) + int((result.extra or {}).get("table_nbytes", 0))
         if before is None or after is None:
             return replace(result, loaded_bytes=loaded)

@@ -10,8 +10,9 @@ layer; ties are broken by generation order, so the search is deterministic. With
 beam is a greedy rollout that always takes the child of least ``h`` among those that do not
 return to the last two states.
 
-With a policy (a heuristic that ranks moves, ``heuristic.ranks_moves``: a move-prediction
-network, :mod:`heuristics.policy_net`) the beam keeps the ``width`` *paths* of highest
+With a policy (a guide that ranks moves, :class:`core.capabilities.Policy`: a move-prediction
+network, :mod:`heuristics.policy_net`; beam search is a :class:`core.capabilities.PolicySolver`)
+the beam keeps the ``width`` *paths* of highest
 cumulative log-probability instead: the policy is evaluated once on each layer (one network
 evaluation per expanded state, not per child), a child's score is its parent's score plus the
 log-probability of its move, a child reached twice in a layer keeps its best score (ties: the
@@ -19,7 +20,7 @@ first in generation order), the same repeats as above are dropped, and the ``wid
 highest score form the next layer (ties in generation order). ``h_start`` is then null.
 
 With a Q-network (``q=True``, the ``qbeam`` entry: a heuristic giving values for every move of a
-state, :class:`heuristics.base.QValues`) each layer is evaluated once, before its children are
+state, :class:`core.capabilities.QValues`) each layer is evaluated once, before its children are
 generated (one network evaluation per expanded state, none per child), and a child's value is
 its parent's ``Q(parent, a)``; a child reached twice in a layer keeps its least value (ties: the
 first generated), the same repeats as above are dropped, and the ``width`` children of least
@@ -48,7 +49,8 @@ child was a repeat) ends with the status ``beam-empty``, one that reaches ``max_
 with ``depth-limit``; neither claims that the state is unsolvable. Limits (time, nodes, memory)
 are checked once per layer and before each heuristic call.
 
-Inverse (``inverse=True``, puzzles with an inverse position: the cubes): a position and its
+Inverse (``inverse=True``, puzzles with an inverse position, :class:`core.capabilities.Invertible`:
+the cubes): a position and its
 inverse lie at the same distance from the goal, and a path that solves the inverse, reversed with
 each move inverted, solves the position (``puzzle.inverse_states``, ``puzzle.inverse_path``). The
 beam then runs twice at the same width, on the state and on its inverse, and returns the shorter
@@ -96,11 +98,12 @@ from typing import Any
 
 import numpy as np
 
+from core.capabilities import Invertible, Policy, QValues
 from core.errors import InputError
 from core.limits import Limits
 from core.registry import beam_width
 from core.status import Status
-from heuristics.base import Heuristic, checked_values
+from heuristics.base import Guide, Heuristic, checked_values
 from puzzles.base import Puzzle
 from solvers.base import (
     GoalTest,
@@ -108,6 +111,7 @@ from solvers.base import (
     SolveResult,
     check_q_heuristic,
     finish,
+    require_heuristic,
 )
 from solvers.goal_table import GoalTable, goal_table, member, state_hashes
 from solvers.memory import PeakMemory, touch_pages
@@ -181,12 +185,20 @@ class BeamSearch(Solver):
         self.width = None if width is None else int(width)
         self.max_depth = DEFAULT_MAX_DEPTH if max_depth is None else int(max_depth)
 
-    def solve(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
+    def solve_with_policy(self, puzzle: Puzzle, policy: Guide, start: np.ndarray,
+                          limits: Limits | None = None) -> SolveResult:
+        """The beam of highest cumulative log-probability of ``policy`` (module docstring)."""
+        return self.solve(puzzle, policy, start, limits)
+
+    def solve(self, puzzle: Puzzle, heuristic: Guide, start: np.ndarray,
               limits: Limits | None = None) -> SolveResult:
+        """A beam guided by ``heuristic``: a heuristic, a policy, or with ``q`` a Q-network."""
         limits = limits or Limits()
         if self.q:
             check_q_heuristic(self.name, heuristic)
-        if self.inverse and not hasattr(puzzle, "inverse_states"):
+        elif not isinstance(heuristic, Policy):
+            require_heuristic(self.name, heuristic)
+        if self.inverse and not isinstance(puzzle, Invertible):
             raise InputError(f"--inverse: {puzzle.name} has no inverse position (the cubes have one)")
         if self.distinct_moves and not puzzle.commuting_moves:
             raise InputError(f"--distinct-moves: the moves of {puzzle.name} do not commute "
@@ -201,13 +213,14 @@ class BeamSearch(Solver):
         state_hashes(start[None, :])  # compile (or load) the hash kernel outside the timed search
         # the first read of a memory-mapped table's pages is loading, not search (time and
         # memory: the tables are loaded_bytes, not the search's peak)
-        touch_pages(getattr(heuristic, "tables", None) or ())
+        touch_pages(heuristic.tables if isinstance(heuristic, Heuristic) else ())
         if self.improve_window:
             warm()
         self._table = goal_table(puzzle, self.goal_depth, limits.memory_bytes) \
             if self.goal_depth else None
-        h_start = None if getattr(heuristic, "ranks_moves", False) or self.q else \
-            float(checked_values(heuristic, start[None, :])[0])
+        h_start = float(checked_values(heuristic, start[None, :])[0]) \
+            if isinstance(heuristic, Heuristic) and not isinstance(heuristic, Policy) \
+            and not self.q else None
         load_s = time.perf_counter() - t_load
         extra: dict[str, Any] = {"width": width, "max_depth": self.max_depth}
         if self.distinct_moves:
@@ -222,12 +235,12 @@ class BeamSearch(Solver):
             t0 = time.perf_counter()
             status, path, saved = self._run(puzzle, heuristic, start, width, limits, mem, t0, c,
                                             sizes)
-            if self.inverse:
-                inv_start = puzzle.inverse_states(start[None, :])[0]  # type: ignore[attr-defined]
+            if isinstance(puzzle, Invertible) and self.inverse:
+                inv_start = puzzle.inverse_states(start[None, :])[0]
                 inv_status, inv_path, inv_saved = self._run(puzzle, heuristic, inv_start, width,
                                                             limits, mem, t0, c, inv_sizes)
                 if inv_path is not None:
-                    inv_path = puzzle.inverse_path(inv_path)  # type: ignore[attr-defined]
+                    inv_path = puzzle.inverse_path(inv_path)
                 extra.update(forward_length=None if path is None else len(path),
                              inverse_length=None if inv_path is None else len(inv_path),
                              inverse_beam_sizes=_rle(inv_sizes))
@@ -246,7 +259,7 @@ class BeamSearch(Solver):
                       h_start=h_start, time_s=time.perf_counter() - t0, load_s=load_s,
                       peak_rss_bytes=mem.peak_bytes, extra=extra)
 
-    def _run(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, width: int,
+    def _run(self, puzzle: Puzzle, heuristic: Guide, start: np.ndarray, width: int,
              limits: Limits, mem: PeakMemory, t0: float, c: dict[str, int],
              sizes: list[int]) -> tuple[Status, list[int] | None, int]:
         """One beam from ``start``, its path shortened through the goal table: ``(status, path,
@@ -264,7 +277,7 @@ class BeamSearch(Solver):
                 path = short
         return status, path, found - len(path)
 
-    def _search(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, width: int,
+    def _search(self, puzzle: Puzzle, heuristic: Guide, start: np.ndarray, width: int,
                 limits: Limits, mem: PeakMemory, t0: float, c: dict[str, int],
                 sizes: list[int]) -> tuple[Status, list[int] | None]:
         parents: list[np.ndarray] = []  # per layer t >= 1: index of each state's parent in layer t-1
@@ -294,7 +307,11 @@ class BeamSearch(Solver):
             near = table.tail(start)
             if near is not None:
                 return Status.SOLVED, near
-        ranks = bool(getattr(heuristic, "ranks_moves", False))
+        qnet = heuristic if self.q and isinstance(heuristic, QValues) else None
+        policy = heuristic if qnet is None and isinstance(heuristic, Policy) else None
+        values = require_heuristic(self.name, heuristic) if qnet is None and policy is None \
+            else None
+        ranks = policy is not None
         layer = start[None, :]
         layer_score = np.zeros(1)  # a policy's cumulative log-probability of each layer state
         layer_hash = state_hashes(layer)
@@ -312,9 +329,8 @@ class BeamSearch(Solver):
             valid = legal & ~used if used is not None else legal
             b, a, length = children.shape
             qv: np.ndarray | None = None
-            if self.q:  # the layer once: the values of all its moves
-                qv = np.asarray(heuristic.q_values(layer, legal),  # type: ignore[attr-defined]
-                                dtype=np.float64)
+            if qnet is not None:  # the layer once: the values of all its moves
+                qv = np.asarray(qnet.q_values(layer, legal), dtype=np.float64)
                 c["evaluations"] += b
             flat_valid = valid.reshape(-1)
             flat = children.reshape(b * a, length)
@@ -343,13 +359,13 @@ class BeamSearch(Solver):
                 head = np.ones(order.size, dtype=bool)
                 head[1:] = hk[order][1:] != hk[order][:-1]
                 first = np.sort(order[head])
-            elif ranks:
+            elif policy is not None:
                 stop = over_limit()
                 if stop is not None:
                     return stop, None
                 # normalised over the puzzle's legal moves, not only the distinct ones: the share a
                 # policy gives to moves its path already made is lost from the path's score
-                logp = np.asarray(heuristic.log_probs(layer, legal), dtype=np.float64)  # type: ignore[attr-defined]
+                logp = np.asarray(policy.log_probs(layer, legal), dtype=np.float64)
                 if np.isnan(logp).any() or (logp == np.inf).any():
                     raise InputError(f"--heuristic: {heuristic.name} gave log-probabilities "
                                      "that are not numbers (NaN or inf)")
@@ -376,7 +392,8 @@ class BeamSearch(Solver):
                 stop = over_limit()
                 if stop is not None:
                     return stop, None
-                hv = np.asarray(checked_values(heuristic, kids[keep]), dtype=np.float64)
+                assert values is not None  # solve() refused any other guide
+                hv = np.asarray(checked_values(values, kids[keep]), dtype=np.float64)
                 c["evaluations"] += int(keep.size)
             if keep.size > width:
                 keep = keep[lowest(hv, width)]

@@ -48,7 +48,7 @@ When nodes are evaluated (``evaluation``):
   expanded. Each node is evaluated once. With a consistent heuristic a parent's ``f`` is never
   above its child's, so ``deferred`` with ``goal_test="expand"`` at weight 1 stays optimal.
 - ``q`` (the ``qstar`` preset, Q* search): the heuristic is a Q-network
-  (:class:`heuristics.base.QValues`); the popped nodes are evaluated once, in one batch, giving
+  (:class:`core.capabilities.QValues`); the popped nodes are evaluated once, in one batch, giving
   the values of all their moves, and each child enters the open list with
   ``f = weight * g(parent) + Q(parent, a)`` (with an exact ``Q`` and weight 1: A*'s
   ``g(child) + h*(child)``), never evaluated until it is itself popped. ``qstar`` tests goals at
@@ -64,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from core.capabilities import QValues
 from core.errors import InputError
 from core.limits import Limits
 from core.registry import MAX_WEIGHT
@@ -75,9 +76,9 @@ from solvers.base import (
     GoalTest,
     Solver,
     SolveResult,
-    check_distance_heuristic,
     check_q_heuristic,
     finish,
+    require_heuristic,
 )
 from solvers.ida import check_start
 from solvers.memory import PeakMemory, touch_pages
@@ -334,9 +335,8 @@ class BatchBestFirst(Solver):
     ) -> SolveResult:
         """Search from ``start`` (shape ``(L,)``); see the module docstring."""
         limits = limits or Limits()
-        check_distance_heuristic(self.name, heuristic)
-        if self.evaluation == "q":
-            check_q_heuristic(self.name, heuristic)
+        require_heuristic(self.name, heuristic)
+        qnet = check_q_heuristic(self.name, heuristic) if self.evaluation == "q" else None
         start = check_start(puzzle, start)
         if self.improve_window:
             check_window(puzzle, self.improve_window)
@@ -348,13 +348,12 @@ class BatchBestFirst(Solver):
         # map the pages of memory-mapped PDB tables (``heuristic.tables``, where there are
         # any) now, so the first search of a process does not pay their page faults
         t_pages = time.perf_counter()
-        touch_pages(getattr(heuristic, "tables", None) or ())
+        touch_pages(heuristic.tables)
         pages_s = time.perf_counter() - t_pages
         t_h = time.perf_counter()
         root_q: np.ndarray | None = None
-        if self.evaluation == "q":  # the root's Q row, read again when the root is expanded
-            root_q = np.asarray(heuristic.q_values(start[None, :]),  # type: ignore[attr-defined]
-                                dtype=np.float64)
+        if qnet is not None:  # the root's Q row, read again when the root is expanded
+            root_q = np.asarray(qnet.q_values(start[None, :]), dtype=np.float64)
             h_start = 0.0 if puzzle.is_goal(start[None, :])[0] else \
                 max(float(np.min(root_q[0])) - 1.0, 0.0)
         else:
@@ -445,8 +444,8 @@ class BatchBestFirst(Solver):
                 else:
                     if deadline is not None and time.perf_counter() >= deadline:
                         return finish(Status.TIMEOUT, None)
-                    q = np.asarray(heuristic.q_values(parents),  # type: ignore[attr-defined]
-                                   dtype=np.float64)
+                    assert isinstance(heuristic, QValues)  # solve() refused another
+                    q = np.asarray(heuristic.q_values(parents), dtype=np.float64)
                     counters["evaluations"] += k
             counters["expanded"] += k
             children, valid = puzzle.expand(parents)  # (k, A, L), (k, A)

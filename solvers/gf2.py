@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from core.capabilities import SolvesOptimally
 from core.errors import InputError
 from core.limits import Limits
 from core.status import Status
@@ -23,10 +24,9 @@ from solvers.base import Solver, SolveResult, check_no_heuristic
 
 def gf2_optimal_lengths(puzzle: Puzzle, states: np.ndarray) -> np.ndarray:
     """Optimal solution lengths ``(B,)`` of Lights Out states ``(B, L)``."""
-    fn = getattr(puzzle, "optimal_lengths", None)
-    if fn is None:
+    if not isinstance(puzzle, SolvesOptimally):
         raise InputError(f"{puzzle.name}: the GF(2) solver applies to Lights Out only")
-    return np.asarray(fn(np.atleast_2d(states)), dtype=np.int64)
+    return np.asarray(puzzle.optimal_lengths(np.atleast_2d(states)), dtype=np.int64)
 
 
 class GF2Solver(Solver):
@@ -39,14 +39,13 @@ class GF2Solver(Solver):
 
     def solve(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
               limits: Limits | None = None) -> SolveResult:
-        fn = getattr(puzzle, "optimal_solution", None)
-        if fn is None:
+        if not isinstance(puzzle, SolvesOptimally):
             raise InputError(f"solver gf2: applies to Lights Out only, not {puzzle.name}")
         check_no_heuristic(self.name, heuristic)
         t0 = time.perf_counter()
-        hname = getattr(heuristic, "name", "")
+        hname = heuristic.name
         try:
-            actions = [int(a) for a in fn(np.asarray(start))]
+            actions = [int(a) for a in puzzle.optimal_solution(np.asarray(start))]
         except ValueError:
             return SolveResult(Status.UNSOLVABLE, None, None, 0, 0, 0, None, time.perf_counter() - t0,
                                heuristic=hname, solver=self.name)

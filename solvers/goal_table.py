@@ -243,7 +243,7 @@ class GoalTable:
         """``path`` with stretches replaced by shorter ones of the same effect (module docstring);
         ``path`` itself on puzzles without ``positional_moves``."""
         p = self.puzzle
-        if not getattr(p, "positional_moves", False) or self.depth == 0:
+        if not p.positional_moves or self.depth == 0:
             return list(path)
         inverse = [p.inverse_action(a) for a in range(p.num_actions)]
         goal = p.goal()

@@ -58,7 +58,7 @@ from core.limits import Limits
 from core.status import Status
 from heuristics.base import Heuristic, IdaSpec, checked_values
 from puzzles.base import Puzzle
-from solvers.base import Solver, SolveResult, check_distance_heuristic, finish
+from solvers.base import Solver, SolveResult, finish, require_heuristic
 from solvers.memory import PeakMemory, touch_pages
 
 #: (family, kind, puzzle name) triples whose kernels were compiled in this process
@@ -129,7 +129,7 @@ class IDAStar(Solver):
     ) -> SolveResult:
         """Solve ``start`` (shape ``(L,)``) optimally; see the module docstring for the kernels."""
         limits = limits or Limits()
-        check_distance_heuristic(self.name, heuristic)
+        require_heuristic(self.name, heuristic)
         spec = heuristic.ida_spec()
         if spec is None:
             raise InputError(

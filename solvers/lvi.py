@@ -37,6 +37,7 @@ from core.limits import Limits
 from core.status import Status
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
+from puzzles.npuzzle import NPuzzle
 from solvers.base import Solver, SolveResult, check_no_heuristic, finish
 from solvers.ida import check_start
 from solvers.memory import PeakMemory
@@ -204,15 +205,15 @@ class LocalValueIteration(Solver):
 
     def solve(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
               limits: Limits | None = None) -> SolveResult:
-        if getattr(puzzle, "name", "") not in ("puzzle8", "puzzle15"):
+        if not isinstance(puzzle, NPuzzle) or puzzle.width not in (3, 4):
             raise InputError(f"solver lvi: applies to puzzle8 and puzzle15, not {puzzle.name}")
-        if getattr(puzzle, "layout", "") != "blank-last":
+        if puzzle.layout != "blank-last":
             raise InputError("solver lvi: places the tiles in order for the blank-last goal "
-                             f"(not {getattr(puzzle, 'layout', '')})")
+                             f"(not {puzzle.layout})")
         check_no_heuristic(self.name, heuristic)
         limits = limits or Limits()
         start = check_start(puzzle, start)
-        width = int(getattr(puzzle, "width", 0))
+        width = int(puzzle.width)
         # a first pass computes (or finds cached) every table this state needs, so the timed
         # pass below measures the policy alone; the tables' time is loading, as a PDB's build
         t_load = time.perf_counter()

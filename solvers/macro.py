@@ -35,7 +35,7 @@ def table_for(puzzle: Puzzle, max_states: int | None = None) -> Any:
     """The puzzle's macro table, loaded once per process."""
     from solvers.macro_table import get_table
 
-    key = (puzzle.name, str(getattr(puzzle, "layout", "")), int(max_states or 0))
+    key = (puzzle.name, str(puzzle.layout or ""), int(max_states or 0))
     if key not in _TABLES:
         _TABLES[key] = get_table(puzzle, max_states=max_states)
     return _TABLES[key]

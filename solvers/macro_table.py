@@ -123,7 +123,7 @@ def default_order(puzzle: Puzzle, model: PieceModel) -> tuple[str, ...]:
     """The solution order used unless another is given (docs/solvers/table-driven.md gives the reasons)."""
     if model.group:
         return korf_cube_order(model)
-    if getattr(puzzle, "layout", "") == "korf1982":
+    if (puzzle.layout or "") == "korf1982":
         return KORF1982_ORDER
     return peel_order(int(getattr(puzzle, "width", 0)), puzzle.goal())
 
@@ -393,7 +393,7 @@ def learn(puzzle: Puzzle, order: tuple[str, ...] | None = None,
         key = gid * model.n_locations + loc
         _, gid = np.unique(key, return_inverse=True)
         gid = gid.astype(np.int64)
-    goal = str(getattr(puzzle, "layout", ""))
+    goal = str(puzzle.layout or "")
     return MacroTable(puzzle.name, goal, tuple(order), cols, entries, how, model,
                       int(depth.max()), ex.complete, time.perf_counter() - t0)
 
@@ -508,7 +508,7 @@ def _compose_row(model: PieceModel, order: tuple[int, ...], k: int, cols: list[i
 
 # ----------------------------------------------------------------------------- cache
 def _attrs(puzzle: Puzzle, order: tuple[str, ...], max_states: int) -> dict[str, Any]:
-    return {"kind": "macro-table", "puzzle": puzzle.name, "goal": str(getattr(puzzle, "layout", "")),
+    return {"kind": "macro-table", "puzzle": puzzle.name, "goal": str(puzzle.layout or ""),
             "order": " ".join(order), "max_states": int(max_states),
             "builder_version": BUILDER_VERSION}
 
@@ -517,7 +517,7 @@ def table_path(puzzle: Puzzle, order: tuple[str, ...], max_states: int) -> Path:
     from core.paths import cache_dir
 
     tag = hashlib.blake2b(" ".join(order).encode(), digest_size=4).hexdigest()
-    goal = getattr(puzzle, "layout", "")
+    goal = (puzzle.layout or "")
     name = f"{puzzle.name}{'-' + goal if goal else ''}-{tag}-{max_states}.h5"
     return cache_dir() / "macros" / name
 

@@ -195,7 +195,7 @@ def ball(puzzle: Puzzle, centre: np.ndarray, radius: int) -> Ball:
 
 def radius_for(puzzle: Puzzle, window: int) -> int:
     """The ball radius that finds every improvement of a window of ``window`` moves."""
-    need = window - (2 if getattr(puzzle, "move_parity", False) else 1)
+    need = window - (2 if puzzle.move_parity else 1)
     return max(1, math.ceil(need / 2))
 
 
@@ -305,7 +305,7 @@ def shorten(puzzle: Puzzle, start: np.ndarray, path: list[int], window: int,
     # least recently used when the next target's ball is built)
     work = _Pass(puzzle, radius, window + 2,
                  [puzzle.inverse_action(a) for a in range(puzzle.num_actions)],
-                 2 if getattr(puzzle, "move_parity", False) else 1)
+                 2 if puzzle.move_parity else 1)
     path = [int(m) for m in path]
     n0 = len(path)
     passes = 0

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from core import registry
+from core.capabilities import SolvesOptimally
 from core.errors import InputError
 from core.limits import Limits
 from core.status import Status
@@ -55,7 +56,7 @@ def auto_rule(puzzle: Puzzle, heuristic: str | None = None) -> str:
 
     if has_table(puzzle):
         return "table"
-    if hasattr(puzzle, "optimal_lengths"):
+    if isinstance(puzzle, SolvesOptimally):
         return "gf2"
     if heuristic is not None:
         return f"ida:{heuristic}"
@@ -204,7 +205,7 @@ def bound_candidates(puzzle_name: str) -> list[str]:
 def _bound_heuristic(puzzle: Puzzle) -> tuple[str, Any] | None:
     """``(name, heuristic)``: the first available bound heuristic that loads on ``puzzle`` (one
     that refuses it, e.g. a tile heuristic on the korf1982 goal, is passed over), or ``None``."""
-    layout = getattr(puzzle, "layout", None)
+    layout = puzzle.layout
     for name in bound_candidates(puzzle.name):
         key = (puzzle.name, layout, name)
         if key in _BOUND_HEURISTICS:

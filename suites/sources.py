@@ -251,7 +251,7 @@ def deepcubea_actions(puzzle: Puzzle, kind: str, solution: Sequence[Any]) -> lis
     if kind == "npuzzle":
         from puzzles.npuzzle import deepcubea_tile_moves
 
-        if getattr(puzzle, "layout", None) != "blank-last":
+        if puzzle.layout != "blank-last":
             return None
         return deepcubea_tile_moves(solution)
     return None

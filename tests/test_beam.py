@@ -12,11 +12,12 @@ from core import registry
 from core.errors import InputError
 from core.limits import Limits
 from core.registry import beam_width
+from heuristics.base import Heuristic
 from solvers.beam import BeamSearch
 from tests.toys import Pancake
 
 
-class GapHeuristic:
+class GapHeuristic(Heuristic):
     """Pancake gap heuristic (a batch callable, like every heuristic)."""
 
     name = "gap"
@@ -67,7 +68,8 @@ def naive_beam(puzzle, h, start, width, max_depth=1000, distinct=False):
 
 
 def test_matches_naive_reference_on_pancakes() -> None:
-    p, h = Pancake(7), GapHeuristic()
+    p = Pancake(7)
+    h = GapHeuristic(p)
     rng = np.random.default_rng(3)
     for width in (1, 3, 20):
         for _ in range(8):
@@ -155,7 +157,7 @@ def test_valid_paths_on_every_family(puzzle_name: str, heuristic: str, moves: st
 
 def test_start_at_goal_and_statuses() -> None:
     p = Pancake(6)
-    h = GapHeuristic()
+    h = GapHeuristic(p)
     r = BeamSearch(width=2).solve(p, h, p.goal())
     assert r.status == "solved" and r.actions == [] and r.nodes_generated == 0
     start = np.array([5, 3, 1, 4, 0, 2], dtype=np.uint8)
@@ -198,10 +200,13 @@ def test_beam_runs_empty_on_a_dead_end() -> None:
     """A heuristic that points away from the goal walks width 1 into the end of the line."""
     p = Line(6)
 
-    def away(states: np.ndarray) -> np.ndarray:
-        return -np.atleast_2d(states)[:, 0].astype(np.float64)
+    class Away(Heuristic):
+        name = "away"
 
-    away.name = "away"  # type: ignore[attr-defined]
+        def __call__(self, states: np.ndarray) -> np.ndarray:
+            return -np.atleast_2d(states)[:, 0].astype(np.float64)
+
+    away = Away(p)
     r = BeamSearch(width=1).solve(p, away, np.array([2], dtype=np.uint8))
     assert r.status == "beam-empty" and r.actions is None
     assert r.iterations == 4  # layers {2}, {3}, {4}, {5}

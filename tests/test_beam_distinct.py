@@ -12,10 +12,11 @@ from test_solve_cli import run
 
 from core import registry
 from core.errors import InputError
+from heuristics.base import Heuristic
 from solvers.beam import BeamSearch, cancel_pairs
 
 
-class HashHeuristic:
+class HashHeuristic(Heuristic):
     """A deterministic, uninformed value per state (so the beam's choices are arbitrary)."""
 
     name = "hash"
@@ -29,7 +30,7 @@ class HashHeuristic:
 @pytest.mark.parametrize("heuristic", ["lights-on", "hash"])
 def test_matches_a_naive_reference(heuristic: str) -> None:
     p = registry.get_puzzle("lightsout4")
-    h = HashHeuristic() if heuristic == "hash" else registry.get_heuristic(heuristic, p)
+    h = HashHeuristic(p) if heuristic == "hash" else registry.get_heuristic(heuristic, p)
     rng = np.random.default_rng(5)
     for width in (1, 4, 32):
         for _ in range(5):
@@ -52,7 +53,7 @@ def test_every_path_found_is_optimal_on_an_invertible_board() -> None:
     states = ((np.arange(512)[:, None] >> np.arange(9)) & 1).astype(np.uint8)
     optimal = p.optimal_lengths(states)
     for s, opt in zip(states, optimal, strict=True):
-        r = BeamSearch(width=126, distinct_moves=True).solve(p, HashHeuristic(), s)
+        r = BeamSearch(width=126, distinct_moves=True).solve(p, HashHeuristic(p), s)
         assert r.status == "solved" and r.length == opt
 
 
@@ -62,7 +63,7 @@ def test_a_goal_table_tail_is_cancelled_against_the_path() -> None:
     starts = p.random_states(40, rng)
     optimal = p.optimal_lengths(starts)
     for s, opt in zip(starts, optimal, strict=True):
-        r = BeamSearch(width=126, goal_depth=3, distinct_moves=True).solve(p, HashHeuristic(), s)
+        r = BeamSearch(width=126, goal_depth=3, distinct_moves=True).solve(p, HashHeuristic(p), s)
         assert r.status == "solved" and r.length == opt
         assert len(set(r.actions)) == len(r.actions)
 
@@ -71,7 +72,7 @@ def test_without_distinct_moves_a_path_found_is_reduced_to_the_optimum() -> None
     """Without distinct moves the beam may press a cell again; on an invertible board the path
     found, its pairs cancelled, is the GF(2) optimum, and the result counts what was removed."""
     p = registry.get_puzzle("lightsout3")
-    h = HashHeuristic()
+    h = HashHeuristic(p)
     states = ((np.arange(512)[:, None] >> np.arange(9)) & 1).astype(np.uint8)
     optimal = p.optimal_lengths(states)
     shortened = 0

@@ -182,10 +182,10 @@ def test_shipped_model_loads_and_solves_short_scrambles(name):
     p = get_puzzle(puzzle)
     policy = config["train_config"].get("target") == "policy"
     if policy:
-        from heuristics.policy_net import PolicyNetHeuristic
+        from heuristics.policy_net import PolicyNet
 
         # the default policy is the shipped model named PUZZLE-policy
-        h = PolicyNetHeuristic(p) if name == f"{puzzle}-policy" else PolicyNetHeuristic(p, model=name)
+        h = PolicyNet(p) if name == f"{puzzle}-policy" else PolicyNet(p, model=name)
     elif puzzle == name:
         h = ValueNetHeuristic(p)  # the default: the shipped model named like the puzzle
     else:

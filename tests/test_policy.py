@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from core import registry
+from core.capabilities import Policy
 from core.errors import InputError
 from core.status import Status
-from heuristics.base import Heuristic
+from heuristics.base import Heuristic, PolicyGuide
 
 torch = pytest.importorskip("torch")
 
@@ -193,12 +194,11 @@ def test_loss_is_the_cross_entropy_over_legal_moves():
 
 
 # --------------------------------------------------------------------------- beam ranking
-class HashPolicy(Heuristic):
+class HashPolicy(PolicyGuide):
     """A deterministic stand-in policy: each move's logit from the child's Manhattan distance
     plus a per-state pseudo-random term, normalised over the legal moves."""
 
     name = "policy"
-    ranks_moves = True
 
     def __init__(self, puzzle):
         super().__init__(puzzle)
@@ -226,9 +226,6 @@ class HashPolicy(Heuristic):
             rows.append([-math.inf if v is None else v - lse for v in self.logits(s)])
         self.network_evaluations += len(rows)
         return np.array(rows)
-
-    def __call__(self, states):
-        raise InputError("a policy gives no values")
 
 
 def reference_beam(puzzle, policy, start, width, max_depth=200):
@@ -306,11 +303,12 @@ def test_solvers_other_than_beam_refuse_a_policy_in_one_line(tiny_policy):
             registry.check_solver_heuristic(name, "policy")
         assert "\n" not in str(exc.value)
         assert ("beam" if registry.uses_heuristic(name) else "uses no heuristic") in str(exc.value)
-        with pytest.raises(InputError) as exc:
-            registry.get_solver(name).solve(puzzle, h, start)
-        assert "\n" not in str(exc.value)
-    with pytest.raises(InputError):
-        h(start[None, :])  # no distance estimate
+        for call in (registry.get_solver(name).solve, registry.get_solver(name).run):
+            with pytest.raises(InputError) as exc:
+                call(puzzle, h, start)
+            assert "\n" not in str(exc.value) and str(exc.value).startswith("--heuristic: ")
+    # a policy is not a heuristic: it has log-probabilities of moves and no values to call for
+    assert isinstance(h, Policy) and not isinstance(h, Heuristic) and not callable(h)
 
 
 def test_a_policy_models_declared_search_is_its_default(tiny_policy, tmp_path):

@@ -119,7 +119,7 @@ def test_a_short_distillation_run_lowers_its_loss_saves_loads_and_resumes(tmp_pa
 
 
 def test_value_policy_and_q_networks_refuse_each_others_models(tmp_path):
-    from heuristics.policy_net import PolicyNetHeuristic
+    from heuristics.policy_net import PolicyNet
     from heuristics.q_net import QNetHeuristic
     from heuristics.value_net import ValueNetHeuristic
 
@@ -129,7 +129,7 @@ def test_value_policy_and_q_networks_refuse_each_others_models(tmp_path):
     with pytest.raises(InputError, match="Q-network"):
         ValueNetHeuristic(p8, model=str(tmp_path / "q-learning"))
     with pytest.raises(InputError, match="--heuristic qnet"):
-        PolicyNetHeuristic(p8, model=str(tmp_path / "q-learning"))
+        PolicyNet(p8, model=str(tmp_path / "q-learning"))
     with pytest.raises(InputError, match="no shipped Q-network"):
         QNetHeuristic(p8)  # no shipped Q-network: the message says how to train one
     with pytest.raises(InputError, match="not a Q-network"):
@@ -149,7 +149,8 @@ def test_a_q_network_exported_to_onnx_gives_the_same_move_values(tmp_path):
     pytest.importorskip("onnxruntime")
     import json
 
-    from heuristics.onnx import OnnxHeuristic
+    from core.capabilities import Policy, QValues
+    from heuristics.onnx import OnnxQNet, load_onnx
     from heuristics.onnx_export import export_onnx
     from heuristics.q_net import QNetHeuristic
     from solvers.beam import BeamSearch
@@ -162,8 +163,9 @@ def test_a_q_network_exported_to_onnx_gives_the_same_move_values(tmp_path):
     assert meta["output"] == "q" and meta["search"]["solver"] == "qbeam"
     p8 = t.puzzle
     torch_q = QNetHeuristic(p8, model=str(tmp_path / "q-learning"))
-    onnx_q = OnnxHeuristic(p8, model=str(onnx_path))
-    assert not onnx_q.ranks_moves
+    onnx_q = load_onnx(p8, model=str(onnx_path))
+    assert isinstance(onnx_q, OnnxQNet) and isinstance(onnx_q, QValues)
+    assert not isinstance(onnx_q, Policy)
     rng = np.random.default_rng(5)
     states, _ = p8.scramble(32, 10, rng)
     a, b = torch_q.q_values(states), onnx_q.q_values(states)

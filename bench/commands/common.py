@@ -11,6 +11,7 @@ import click
 import numpy as np
 
 from core import registry
+from core.capabilities import Policy
 from core.errors import InputError
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
@@ -161,7 +162,7 @@ def check_plugin_values(puzzle: Puzzle, h: Heuristic, state: np.ndarray, name: s
                         package: str) -> None:
     """A plugin heuristic's values for the start state and its children, checked before the
     search trusts them: one number per state (a one-line ``InputError`` otherwise)."""
-    if getattr(h, "ranks_moves", False):  # a policy gives no values
+    if isinstance(h, Policy):  # a policy gives no values
         return
     children, legal = puzzle.expand(state[None, :])
     batch = np.concatenate([state[None, :], children[0][np.asarray(legal[0], dtype=bool)]])

@@ -17,6 +17,7 @@ import numpy as np
 
 from bench.commands.common import PluginFaults, goal_option, read_states
 from core import registry
+from core.capabilities import Policy
 from core.errors import InputError
 from heuristics.base import checked_values
 
@@ -194,7 +195,7 @@ def h_cmd(puzzle: str, heuristic: str, states: tuple[str, ...], moves: str | Non
     with guard:
         h = registry.get_heuristic(heuristic, p, **kwargs)
     chunk = first
-    while chunk and getattr(h, "ranks_moves", False):
+    while chunk and isinstance(h, Policy):
         with guard:
             dists = [move_distribution(p, row) for row in h.log_probs(np.stack(chunk))]
         click.echo("\n".join(dists))

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from core import registry
+from core.capabilities import HasBoard
 from core.errors import InputError
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
@@ -65,18 +65,12 @@ class Curve:
 
 
 def board(puzzle: Puzzle) -> dict[str, Any]:
-    """How the page draws a state of ``puzzle`` (see the module docstring)."""
-    family = registry.puzzle_entry(puzzle.name).props.family
-    if family == "cube":
-        return {"kind": "cube", "size": int(puzzle.size)}  # type: ignore[attr-defined]
-    if family == "tiles":
-        return {"kind": "tiles", "width": int(puzzle.width),  # type: ignore[attr-defined]
-                "goal": [int(v) for v in puzzle.goal()]}
-    if family == "lights":
-        return {"kind": "lights", "size": int(puzzle.size)}  # type: ignore[attr-defined]
-    if family == "sokoban":
-        return {"kind": "sokoban", "size": int(puzzle.size)}  # type: ignore[attr-defined]
-    raise ReplayError(f"{puzzle.name}: the viewer has no drawing for the {family} family")
+    """How the page draws a state of ``puzzle``: the puzzle's own ``board()``
+    (:class:`core.capabilities.HasBoard`; see the module docstring)."""
+    if isinstance(puzzle, HasBoard):
+        return puzzle.board()
+    raise ReplayError(f"{puzzle.name}: the viewer has no drawing for this puzzle (it gives no "
+                      "board())")
 
 
 def path_states(puzzle: Puzzle, start: np.ndarray, actions: Sequence[int]) -> np.ndarray:
@@ -170,7 +164,7 @@ def replay(puzzle: Puzzle, start: np.ndarray, actions: Sequence[int], curves: Se
             unavailable.append((c.label, str(exc)))
             continue
         hs.append({"label": c.label, "name": c.name, "own": c.own,
-                   "admissible": bool(getattr(c.heuristic, "admissible", False)),
+                   "admissible": bool(c.heuristic.admissible),
                    "values": values,
                    "overestimates": _overestimates(values, distance["values"])})
     return {

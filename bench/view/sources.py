@@ -25,8 +25,10 @@ import numpy as np
 
 from bench.view.replay import Curve, ReplayError, check_moves, replay
 from core import registry
+from core.capabilities import Policy
 from core.errors import InputError
 from heuristics.base import Heuristic
+from heuristics.zero import Zero
 from puzzles.base import Puzzle
 
 #: missing pattern database tables of at most this many entries in all are built on first use
@@ -72,7 +74,7 @@ class HeuristicCache:
 
     def get(self, puzzle: Puzzle, name: str, args: dict[str, Any]) -> tuple[Heuristic | None,
                                                                              str | None]:
-        key = (puzzle.name, getattr(puzzle, "layout", None), name,
+        key = (puzzle.name, puzzle.layout, name,
                json.dumps(args, sort_keys=True, default=str))
         if key not in self._made:
             self._made[key] = self._make(puzzle, name, args)
@@ -357,9 +359,9 @@ class SolveSource:
         actions = list(r.actions) if solved else []
         curves, unavailable = [], []
         own_label = heuristic_label(s.heuristic_name, s.heuristic_args)
-        if s.heuristic_name == registry.NO_HEURISTIC:
+        if isinstance(s.heuristic, Zero):
             unavailable.append((s.solver_name, "the solver uses no heuristic"))
-        elif getattr(s.heuristic, "ranks_moves", False):
+        elif isinstance(s.heuristic, Policy):
             unavailable.append((own_label, "a policy: it ranks moves and gives no distance "
                                            "estimate"))
         else:

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from core.capabilities import HasReverseWalks
 from core.errors import InputError
 from learning.targets.base import Target
 from puzzles.base import Puzzle
@@ -67,7 +68,7 @@ class PolicyTarget(Target):
             raise InputError("data: policy batches are made as tensor operations (--data tensor)")
 
     def check_puzzle(self, puzzle: Puzzle, tensor_walks: bool) -> None:
-        if not tensor_walks and not hasattr(puzzle, "labelled_reverse_walks"):
+        if not tensor_walks and not isinstance(puzzle, HasReverseWalks):
             raise InputError(f"policy: {puzzle.name} has no labelled scrambles; policies "
                              "train on cubes, sliding tiles, Lights Out and Sokoban")
 

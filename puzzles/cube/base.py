@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from core.capabilities import PermutationMoves
 from core.errors import InputError
 from puzzles.base import Puzzle
 from puzzles.cube.cubies import CubieMoves, corners_from_facelets
@@ -159,6 +162,17 @@ class CubeBase(Puzzle):
             moves[:, d] = a
             states = np.take_along_axis(states, self.PERMS[a], axis=1)
         return states, moves
+
+    # ------------------------------------------------------------------ capabilities
+    def board(self) -> dict[str, Any]:
+        """How the viewer draws a state (:class:`core.capabilities.HasBoard`)."""
+        return {"kind": "cube", "size": int(self.size)}
+
+    def tensor_moves(self) -> PermutationMoves:
+        """The moves as sticker permutations, with each move's face and power
+        (:class:`core.capabilities.HasTensorMoves`)."""
+        return PermutationMoves(np.asarray(self.PERMS), np.asarray(self.ACTION_FACE),
+                                np.asarray(self.ACTION_POWER), htm=self.metric == "htm")
 
     def encode(self, states: np.ndarray) -> np.ndarray:
         """Sticker colours as integer codes ``(B, L)`` in ``0..5`` (one-hot width ``num_symbols=6``)."""

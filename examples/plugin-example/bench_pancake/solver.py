@@ -10,7 +10,7 @@ import numpy as np
 
 from core.limits import Limits
 from core.status import Status
-from solvers.base import Solver, SolveResult, check_distance_heuristic, finish
+from solvers.base import Solver, SolveResult, finish, require_heuristic
 from solvers.memory import PeakMemory
 
 
@@ -21,7 +21,7 @@ class EnforcedHillClimbing(Solver):
         self.max_plateau = int(max_plateau)
 
     def solve(self, puzzle, heuristic, start, limits: Limits | None = None) -> SolveResult:
-        check_distance_heuristic(self.name, heuristic)
+        require_heuristic(self.name, heuristic)
         limits = limits or Limits()
         # the search's own peak memory (the project's measurement: solvers.memory)
         mem = PeakMemory().__enter__()
