@@ -152,7 +152,7 @@ class AdditiveTilePDB(Heuristic):
                       ent_tab=self.ent_tab, transpose=self.transpose, dep=self.dep,
                       dep_w=self.dep_w, packed=self.packed)
         if sparse is None:
-            record = AdditivePdbTables(**common, tables=self.tables, num_plain=self.num_plain,
+            record = AdditivePdbTables(**common, tables=tuple(self.tables), num_plain=self.num_plain,
                                        sparse=False, flat=np.zeros(1, np.uint8), fpacked=False,
                                        offsets=np.zeros(1, np.int64))
         else:
