@@ -31,16 +31,15 @@ SUITE_FILE = "evaluate.toml"
 
 def model_heuristic(puzzle: str, model: str | None) -> str:
     """The heuristic that reads ``model``: ``policy`` for a move-prediction network, ``qnet``
-    for a Q-network, else ``davi`` (a distance estimate; the shipped model when ``model`` is
-    None)."""
+    for a Q-network, else ``value-net`` (a distance estimate; the shipped model when ``model``
+    is None)."""
     if model is None:
-        return "davi"
+        return registry.VALUE_NET
     from learning.checkpoint import load_checkpoint
     from learning.model_store import resolve_model
-    from learning.targets import TARGETS
+    from learning.targets import network_heuristic
 
-    kind = TARGETS[load_checkpoint(resolve_model(puzzle, model))["target"]]
-    return "policy" if not kind.values else "qnet" if kind.per_move else "davi"
+    return network_heuristic(load_checkpoint(resolve_model(puzzle, model))["target"])
 
 
 def evaluation_suite(path: Path, puzzle: str, model: str | None, state_set: str, count: int,

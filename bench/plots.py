@@ -42,25 +42,15 @@ def solved(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def heuristic_labels(df: pd.DataFrame) -> pd.Series:
-    """Each row's heuristic as figures name it: its canonical name, and for a network what it
-    was trained on (``value-net (diffusion)``), so a legend says what the network is."""
-    from core import registry
+    """Each row's heuristic as figures name it (``core.labels.heuristic_label``): its entry
+    name, and for a network what it was trained on (``value-net (diffusion)``), so a legend
+    says what the network is."""
+    from core.labels import heuristic_label
 
-    names = {h: _canonical(registry, h) for h in df["heuristic"].dropna().unique()} \
-        if "heuristic" in df else {}
-    base = df["heuristic"].map(names) if "heuristic" in df else pd.Series("", index=df.index)
-    if "model_target" not in df:
-        return base.astype(str)
-    target = df["model_target"]
-    return pd.Series([f"{b} ({t})" if isinstance(t, str) and t else str(b)
-                      for b, t in zip(base, target, strict=True)], index=df.index)
-
-
-def _canonical(registry: Any, name: Any) -> str:
-    try:
-        return str(registry.canonical_heuristic(str(name)))
-    except Exception:  # a heuristic no longer declared keeps the name its rows give
-        return str(name)
+    heuristic = df["heuristic"] if "heuristic" in df else pd.Series("", index=df.index)
+    target = df["model_target"] if "model_target" in df else pd.Series(None, index=df.index)
+    return pd.Series([heuristic_label(str(h), t if isinstance(t, str) else None)
+                      for h, t in zip(heuristic, target, strict=True)], index=df.index)
 
 
 def with_weights(df: pd.DataFrame) -> pd.DataFrame:

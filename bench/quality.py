@@ -109,7 +109,7 @@ def evaluate(puzzle_name: str, heuristics: list[str], sample: int | None = None,
         else:
             runs.append((name, name, {}))
     if models and all(not kw for _, _, kw in runs):
-        raise InputError("--model: none of the heuristics is learned (e.g. add davi)")
+        raise InputError("--model: none of the heuristics is learned (e.g. add value-net)")
     puzzle = registry.get_puzzle(puzzle_name, goal=goal)
     exact = exact_distances(puzzle)
     if exact is not None:

@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from core.errors import InputError
+from core.labels import heuristic_label
+from core.registry import VALUE_NET
 from heuristics.base import Heuristic, IdaSpec
 from learning.inference import NetworkEvaluator
 from learning.model_store import resolve_model
@@ -31,7 +33,7 @@ from puzzles.base import Puzzle
 class ValueNetHeuristic(NetworkEvaluator, Heuristic):
     """Cost-to-go network as a batch heuristic (``__call__``: ``(B, L) -> (B,)`` float32)."""
 
-    name = "davi"
+    name = VALUE_NET
     admissible = False
     consistent = False
 
@@ -47,7 +49,7 @@ class ValueNetHeuristic(NetworkEvaluator, Heuristic):
         if TARGETS[self.trained_target].per_move:
             raise InputError(f"--model: {self.model_path} is a Q-network (one value per move); "
                              "use it with --heuristic qnet")
-        self.name = self.trained_target
+        self.name = heuristic_label(VALUE_NET, self.trained_target)  # value-net (diffusion)
         self.info: dict[str, Any] = {
             k: ckpt.get(k) for k in ("target", "iteration", "target_updates", "states_seen",
                                      "metrics", "input_adapter")

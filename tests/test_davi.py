@@ -175,7 +175,7 @@ def test_polyak_and_diffusion_targets(toy, tmp_path):
     np.testing.assert_array_equal(y, np.where(b.is_goal, 0, b.depths))
     d.train(60)
     h = ValueNetHeuristic(toy, model=tmp_path / "diff")
-    assert h.name == "diffusion" and h.trained_target == "diffusion"
+    assert h.name == "value-net (diffusion)" and h.trained_target == "diffusion"
     assert load_checkpoint(tmp_path / "diff" / "model.pt")["target"] == "diffusion"
 
 

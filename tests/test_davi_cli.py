@@ -93,7 +93,7 @@ def test_trained_model_solves_through_bench_solve(run8):
                 "--solver", "bwas", "--batch", "10", "--json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
-    assert out["status"] == "solved" and out["heuristic"] == "davi"
+    assert out["status"] == "solved" and out["heuristic"] == "value-net (davi)"
     res = bench("solve", "puzzle8", "--scramble", "U L", "--heuristic", "davi", "--model", str(run8),
                 "--solver", "ida")
     assert res.returncode == 2 and "Traceback" not in res.stderr

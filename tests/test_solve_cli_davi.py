@@ -36,7 +36,7 @@ def test_best_first_with_a_network(capsys, model, solver):
                           "--batch", "4", "--json")
     assert code == 0, err
     rec = json.loads(out)
-    assert rec["status"] == "solved" and rec["heuristic"] == "davi"
+    assert rec["status"] == "solved" and rec["heuristic"] == "value-net (davi)"
     p = get_puzzle("lightsout3")
     start = p.parse(rec["state"])
     assert p.check_solution(start, rec["action_ids"]) and rec["load_s"] > 0
@@ -46,7 +46,7 @@ def test_ida_refuses_a_network(capsys, model):
     code, out, err = _run(capsys, "solve", "lightsout3", "--scramble", "r0c0",
                           "--heuristic", "davi", "--model", str(model), "--solver", "ida")
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert "ida needs a heuristic with a per-state kernel; davi has none, use bwas/astar/greedy" in err
+    assert "ida needs a heuristic with a per-state kernel; value-net (davi) has none, use bwas/astar/greedy" in err
 
 
 def test_bwas_evaluates_the_network_on_whole_batches(model):

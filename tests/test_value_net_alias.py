@@ -30,9 +30,9 @@ def test_davi_names_the_value_network():
 
 
 def test_a_committed_suite_naming_davi_loads_as_value_net():
-    text = (ROOT / "suites" / "puzzle8.toml").read_text()
+    text = (RUN / "suite.toml").read_text()
     assert 'heuristic = "davi"' in text
-    suite = load_suite("puzzle8")
+    suite = load_suite(RUN / "suite.toml")
     learned = [c for c in suite.configs.values() if c.heuristic == "value-net"]
     assert learned and not [c for c in suite.configs.values() if c.heuristic == "davi"]
 

@@ -195,11 +195,13 @@ def _evaluation(cfg_path: Path) -> list[dict[str, Any]]:
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per model")
 def models_cmd(as_json: bool) -> None:
     """List shipped and trained models with their training figures."""
+    from core.labels import heuristic_label
     from learning.checkpoint import load_checkpoint
     from learning.devices import num_parameters
     from learning.model_config import ModelConfig
     from learning.model_store import SHIPPED_DIR, known_models
     from learning.networks import build_network
+    from learning.targets import network_heuristic
 
     rows: list[dict[str, Any]] = []
     for name, path in known_models().items():
@@ -227,6 +229,7 @@ def models_cmd(as_json: bool) -> None:
             "where": "shipped" if SHIPPED_DIR in path.parents else "trained",
             "puzzle": ck["puzzle"],
             "target": ck["target"],
+            "network": heuristic_label(network_heuristic(ck["target"]), ck["target"]),
             "parameters": num_parameters(build_network(ModelConfig.from_dict(ck["model_config"]))),
             "iteration": ck.get("iteration"),
             "target_updates": ck.get("target_updates"),
@@ -243,7 +246,7 @@ def models_cmd(as_json: bool) -> None:
     if not rows:
         click.echo("no models found (train one with `bench train davi PUZZLE`)")
         return
-    click.echo(f"{'name':<24} {'where':<8} {'puzzle':<11} {'target':<10} {'params':>9} "
+    click.echo(f"{'name':<24} {'where':<8} {'puzzle':<11} {'network':<24} {'params':>9} "
                f"{'iters':>7} {'updates':>7} {'loss':>8}  {'greedy solved':<20} search")
     for r in rows:
         if "error" in r:
@@ -256,7 +259,7 @@ def models_cmd(as_json: bool) -> None:
             f"{e.get('set')} {e.get('solver')}: {e['solved']:.0%} solved"
             + (f", {e['optimal']:.0%} optimal" if e.get("optimal") is not None else "")
             for e in r["evaluation"]) or "-"
-        click.echo(f"{r['name']:<24} {r['where']:<8} {r['puzzle']:<11} {r['target']:<10} "
+        click.echo(f"{r['name']:<24} {r['where']:<8} {r['puzzle']:<11} {r['network']:<24} "
                    f"{r['parameters']:>9,} {r['iteration'] or 0:>7} {r['target_updates'] or 0:>7} "
                    f"{loss:>8}  {g:<20} {search}")
 

@@ -57,12 +57,15 @@ def _clean(v: Any) -> Any:
     return v
 
 
-def heuristic_label(name: str, args: dict[str, Any]) -> str:
-    """``davi (model cube3)``: a heuristic with the options that say which one it is."""
+def curve_label(name: str, args: dict[str, Any], heuristic: Heuristic | None = None) -> str:
+    """``value-net (diffusion, model cube3)``: a heuristic as every output names it
+    (``core.labels.heuristic_label``: what its network was trained on, where ``heuristic`` is
+    loaded) with the options that say which one it is."""
+    from core.labels import heuristic_label
+
     shown = {k: v for k, v in args.items() if k not in _EVALUATION_ARGS and v is not None}
-    if not shown:
-        return name
-    return f"{name} (" + ", ".join(f"{k} {v}" for k, v in sorted(shown.items())) + ")"
+    return heuristic_label(name, heuristic.trained_target if heuristic is not None else None,
+                           shown)
 
 
 class HeuristicCache:
@@ -215,7 +218,7 @@ class RunSource:
         curves, unavailable = [], []
         for name, args, configs in self._heuristic_configs(row):
             h, reason = self._heuristics.get(puzzle, name, args)
-            label = heuristic_label(name, args)
+            label = curve_label(name, args, h)
             if h is None:
                 unavailable.append((label, reason or "unavailable"))
                 continue
@@ -333,7 +336,8 @@ class SolveSource:
         self._lock = threading.Lock()
         r = solved.result
         self.row = {"key": self.key, "instance_set": "", "instance": solved.puzzle.name,
-                    "config": f"{solved.solver_name} with {solved.heuristic_name}",
+                    "config": f"{solved.solver_name} with "
+                              f"{curve_label(solved.heuristic_name, {}, solved.heuristic)}",
                     "heuristic": solved.heuristic_name, "solver": solved.solver_name,
                     "status": str(r.status), "length": r.length, "optimal": None,
                     "nodes_generated": r.nodes_generated, "time_s": r.time_s}
@@ -358,7 +362,7 @@ class SolveSource:
         solved = str(r.status) == "solved" and r.actions is not None
         actions = list(r.actions) if solved else []
         curves, unavailable = [], []
-        own_label = heuristic_label(s.heuristic_name, s.heuristic_args)
+        own_label = curve_label(s.heuristic_name, s.heuristic_args, s.heuristic)
         if isinstance(s.heuristic, Zero):
             unavailable.append((s.solver_name, "the solver uses no heuristic"))
         elif isinstance(s.heuristic, Policy):
@@ -371,7 +375,7 @@ class SolveSource:
             if h is None:
                 unavailable.append((name, reason or "unavailable"))
             else:
-                curves.append(Curve(name, name, h))
+                curves.append(Curve(curve_label(name, {}, h), name, h))
         given = {f"s.{k}": v for k, v in s.solver_args.items() if v is not None}
         row = {"solver": s.solver_name, "heuristic": s.heuristic_name,
                "params": json.dumps(given)}

@@ -197,6 +197,8 @@ def main(argv: list[str] | None = None) -> None:
         Source(curve / "it33371-w4096.csv", None,
                "shipped run, iteration 33,371 (git efb4a3b)",
                states_seen(curve / "models/it33371/config.json"), "beam 4,096", 1),
+        # committed rows keep the configuration names they were made under (davi-beam-W,
+        # learned; the suites now say diffusion-beam-W, diffusion-learned)
         Source(beam_curve, "davi-beam-4096",
                "shipped run, iteration 46,804 (shipped)", shipped,
                "beam 4,096", 1),

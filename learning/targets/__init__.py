@@ -20,3 +20,13 @@ TARGETS: dict[str, type[Target]] = {"davi": DaviTarget, "diffusion": DiffusionTa
 def target_for(name: str) -> Target:
     """The target object of a (checked) target name."""
     return TARGETS[name]()
+
+
+def network_heuristic(name: str) -> str:
+    """The heuristic that reads a network trained on target ``name`` (a checkpoint's
+    ``target``): ``policy`` for a move-ranking network, ``qnet`` for one value per move, else
+    the value network (``core.registry.VALUE_NET``)."""
+    from core.registry import VALUE_NET
+
+    kind = TARGETS[name]
+    return "policy" if not kind.values else "qnet" if kind.per_move else VALUE_NET
