@@ -1,5 +1,5 @@
 """The IDA* search of the sliding-tile puzzles under additive pattern databases: its search
-class :class:`AdditivePdbSearch` (a ``solvers._ida_tiles.TilesSearch``, which keeps the common
+class :class:`AdditivePdbSearch` (a ``solvers._ida_tiles_base.TilesSearch``, which keeps the common
 search state and is called in slices) and its loop, reading the heuristic's
 ``heuristics.pdb_tiles.AdditivePdbTables`` by name.
 
@@ -18,7 +18,7 @@ from numba import njit
 from heuristics.pdb_tiles import AdditivePdbTables
 from pdb_builders.additive_kernels import entry_value, sparse_index, table_get
 from solvers._ida_engine import ITER_DONE, PAUSED, SOLVED, U
-from solvers._ida_tiles import SLICE_SLOW, TilesSearch
+from solvers._ida_tiles_base import SLICE_SLOW, TilesSearch
 
 
 @njit(cache=True, nogil=True)

@@ -71,6 +71,8 @@ THIRD_PARTY_PRIVATE = {
                   "the type a synced batch norm accepts",
     "_check_input_dim": "torch's BatchNorm1d/2d input check, called by their subclasses as "
                         "torch's own forward does",
+    "_asdict": "typing.NamedTuple's documented method (its underscore keeps it apart from the "
+               "field names): the IDA* records are read by field name through it",
     "_reconstruct": "numpy's multiarray._reconstruct: named by the pickles of DeepCubeA's data, "
                     "so the restricted unpickler must allow it",
 }
