@@ -8,6 +8,8 @@ loop, checkpoints, exact resume), ``run_files``, ``monitoring``, ``data`` and ``
 random walks), ``distributed`` (several processes), ``checkpoint`` (file format, checks),
 ``adapters`` (input encodings of foreign networks, goal layouts), ``inference`` (a checkpoint
 loaded for evaluation), ``model_store`` (model names and folders), ``deepcubea_import``
-(DeepCubeA's published weights), ``ship`` (model folders), ``multigoal`` (trees of goals).
-Nothing here is imported by ``bench list``; torch loads with the first of these modules.
+(DeepCubeA's published weights), ``ship`` (model folders), ``multigoal`` (trees of goals),
+``openmp`` (how torch's threads wait, set before torch loads).
+Nothing here is imported by ``bench list``; torch loads with the first of these modules but
+``openmp``.
 """

@@ -291,6 +291,9 @@ def _rank_main(target: str, puzzle: str, opts: dict[str, Any], errors: str) -> i
 @click.group("train")
 def train_group() -> None:
     """Train learned heuristics (DAVI, diffusion distance, policy) and import DeepCubeA's networks."""
+    from learning.openmp import bound_spin_waits
+
+    bound_spin_waits()  # before torch loads: idle OpenMP threads sleep instead of spinning
 
 
 @train_group.command("davi")
