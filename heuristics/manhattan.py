@@ -29,9 +29,9 @@ class TileDistanceTables(NamedTuple):
 def tiles_puzzle_info(puzzle: Puzzle) -> tuple[int, str]:
     """``(width, layout)`` of a sliding-tile puzzle; ``InputError`` for other puzzles."""
     width = getattr(puzzle, "width", None)
-    layout = puzzle.layout
     if width is None:
         raise InputError(f"heuristic: applies to sliding-tile puzzles, not {puzzle.name}")
+    layout = puzzle.layout
     if layout not in ("blank-first", "blank-last"):
         raise InputError(f"heuristic: the {layout} goal is served by exact tables and table-driven "
                          "solvers, not by tile heuristics (use blank-first or blank-last)")
