@@ -16,8 +16,12 @@ class Option:
 
     ``low``/``high`` bound numbers (``low_ok``: ``low`` itself allowed); ``cap`` is an upper
     bound reported on its own (it keeps huge values from overflowing what they size);
-    ``choices`` lists the allowed strings; ``default`` is documentation (``None``: the entry's
-    own default, described in ``default_text``).
+    ``choices`` lists the allowed strings; ``off``: one more value allowed outside
+    ``[low, high]`` (the value that turns the option off, as 0 for a window); ``default``: the
+    value a class built without this option takes (``None``: none, or one the class derives,
+    described in ``default_text``). These are the option's only statement: the command line, suite
+    files and the constructors of the classes (:func:`settle`) all check values through
+    :meth:`check`.
     """
 
     name: str
@@ -30,6 +34,7 @@ class Option:
     high: float | None = None
     cap: float | None = None
     choices: tuple[str, ...] | None = None
+    off: float | None = None
     metavar: str = "X"
 
     @property
@@ -39,7 +44,9 @@ class Option:
     def describe(self) -> str:
         """The help text with the range and default, as the command line prints it."""
         rng = ""
-        if self.low is not None and self.high is not None:
+        if self.off is not None and self.low is not None and self.high is not None:
+            rng = f", {self.off:g} (off) or in [{self.low:g}, {self.high:g}]"
+        elif self.low is not None and self.high is not None:
             rng = f", in [{self.low:g}, {self.high:g}]"
         elif self.low is not None:
             rng = f", {'>=' if self.low_ok else '>'} {self.low:g}"
@@ -88,10 +95,14 @@ class Option:
         if isinstance(number, float) and not math.isfinite(number):
             raise InputError(f"{self.flag}: expected a finite number, got {value!r}")
         low, high = self.low, self.high
+        if self.off is not None and number == self.off:
+            return number
         if (low is not None and (number < low or (number == low and not self.low_ok))) or \
                 (high is not None and number > high):
             if low is not None and high is not None:
                 rng = f"in [{low:g}, {high:g}]"
+                if self.off is not None:
+                    rng = f"{self.off:g} (off) or {rng}"
             else:
                 rng = f"{'>=' if self.low_ok else '>'} {low:g}" if low is not None \
                     else f"<= {high:g}"
@@ -99,3 +110,22 @@ class Option:
         if self.cap is not None and number > self.cap:
             raise InputError(f"{self.flag}: must be at most {self.cap:g}, got {value}")
         return number
+
+
+def settle(options: tuple[Option, ...], given: dict[str, Any], owner: str) -> dict[str, Any]:
+    """Every option of ``options`` by name: the value ``given`` checked by :meth:`Option.check`,
+    or its declared ``default`` where ``given`` has none (or ``None``). What a class's
+    constructor calls with its own arguments, so that a class built from Python is checked
+    by the same declaration, with the same words, as the command line; a name ``options`` does
+    not declare is an ``InputError`` naming ``owner``."""
+    known = {o.name: o for o in options}
+    for k, v in given.items():
+        if k not in known and v is not None:
+            flag = "--" + k.replace("_", "-")
+            raise InputError(f"{flag}: {owner} takes no such option (its options: "
+                             f"{', '.join(known) or 'none'})")
+    out = {}
+    for name, o in known.items():
+        v = given.get(name)
+        out[name] = o.default if v is None else o.check(v)
+    return out

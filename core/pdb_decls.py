@@ -84,6 +84,19 @@ CUBE3_SEARCH_ARGS = (("probe_inverse", "near"), ("corner_pdb", "corners"))
 #: the one used instead once its tables are built (``bench pdb build cube3 pdb-coset-eo``)
 CUBE3_SEARCH_BUILT = "pdb-coset-eo"
 CUBE2_BOUNDS = ("pdb-cube2",)
+
+#: ``probe_inverse`` of the cube coset heuristics (``pdb-coset``, ``pdb-coset-eo``), in their
+#: kernels' order (``CosetTables.probe`` is an index into it)
+PROBE_INVERSE = ("off", "near", "on")
+#: ``corner_pdb`` of ``pdb-coset``: none, or a corner pattern of ``pdb_builders.korf_cube``
+CORNER_PDBS = ("none", "corners", "corner-perm", "corner-twist")
+#: Korf's two disjoint 6-edge sets (Kociemba numbering)
+KORF_EDGES: tuple[tuple[int, ...], tuple[int, ...]] = ((0, 1, 2, 3, 4, 5), (6, 7, 8, 9, 10, 11))
+#: two 7-edge sets that cover every edge (they share DF and DL): 12 times the entries of a
+#: 6-edge set each (510,935,040)
+EDGES_7: tuple[tuple[int, ...], tuple[int, ...]] = ((0, 1, 2, 3, 4, 5, 6), (5, 6, 7, 8, 9, 10, 11))
+#: ``pdb-korf``'s ``edge_tables`` choices: the two edge sets of each
+EDGE_TABLES = {"6+6": KORF_EDGES, "7+7": EDGES_7}
 LIGHTS_BOUNDS = ("lights-on",)
 SOKOBAN_BOUNDS = ("sokoban-matching",)
 

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
@@ -37,12 +38,32 @@ class PuzzleProps:
 
 
 @dataclass(frozen=True)
+class WhenOption:
+    """A property that depends on an option: it holds exactly when option ``option`` takes
+    one of ``values`` (``pdb-coset`` is consistent only with ``probe_inverse`` off). Read it
+    through ``core.registry.heuristic_props(entry, options)``, which completes the options with
+    their declared defaults; used as a plain truth value it raises, so that no reader takes a
+    configuration-dependent property for a constant."""
+
+    option: str
+    values: tuple[Any, ...]
+
+    def __call__(self, options: Mapping[str, Any]) -> bool:
+        return options.get(self.option) in self.values
+
+    def __bool__(self) -> bool:
+        raise TypeError(f"this property depends on option {self.option}: ask "
+                        "core.registry.heuristic_props(entry, options)")
+
+
+@dataclass(frozen=True)
 class HeuristicProps:
     """A heuristic's properties (every heuristic evaluates batches of states).
 
     ``puzzles``: which it serves; ``admissible``: never above the true distance;
     ``consistent``: changes by at most one per unit-cost move (declared only where proven;
-    ``tests/test_heuristic_props.py`` checks both); ``exact``: the true distance; ``kernel``: a
+    ``tests/test_heuristic_props.py`` checks both; either may be a :class:`WhenOption`, a
+    function of the options, resolved by ``core.registry.heuristic_props``); ``exact``: the true distance; ``kernel``: a
     per-state Numba kernel for IDA*; ``needs_pdb``: reads a pattern database, ``pdb`` its
     declaration; ``needs_model``: reads a trained model; ``ranks_moves``: a policy (gives
     log-probabilities of a state's moves, no distance estimate); ``q_values``: a Q-network (gives
@@ -58,8 +79,8 @@ class HeuristicProps:
     fingerprints hash, ``core.registry.first_name``)."""
 
     puzzles: PuzzleSpec = "*"
-    admissible: bool = False
-    consistent: bool = False
+    admissible: bool | WhenOption = False
+    consistent: bool | WhenOption = False
     exact: bool = False
     kernel: bool = False
     needs_pdb: bool = False

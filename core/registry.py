@@ -1,13 +1,16 @@
 """One registry per kind (puzzles, heuristics, solvers) naming every plugin, with its options.
 
-Entries are declared here as data: a name, an entry point ``"module:attr"``, fixed keyword
+Puzzles are declared here, heuristics and solvers beside their classes (the modules
+:data:`BUILTIN_DECLARATIONS` names, read when this module is imported), all as data: a name, an entry point ``"module:attr"``, fixed keyword
 arguments, a one-line summary, typed options (:class:`Option`: name, type, range, default) and
 typed properties, one dataclass per kind (:class:`PuzzleProps`, :class:`HeuristicProps`,
 :class:`SolverProps`, whose fields say what each property means). Everything else reads these
 declarations: the command line makes its flags from the options, suite files are checked
 against them, the catalog of pattern databases is derived from the PDB heuristics declared in
 ``core.pdb_decls``, reports read a solver's ``optimal`` from it, and the registry test solves a
-scramble with every combination declared valid. Nothing heavy is imported until an entry is
+scramble with every combination declared valid. Each default and bound is stated once, in its
+:class:`Option`; the classes check their arguments through their entry
+(:meth:`Entry.settings`). Nothing heavy is imported until an entry is
 instantiated, so ``bench list`` never imports torch or compiles Numba.
 
 A heuristic may be known by other names too (``aliases``: the learned value network
@@ -19,69 +22,15 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic
+from typing import Any
 
 from core import pdb_decls as _pdb
+from core.entry import TABLES, Entry
 from core.errors import InputError
+from core.names import TILE_NAMES, VALUE_NET  # noqa: F401  (VALUE_NET: read from here)
 from core.options import Option
-from core.pdb_decls import CUBE_PDBS, TILE_PDBS
-from core.props import HeuristicProps, P, PuzzleProps, PuzzleSpec, SolverProps
-
-
-@dataclass(frozen=True)
-class Entry(Generic[P]):
-    """A declared puzzle, heuristic or solver; ``plugin``: the package that provides it
-    (``None``: built in)."""
-
-    name: str
-    target: str
-    summary: str
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    props: P = None  # type: ignore[assignment]  # every entry gives its kind's; plugins: filled in
-    options: tuple[Option, ...] = ()
-    plugin: str | None = None
-
-    def option(self, name: str) -> Option | None:
-        for o in self.options:
-            if o.name == name:
-                return o
-        return None
-
-    def check_options(self, given: dict[str, Any], kind: str = "") -> dict[str, Any]:
-        """``given`` checked against this entry's options (``None`` values dropped); an option
-        another entry of ``kind`` (``puzzle``, ``heuristic``, ``solver``) declares is refused
-        naming those that take it."""
-        out = {}
-        for k, v in given.items():
-            if v is None:
-                continue
-            opt = self.option(k)
-            if opt is None:
-                users = [n for n, e in _KIND[kind].items() if e.option(k) is not None] \
-                    if kind else []
-                flag = "--" + k.replace("_", "-")
-                if users:
-                    raise InputError(f"{flag}: applies to {'/'.join(users)}, not to {self.name}")
-                raise InputError(f"{flag}: {self.name} takes no such option (its options: "
-                                 f"{', '.join(o.name for o in self.options) or 'none'})")
-            out[k] = opt.check(v)
-        return out
-
-    def load(self) -> Callable[..., Any]:
-        """Import the entry point; a module that fails to import is a one-line ``InputError``."""
-        module, _, attr = self.target.partition(":")
-        try:
-            obj: Any = importlib.import_module(module)
-        except ImportError as exc:  # e.g. an optional dependency (torch) missing or broken
-            raise InputError(
-                f"{self.name}: cannot be loaded: importing {module} failed "
-                f"({type(exc).__name__}: {' '.join(str(exc).split())})"
-            ) from None
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-        return obj
+from core.props import HeuristicProps, PuzzleProps, PuzzleSpec, SolverProps, WhenOption
 
 
 def _did_you_mean(kind: str, name: str, known: list[str]) -> InputError:
@@ -92,8 +41,29 @@ def _did_you_mean(kind: str, name: str, known: list[str]) -> InputError:
     return InputError(f"unknown {kind} {name!r}{hint}; known: {', '.join(known)}")
 
 
+#: the built-in declaration modules, by kind: each ``"module:attribute"`` names a list of
+#: entries declared beside their classes, the form a plugin's entry point names too. They are
+#: read when this module is imported (never for ``bench --help`` or ``--version``, which do not
+#: import it); each imports nothing heavier than ``core``.
+BUILTIN_DECLARATIONS: dict[str, tuple[str, ...]] = {
+    "heuristic": ("heuristics.declarations:HEURISTICS",),
+    "solver": ("solvers.declarations:SOLVERS",),
+}
+
+
+def _declared(kind: str) -> dict[str, Entry[Any]]:
+    """The built-in entries of ``kind`` that :data:`BUILTIN_DECLARATIONS` names, by name."""
+    out: dict[str, Entry[Any]] = {}
+    for ref in BUILTIN_DECLARATIONS.get(kind, ()):
+        module, _, attr = ref.partition(":")
+        for e in getattr(importlib.import_module(module), attr):
+            if e.name in out:
+                raise ValueError(f"{ref}: {kind} {e.name!r} is declared twice")
+            out[e.name] = e
+    return out
+
+
 # --------------------------------------------------------------------------- puzzles
-TILE_NAMES = {3: "puzzle8", 4: "puzzle15", 5: "puzzle24", 6: "puzzle35", 7: "puzzle48"}
 
 
 GOAL = Option("goal", str, "goal layout of a sliding-tile puzzle (korf1982: the 8-puzzle's "
@@ -192,140 +162,7 @@ def get_puzzle(name: str, goal: str | None = None, **kwargs: Any):
 
 
 # --------------------------------------------------------------------------- heuristics
-_TILES = tuple(TILE_NAMES.values())
-#: an admissible heuristic with an IDA* kernel (``consistent``: proven, see HeuristicProps)
-_KERNEL = HeuristicProps(admissible=True, kernel=True)
-
-MODEL = Option("model", str, "model of a learned heuristic: a name, run folder or file",
-               default_text="the shipped model", metavar="M")
-DEVICE = Option("device", str, "where a network evaluates", choices=("auto", "cpu", "cuda"),
-                default_text="cpu", metavar="DEV")
-PRECISION = Option("precision", str, "a network's hidden layers", choices=("float32", "bfloat16"),
-                   default_text="the model's recommendation, else float32", metavar="P")
-
-#: the class of each cube pattern database heuristic
-_CUBE_PDB_CLASSES = {"pdb-korf": "heuristics.pdb_cube:KorfCubePDB",
-                     "pdb-coset": "heuristics.pdb_coset:CosetCubePDB",
-                     "pdb-coset-eo": "heuristics.pdb_coset_eo:CosetEOCubePDB",
-                     "pdb-cube2": "heuristics.pdb_cube:Cube2PDB"}
-
-#: options of the cube pattern database heuristics
-_CUBE_PDB_OPTIONS: dict[str, tuple[Option, ...]] = {
-    "pdb-korf": (
-        Option("edge_tables", str, "the two edge databases: 6+6 (Korf 1997: two disjoint 6-edge "
-               "sets, 42.6 M entries each) or 7+7 (two 7-edge sets sharing two edges, 510.9 M "
-               "entries each, 244 MiB at 4 bits, about 20 s each to build)",
-               choices=("6+6", "7+7"), default="6+6", metavar="E"),
-    ),
-    "pdb-coset-eo": (
-        Option("probe_inverse", str, "look up the inverse position along the three axes too "
-               "(on: for every child; near: in IDA*, only for children the forward lookups "
-               "leave exactly at the cost bound)", choices=("off", "near", "on"), default="on",
-               metavar="P"),
-    ),
-    "pdb-coset": (
-        Option("probe_inverse", str, "also look up the inverse position along the three axes "
-               "(admissible, not always consistent); near: in IDA*, only for children the "
-               "forward lookups leave exactly at the cost bound", choices=("off", "near", "on"),
-               default="off", metavar="P"),
-        Option("corner_pdb", str, "Korf's corner table in the max (corners: 88.2 M entries, "
-               "exact corner distances; corner-perm/corner-twist: small projections)",
-               choices=("none", "corners", "corner-perm", "corner-twist"), default="none",
-               metavar="C"),
-    ),
-}
-
-#: the learned value network's name (it serves every value target: DAVI, diffusion distance)
-VALUE_NET = "value-net"
-#: the puzzles the training engine serves (Sokoban through its own reverse walks)
-LEARNED_PUZZLES = ("cube*", "puzzle*", "lightsout*", "sokoban*")
-#: goal trees grow from one goal state: not Sokoban's set of goals
-ONE_GOAL_PUZZLES = ("cube*", "puzzle*", "lightsout*")
-
-HEURISTICS: dict[str, Entry[HeuristicProps]] = {
-    e.name: e
-    for e in [
-        Entry("manhattan", "heuristics.manhattan:Manhattan", "sum of tile Manhattan distances",
-              {}, replace(_KERNEL, puzzles=_TILES, consistent=True)),
-        Entry("linear-conflict", "heuristics.manhattan:LinearConflict",
-              "Manhattan distance plus 2 per linear conflict", {}, replace(_KERNEL, puzzles=_TILES)),
-        Entry("lights-on", "heuristics.lights:LightsOn", "lights on divided by 5, rounded up", {},
-              replace(_KERNEL, puzzles="lightsout*", consistent=True)),
-        *[  # the max of pattern databases (exact distances of abstractions) is consistent
-            Entry(name, _CUBE_PDB_CLASSES[name], d.summary, {},
-                  replace(_KERNEL, puzzles=d.puzzles, consistent=name != "pdb-coset-eo", needs_pdb=True, pdb=d,
-                          exact=name == "pdb-cube2"), _CUBE_PDB_OPTIONS.get(name, ()))
-            for name, d in CUBE_PDBS.items()
-        ],
-        *[  # additive sums are not consistent (their minimum over blank regions can drop by
-            # more than one per move); the exact table is
-            Entry(name + suffix, "heuristics.pdb_tiles:AdditiveTilePDB",
-                  d.summary + (", max with the diagonal reflection" if suffix else ""),
-                  {"partition": d.partition, "reflect": bool(suffix)},
-                  replace(_KERNEL, puzzles=d.puzzles, consistent=d.partition == "full",
-                          needs_pdb=True, pdb=d, exact=name == "pdb-full"))
-            for name, d in TILE_PDBS.items()
-            for suffix in ("", "-reflect")
-        ],
-        Entry("zero", "heuristics.zero:Zero", "h = 0 (blind search; what table-driven solvers run "
-              "with)", {}, HeuristicProps(admissible=True, consistent=True)),
-        Entry("sokoban-push", "heuristics.sokoban:PushDistance",
-              "Sokoban: sum over boxes of the pushes to the nearest goal (dead squares: inf)", {},
-              HeuristicProps("sokoban*", admissible=True, consistent=True)),
-        Entry("sokoban-matching", "heuristics.sokoban:PushMatching",
-              "Sokoban: pushes of the best assignment of boxes to goals (Hungarian algorithm)", {},
-              HeuristicProps("sokoban*", admissible=True, consistent=True)),
-        Entry(VALUE_NET, "heuristics.value_net:ValueNetHeuristic",
-              "value network: a trained cost-to-go estimate (DAVI as in DeepCubeA, diffusion "
-              "distance, ...)", {},
-              HeuristicProps(LEARNED_PUZZLES, needs_model=True, aliases=("davi",),
-                             recommend="learning.model_store:recommended_search",
-                             model_files="learning.model_store:value_model_files"),
-              (MODEL, DEVICE, PRECISION)),
-        Entry("policy", "heuristics.policy_net:PolicyNet",
-              "move-prediction network (EfficientCube): ranks moves, gives no distance estimate; "
-              "beam search only", {},
-              HeuristicProps(LEARNED_PUZZLES, needs_model=True, ranks_moves=True,
-                             default_solver="beam", default_note="the search that takes a policy",
-                             recommend="learning.model_store:recommended_policy_search",
-                             model_files="learning.model_store:policy_model_files"),
-              (replace(MODEL, help="policy model: a name, run folder or file (bench train "
-                       "policy)", default_text="the shipped PUZZLE-policy"), DEVICE, PRECISION)),
-        Entry("qnet", "heuristics.q_net:QNetHeuristic",
-              "Q-network: values for every move of a state from one evaluation (Q* search, "
-              "Q-beam); as a value, the least of them", {},
-              HeuristicProps(LEARNED_PUZZLES, needs_model=True, q_values=True,
-                             default_solver="qstar",
-                             default_note="the search that reads a Q-network's move values",
-                             model_files="learning.model_store:q_model_files"),
-              (replace(MODEL, help="Q-network: a name, run folder or file (bench train "
-                       "q-distill|q-learning|q-diffusion)", default_text="the shipped PUZZLE-q"),
-               DEVICE, PRECISION)),
-        Entry("davi-multigoal", "heuristics.multigoal:MultiGoalHeuristic",
-              "a tree of goal networks (multi-goal DeepCubeA, Moravej): min over goals of "
-              "f_i + d_i; searches also stop at the tree's goals", {},
-              HeuristicProps(ONE_GOAL_PUZZLES, needs_model=True, default_solver="bwas",
-                             default_note="the default search for a multi-goal model",
-                             model_files="learning.multigoal:tree_files"),
-              (replace(MODEL, help="multi-goal model folder (bench train multigoal)",
-                       default_text="none: required"), DEVICE, PRECISION,
-               Option("combine", str, "how goal estimates combine: sum = min_i (f_i + d_i), "
-                      "ratio = min_i f_i / (m d_i) (the report's)", choices=("sum", "ratio"),
-                      default="sum", metavar="C"),
-               Option("m", float, "the ratio combination's m", default=1.0, low=0.0,
-                      low_ok=False, metavar="M"))),
-        Entry("onnx", "heuristics.onnx:load_onnx",
-              "a network in an ONNX file (a value network, a policy or a Q-network, as its card "
-              "says), "
-              "evaluated by onnxruntime on the CPU", {},
-              HeuristicProps(needs_model=True, recommend="heuristics.onnx:recommended_search",
-                             model_files="heuristics.onnx:model_files", q_values=None),
-              (replace(MODEL, help="ONNX file (its card NAME.card.json beside it) or a folder "
-                       "holding one", default_text="none: required"),
-               replace(DEVICE, choices=("auto", "cpu"), help="where a network evaluates (onnx: "
-                       "the CPU)"))),
-    ]
-}
+HEURISTICS: dict[str, Entry[HeuristicProps]] = _declared("heuristic")
 
 
 def _serves(spec: PuzzleSpec, puzzle_name: str) -> bool:
@@ -383,6 +220,22 @@ def check_heuristic_options(entry: Entry[HeuristicProps], kwargs: dict[str, Any]
                              f"not to {entry.name}")
     return entry.check_options({k: v for k, v in kwargs.items() if entry.option(k) is not None},
                                "heuristic")
+
+
+def heuristic_props(entry: Entry[HeuristicProps] | str,
+                    options: dict[str, Any] | None = None) -> HeuristicProps:
+    """The properties of heuristic ``entry`` run with ``options`` (checked; the others at their
+    declared defaults): a property declared as a function of the options
+    (:class:`core.props.WhenOption`) is resolved to its value there."""
+    if isinstance(entry, str):
+        entry = heuristic_entry(entry)
+    props = entry.props
+    dependent = {f: getattr(props, f) for f in ("admissible", "consistent")
+                 if isinstance(getattr(props, f), WhenOption)}
+    if not dependent:
+        return props
+    settled = {**entry.kwargs, **entry.settings(options or {}, "heuristic")}
+    return replace(props, **{f: rule(settled) for f, rule in dependent.items()})
 
 
 def _call_declared(ref: str, *args: Any) -> Any:
@@ -469,108 +322,10 @@ def beam_width(puzzle_name: str) -> int:
     return 1024
 
 
-#: the largest weight on g: above 1 where h counts other units than moves (diffusion distance)
-MAX_WEIGHT = 100.0
-WEIGHT = Option("weight", float, "weight on g (lambda) of f = weight*g + h; above 1 where h "
-                "counts other units than moves (a diffusion-distance network)", low=0.0,
-                high=MAX_WEIGHT,
-                metavar="L")
-BATCH = Option("batch", int, "nodes expanded per iteration (N)", low=1, cap=10**9, metavar="N")
-MAX_ITERATIONS = Option("max_iterations", int, "iterations before the search gives up "
-                        "(status iteration-limit; Phipat 2020: 800 or 4,000)",
-                        default_text="none", low=1, cap=10**12, metavar="I")
-IMPROVE_WINDOW = Option("improve_window", int, "after a solution is found, replace windows of "
-                        "up to L moves of its path by shortest segments (exact meet-in-the-middle "
-                        "searches of depth about L/2 around its states) until none improves; 0: "
-                        "off", default=0, low=0, high=40, metavar="L")
-DEFERRED = Option("deferred", bool, "children enter the open list with their parent's f and "
-                  "are evaluated in one batch when popped (a node whose own f is higher goes "
-                  "back); each node is evaluated once", default=False, metavar="BOOL")
-SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
-    "best_first": (WEIGHT, BATCH, MAX_ITERATIONS),
-    "ida": (
-        Option("threads", int, "threads searching each iteration's subtrees at once (sliding "
-               "tiles, cubes; the node counts of every iteration but the last equal one "
-               "thread's)",
-               default=1, low=1, high=256, metavar="T"),
-    ),
-    "beam": (
-        Option("width", int, "beam width", low=1, cap=10**9, default_text="per puzzle",
-               metavar="W"),
-        Option("max_depth", int, "layers before a beam gives up", default=1000, low=1,
-               cap=10**9, metavar="D"),
-        Option("goal_depth", int, "finish from any state within D moves of the goal by a "
-               "breadth-first table", default=0, low=0, high=30, metavar="D"),
-        Option("shorten", bool, "shorten a found path through the goal table", default=True,
-               metavar="BOOL"),
-        Option("inverse", bool, "also search from the inverse position (the cubes) and keep "
-               "the shorter path: two searches, the limits bound both together", default=False,
-               metavar="BOOL"),
-        Option("distinct_moves", bool, "never make a move twice on one path (puzzles whose "
-               "moves commute and undo themselves: Lights Out); every path found is then a "
-               "shortest one with its effect", default=False, metavar="BOOL"),
-        IMPROVE_WINDOW,
-    ),
-    "macro": (
-        Option("max_states", int, "states the macro learner's search from the goal keeps (its "
-               "depth); a table is cached per value", default_text="per puzzle", low=1000,
-               cap=10**9, metavar="N"),
-    ),
-    "lvi": (
-        Option("region", int, "tiles in each stage's first local region (l; Bischoff et al. "
-               "2013, Table 2)", default=1, low=1, high=5, metavar="L"),
-    ),
-}
+SOLVERS: dict[str, Entry[SolverProps]] = _declared("solver")
 
-SOLVERS: dict[str, Entry[SolverProps]] = {
-    e.name: e
-    for e in [
-        Entry("ida", "solvers.ida:IDAStar", "iterative-deepening A* (optimal; Numba per-state kernels)",
-              {}, SolverProps(optimal=True, needs_kernel=True), SOLVER_OPTIONS["ida"]),
-        Entry("bwas", "solvers.best_first:BatchBestFirst",
-              "batch weighted A* (DeepCubeA): f = weight*g + h, expand the N best per iteration",
-              {"weight": 0.6, "batch": 10000}, SolverProps(),
-              (replace(WEIGHT, default=0.6),
-               replace(BATCH, default=10000), MAX_ITERATIONS, IMPROVE_WINDOW, DEFERRED)),
-        Entry("astar", "solvers.best_first:BatchBestFirst", "A* (weight 1, batch 1)",
-              {"weight": 1.0, "batch": 1, "preset": "astar"},
-              SolverProps(optimal=True, optimal_any_options=False),
-              (replace(WEIGHT, default=1.0),
-               replace(BATCH, default=1), MAX_ITERATIONS)),
-        Entry("greedy", "solvers.best_first:BatchBestFirst", "greedy best-first on h alone",
-              {"weight": 0.0, "batch": 1, "preset": "greedy"}, SolverProps(),
-              (replace(WEIGHT, default=0.0),
-               replace(BATCH, default=1), MAX_ITERATIONS, IMPROVE_WINDOW)),
-        Entry("qstar", "solvers.best_first:BatchBestFirst",
-              "Q* search: batch weighted A* whose children take f = weight*g + Q(parent, move) "
-              "from their parent's Q-network values, evaluated only when popped",
-              {"weight": 0.6, "batch": 10000, "preset": "qstar"}, SolverProps(q=True),
-              (replace(WEIGHT, default=0.6), replace(BATCH, default=10000), MAX_ITERATIONS,
-               IMPROVE_WINDOW)),
-        Entry("beam", "solvers.beam:BeamSearch",
-              "beam search: per depth the W distinct children of lowest h (one batch per layer)",
-              {}, SolverProps(policy=True), SOLVER_OPTIONS["beam"]),
-        Entry("qbeam", "solvers.beam:BeamSearch",
-              "Q-beam: beam search ranking children by their parent's Q-network values (one "
-              "evaluation per expanded state)", {"q": True}, SolverProps(q=True),
-              SOLVER_OPTIONS["beam"]),
-        Entry("gf2", "solvers.gf2:GF2Solver",
-              "exact Lights Out solver: Gaussian elimination over GF(2) (no heuristic)",
-              {}, SolverProps(optimal=True, puzzles="lightsout*", heuristic=False)),
-        Entry("macro", "solvers.macro:MacroSolver",
-              "Korf's macro problem solver: one learned macro per piece, no search (Korf 1982)",
-              {}, SolverProps(heuristic=False, puzzles=("puzzle8", "puzzle15", "cube2",
-                                                        "cube2-htm", "cube3", "cube3-htm")),
-              SOLVER_OPTIONS["macro"]),
-        Entry("lvi", "solvers.lvi:LocalValueIteration",
-              "local value iteration: tiles placed in order by small value-iteration tables "
-              "(Bischoff et al. 2013)", {},
-              SolverProps(heuristic=False, puzzles=("puzzle8", "puzzle15")),
-              SOLVER_OPTIONS["lvi"]),
-    ]
-}
-
-_KIND: dict[str, dict[str, Entry[Any]]] = {"puzzle": PUZZLES, "heuristic": HEURISTICS, "solver": SOLVERS}
+_KIND: dict[str, dict[str, Entry[Any]]] = TABLES
+_KIND.update(puzzle=PUZZLES, heuristic=HEURISTICS, solver=SOLVERS)
 
 
 def solver_entry(name: str) -> Entry[SolverProps]:
@@ -695,10 +450,12 @@ def solver_names(**props: Any) -> tuple[str, ...]:
 
 
 def optimal_by_construction(solver_name: str, heuristic_name: str,
-                            solver_options_given: bool = False) -> bool:
+                            solver_options_given: bool = False,
+                            heuristic_options: dict[str, Any] | None = None) -> bool:
     """Whether ``solver_name`` with ``heuristic_name`` always finds an optimal solution when it
     solves: the solver declares ``optimal`` and uses no heuristic or an admissible one (and,
-    where optimality holds only with its defaults, was given no options)."""
+    where optimality holds only with its defaults, was given no options); the heuristic's
+    properties are those with ``heuristic_options`` (:func:`heuristic_props`)."""
     if solver_name not in SOLVERS:
         return False
     sp = SOLVERS[solver_name].props
@@ -707,4 +464,5 @@ def optimal_by_construction(solver_name: str, heuristic_name: str,
     if not sp.heuristic:  # a table-driven solver: optimal or not by itself
         return True
     name = canonical_heuristic(heuristic_name)
-    return name in HEURISTICS and HEURISTICS[name].props.admissible
+    return name in HEURISTICS and \
+        bool(heuristic_props(HEURISTICS[name], heuristic_options).admissible)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core import registry
 from core.errors import InputError
 from heuristics.base import Heuristic
 from learning.multigoal import TREE_FILE, GoalTree, with_goal
@@ -21,12 +22,17 @@ class MultiGoalHeuristic(Heuristic):
     admissible = False
     consistent = False
 
-    def __init__(self, puzzle: Puzzle, model: str | Path | None = None, device: str = "cpu",
-                 precision: str = "float32", combine: str = "sum", m: float = 1.0) -> None:
+    def __init__(self, puzzle: Puzzle, model: str | Path | None = None, device: str | None = None,
+                 precision: str | None = None, combine: str | None = None,
+                 m: float | None = None) -> None:
         from heuristics.value_net import ValueNetHeuristic
 
         super().__init__(puzzle)
         t0 = time.perf_counter()
+        # bounds and defaults: the registry's entry, their one statement
+        args = registry.heuristic_entry("davi-multigoal").settings(
+            {"device": device, "precision": precision, "combine": combine, "m": m}, "heuristic")
+        device, precision, combine, m = (args[k] for k in ("device", "precision", "combine", "m"))
         if model is None:
             raise InputError("--model: davi-multigoal needs a multi-goal model folder "
                              "(bench train multigoal)")
@@ -50,10 +56,6 @@ class MultiGoalHeuristic(Heuristic):
                     not puzzle.check_solution(goal.astype(puzzle.dtype), path):
                 raise InputError(f"--model: {folder}: the stored path of goal {i} does not lead "
                                  f"to the final goal ({TREE_FILE} is damaged)")
-        if combine not in ("sum", "ratio"):
-            raise InputError(f"--combine: expected sum or ratio, got {combine!r}")
-        if not (isinstance(m, int | float) and m > 0):
-            raise InputError(f"--m: must be a positive number, got {m!r}")
         self.combine, self.m = combine, float(m)
         self.nets = []
         for i, goal in enumerate(self.tree.goals):

@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from core import registry
 from core.errors import InputError
 from heuristics.base import Heuristic, PolicyGuide
 from puzzles.base import Puzzle
@@ -533,9 +534,11 @@ GUIDES: dict[str, type[OnnxHeuristic] | type[OnnxPolicy]] = {
     "value": OnnxHeuristic, "q": OnnxQNet, "policy": OnnxPolicy}
 
 
-def load_onnx(puzzle: Puzzle, model: str | os.PathLike[str] | None = None, device: str = "cpu",
-              chunk: int | None = None) -> OnnxHeuristic | OnnxPolicy:
+def load_onnx(puzzle: Puzzle, model: str | os.PathLike[str] | None = None,
+              device: str | None = None, chunk: int | None = None) -> OnnxHeuristic | OnnxPolicy:
     """The guide an ONNX file's card names (``--heuristic onnx``): a value network, a Q-network
     or a policy."""
+    # device: choices and default from the registry's entry, stated once
+    device = registry.heuristic_entry("onnx").settings({"device": device}, "heuristic")["device"]
     card = read_card(resolve_onnx(model), puzzle.name)
     return GUIDES[str(card["output"])](puzzle, model, device=device, chunk=chunk)

@@ -32,8 +32,9 @@ from typing import Annotated, NamedTuple
 
 import numpy as np
 
+from core import registry
 from core.errors import InputError
-from core.pdb_decls import CUBE_PDBS
+from core.pdb_decls import CORNER_PDBS, CUBE_PDBS, PROBE_INVERSE
 from heuristics.base import Arr, Heuristic, IdaSpec
 from heuristics.pdb_cube import state_batch
 from puzzles.base import Puzzle
@@ -80,10 +81,10 @@ class CosetTables(NamedTuple):
     emode: int  #: how the inverse's edge coordinate is read (full, set, none)
 
 
-#: ``probe_inverse`` values, in the kernel's order (``CosetTables.probe``)
-PROBES = ("off", "near", "on")
-#: ``corner_pdb`` values: none, or a corner pattern of :mod:`pdb_builders.korf_cube`
-CORNER_PDBS = ("none", "corners", "corner-perm", "corner-twist")
+#: ``probe_inverse`` values, in the kernel's order (``CosetTables.probe``); ``CORNER_PDBS``:
+#: the ``corner_pdb`` values (both declared once in ``core.pdb_decls``)
+PROBES = PROBE_INVERSE
+__all__ = ["CORNER_PDBS", "PROBES", "CosetCubePDB", "CosetTables"]
 
 
 class CosetCubePDB(Heuristic):
@@ -93,8 +94,8 @@ class CosetCubePDB(Heuristic):
     consistent = True
 
     def __init__(self, puzzle: Puzzle, corner_part: str = "full", edge_part: str = "full",
-                 progress: bool = True, probe_inverse: str = "off",
-                 corner_pdb: str = "none") -> None:
+                 progress: bool = True, probe_inverse: str | None = None,
+                 corner_pdb: str | None = None) -> None:
         super().__init__(puzzle)
         from pdb_builders import cube_coset as cc
 
@@ -103,12 +104,10 @@ class CosetCubePDB(Heuristic):
             raise InputError(f"--heuristic: pdb-coset applies to {' and '.join(serves)}, not "
                              f"{puzzle.name}")
         self.cube = puzzle
-        if probe_inverse not in PROBES:
-            raise InputError(f"--probe-inverse: expected one of {', '.join(PROBES)}, got "
-                             f"{probe_inverse!r}")
-        if corner_pdb not in CORNER_PDBS:
-            raise InputError(f"--corner-pdb: expected one of {', '.join(CORNER_PDBS)}, got "
-                             f"{corner_pdb!r}")
+        # choices and defaults: the registry's entry, their one statement
+        args = registry.heuristic_entry("pdb-coset").settings(
+            {"probe_inverse": probe_inverse, "corner_pdb": corner_pdb}, "heuristic")
+        probe_inverse, corner_pdb = args["probe_inverse"], args["corner_pdb"]
         full = (corner_part, edge_part) == ("full", "full")
         self.name = "pdb-coset" if full else f"pdb-coset[{corner_part}|{edge_part}]"
         if probe_inverse != "off":

@@ -28,8 +28,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from core import registry
 from core.errors import InputError
-from core.pdb_decls import CUBE_PDBS
+from core.pdb_decls import CUBE_PDBS, PROBE_INVERSE
 from heuristics.base import Heuristic, IdaSpec
 from heuristics.pdb_coset import _I1, _I2, _I3, _I4, _U16, _Bytes
 from heuristics.pdb_cube import state_batch
@@ -73,7 +74,7 @@ class CosetEOTables(NamedTuple):
 
 
 #: ``probe_inverse`` values, in the kernel's order (``CosetEOTables.probe``)
-PROBES = ("off", "near", "on")
+PROBES = PROBE_INVERSE
 #: the kernel's ``emode`` of each edge part (its way of reading the inverse's edge coordinate)
 _EMODE = {"slice": 0, "set": 1, "eo": 3}
 
@@ -85,7 +86,7 @@ class CosetEOCubePDB(Heuristic):
     consistent = False
 
     def __init__(self, puzzle: Puzzle, corner_part: str = "full", edge_part: str = "eo",
-                 progress: bool = True, probe_inverse: str = "on") -> None:
+                 progress: bool = True, probe_inverse: str | None = None) -> None:
         super().__init__(puzzle)
         from pdb_builders import cube_coset_eo as ce
 
@@ -94,9 +95,9 @@ class CosetEOCubePDB(Heuristic):
             raise InputError(f"--heuristic: pdb-coset-eo applies to {' and '.join(serves)}, not "
                              f"{puzzle.name}")
         self.cube = puzzle
-        if probe_inverse not in PROBES:
-            raise InputError(f"--probe-inverse: expected one of {', '.join(PROBES)}, got "
-                             f"{probe_inverse!r}")
+        # choices and default: the registry's entry, their one statement
+        probe_inverse = registry.heuristic_entry("pdb-coset-eo").settings(
+            {"probe_inverse": probe_inverse}, "heuristic")["probe_inverse"]
         full = (corner_part, edge_part) == ("full", "eo")
         self.name = "pdb-coset-eo" if full else f"pdb-coset-eo[{corner_part}|{edge_part}]"
         if probe_inverse != "on":

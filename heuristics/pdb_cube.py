@@ -19,8 +19,9 @@ from typing import Annotated, NamedTuple
 
 import numpy as np
 
+from core import registry
 from core.errors import InputError
-from core.pdb_decls import CUBE_PDBS
+from core.pdb_decls import CUBE_PDBS, EDGE_TABLES
 from heuristics.base import Arr, Heuristic, IdaSpec
 from puzzles.base import Puzzle
 from puzzles.cube import Cube3, CubeBase
@@ -217,14 +218,12 @@ class KorfCubePDB(_CubePDB):
 
     def __init__(self, puzzle: Puzzle, corners: str = "corners",
                  edges: Sequence[Sequence[int]] | None = None, progress: bool = True,
-                 edge_tables: str = "6+6") -> None:
-        from pdb_builders import korf_cube as kc
-
-        if edge_tables not in kc.EDGE_TABLES:
-            raise InputError(f"--edge-tables: expected one of {', '.join(kc.EDGE_TABLES)}, got "
-                             f"{edge_tables!r}")
-        edge_sets = kc.EDGE_TABLES[edge_tables] if edges is None else edges
-        named = [k for k, v in kc.EDGE_TABLES.items() if tuple(map(tuple, edge_sets)) == v]
+                 edge_tables: str | None = None) -> None:
+        # choices and default: the registry's entry, their one statement
+        edge_tables = registry.heuristic_entry("pdb-korf").settings(
+            {"edge_tables": edge_tables}, "heuristic")["edge_tables"]
+        edge_sets = EDGE_TABLES[edge_tables] if edges is None else edges
+        named = [k for k, v in EDGE_TABLES.items() if tuple(map(tuple, edge_sets)) == v]
         if corners == "corners" and named:
             name = "pdb-korf" + ("" if named[0] == "6+6" else f"[{named[0]}]")
         else:

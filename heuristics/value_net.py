@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from core import registry
 from core.errors import InputError
 from core.labels import heuristic_label
 from core.registry import VALUE_NET
@@ -37,9 +38,13 @@ class ValueNetHeuristic(NetworkEvaluator, Heuristic):
     admissible = False
     consistent = False
 
-    def __init__(self, puzzle: Puzzle, model: str | Path | None = None, device: str = "cpu",
-                 chunk: int | None = None, precision: str = "float32") -> None:
+    def __init__(self, puzzle: Puzzle, model: str | Path | None = None, device: str | None = None,
+                 chunk: int | None = None, precision: str | None = None) -> None:
         super().__init__(puzzle)
+        # device and precision: choices and defaults from the registry's entry, stated once
+        args = registry.heuristic_entry(VALUE_NET).settings(
+            {"device": device, "precision": precision}, "heuristic")
+        device, precision = args["device"], args["precision"]
         t0 = time.perf_counter()
         ckpt = self.open_checkpoint(resolve_model(puzzle.name, model), puzzle)
         self.trained_target: str = ckpt["target"]

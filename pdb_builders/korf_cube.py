@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import InputError
+from core.pdb_decls import KORF_EDGES
 from core.registry import CUBE_NAMES
 
 #: bump when the ranking or the table layout changes: older files are then refused
@@ -40,13 +41,6 @@ CORNER_NAMES = ("URF", "UFL", "ULB", "UBR", "DFR", "DLF", "DBL", "DRB")
 EDGE_NAMES = ("UR", "UF", "UL", "UB", "DR", "DF", "DL", "DB", "FR", "FL", "BL", "BR")
 METRICS = ("qtm", "htm")
 
-#: Korf's two disjoint 6-edge sets
-KORF_EDGES: tuple[tuple[int, ...], tuple[int, ...]] = ((0, 1, 2, 3, 4, 5), (6, 7, 8, 9, 10, 11))
-#: two 7-edge sets that cover every edge (they share DF and DL): 12 times the entries of a
-#: 6-edge set each (510,935,040)
-EDGES_7: tuple[tuple[int, ...], tuple[int, ...]] = ((0, 1, 2, 3, 4, 5, 6), (5, 6, 7, 8, 9, 10, 11))
-#: ``pdb-korf``'s ``edge_tables`` choices
-EDGE_TABLES = {"6+6": KORF_EDGES, "7+7": EDGES_7}
 
 # Kociemba's basic face turns (clockwise quarter turns) in "replaced by" form:
 # (cp, co, ep, eo), cp[i] = the corner that moves into position i.

@@ -98,6 +98,7 @@ from typing import Any
 
 import numpy as np
 
+from core import registry
 from core.capabilities import Invertible, Policy, QValues
 from core.errors import InputError
 from core.limits import Limits
@@ -115,9 +116,7 @@ from solvers.base import (
 )
 from solvers.goal_table import GoalTable, goal_table, member, state_hashes
 from solvers.memory import PeakMemory, touch_pages
-from solvers.window_shorten import check_improve_window, check_window, improve, warm
-
-DEFAULT_MAX_DEPTH = 1000
+from solvers.window_shorten import check_window, improve, warm
 
 
 def _rle(sizes: list[int]) -> list[list[int]]:
@@ -163,27 +162,25 @@ class BeamSearch(Solver):
     name = "beam"
 
     def __init__(self, width: int | None = None, max_depth: int | None = None,
-                 goal_depth: int | None = None, shorten: bool = True,
-                 inverse: bool = False, improve_window: int | None = None,
-                 distinct_moves: bool = False, q: bool = False) -> None:
+                 goal_depth: int | None = None, shorten: bool | None = None,
+                 inverse: bool | None = None, improve_window: int | None = None,
+                 distinct_moves: bool | None = None, q: bool = False) -> None:
         self.q = bool(q)
         if self.q:
             self.name = "qbeam"
-        self.shorten = bool(shorten)
-        self.distinct_moves = bool(distinct_moves)
-        self.improve_window = check_improve_window(improve_window)
-        self.inverse = bool(inverse)
-        if goal_depth is not None and (isinstance(goal_depth, bool) or
-                                       not isinstance(goal_depth, int | np.integer) or goal_depth < 0):
-            raise InputError(f"--goal-depth: must be an integer >= 0, got {goal_depth!r}")
-        self.goal_depth = int(goal_depth or 0)
+        # the entry (beam or qbeam) states every option's bounds and default, once
+        args = registry.solver_entry(self.name).settings(
+            {"width": width, "max_depth": max_depth, "goal_depth": goal_depth, "shorten": shorten,
+             "inverse": inverse, "improve_window": improve_window,
+             "distinct_moves": distinct_moves}, "solver")
+        self.shorten = bool(args["shorten"])
+        self.distinct_moves = bool(args["distinct_moves"])
+        self.improve_window = int(args["improve_window"])
+        self.inverse = bool(args["inverse"])
+        self.goal_depth = int(args["goal_depth"])
         self._table: GoalTable | None = None
-        for opt, v in (("--width", width), ("--max-depth", max_depth)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int | np.integer)
-                                  or v < 1):
-                raise InputError(f"{opt}: must be a positive integer, got {v!r}")
-        self.width = None if width is None else int(width)
-        self.max_depth = DEFAULT_MAX_DEPTH if max_depth is None else int(max_depth)
+        self.width: int | None = args["width"]  # None: the puzzle's (core.registry.beam_width)
+        self.max_depth = int(args["max_depth"])
 
     def solve_with_policy(self, puzzle: Puzzle, policy: Guide, start: np.ndarray,
                           limits: Limits | None = None) -> SolveResult:

@@ -6,10 +6,14 @@ the parent's last move, looks every child up in the closed set, and evaluates th
 the whole batch of new children with one call of its batch ``__call__`` (a network sees one big
 batch). Presets, as in the registry:
 
-- ``bwas``: ``weight = 0.6``, ``batch = 10000`` (both settable), goal test at generation;
+- ``bwas``: ``weight`` and ``batch`` settable (DeepCubeA's values by default), goal test at
+  generation;
 - ``astar``: ``weight = 1``, ``batch = 1``, goal test at expansion: optimal with an admissible
   heuristic (with a consistent one no node is ever reopened);
 - ``greedy``: ``weight = 0`` (best-first on ``h`` alone), ``batch = 1``, goal test at generation.
+
+Every option's default and bounds are the preset's entry in :mod:`core.registry`, their only
+statement: the constructor checks its arguments through it (``Entry.settings``).
 
 Goal test. ``goal_test="generate"`` (DeepCubeA's choice, the default of ``bwas`` and ``greedy``)
 tests children as soon as a batch is generated and stops at the first goal child (children
@@ -64,10 +68,10 @@ from typing import Any
 
 import numpy as np
 
+from core import registry
 from core.capabilities import QValues
 from core.errors import InputError
 from core.limits import Limits
-from core.registry import MAX_WEIGHT
 from core.status import Status
 from heuristics.base import Heuristic, checked_values
 from puzzles.base import Puzzle
@@ -82,13 +86,13 @@ from solvers.base import (
 )
 from solvers.ida import check_start
 from solvers.memory import PeakMemory, touch_pages
-from solvers.window_shorten import check_improve_window, check_window, improve, warm
+from solvers.window_shorten import check_window, improve, warm
 
-_PRESETS = {
-    "bwas": dict(goal_test="generate", evaluation="children"),
-    "astar": dict(goal_test="expand", evaluation="children"),
-    "greedy": dict(goal_test="generate", evaluation="children"),
-    "qstar": dict(goal_test="expand", evaluation="q"),
+_PRESETS: dict[str, dict[str, Any]] = {
+    "bwas": dict(goal_test="generate", evaluation="children", fixed_weight=False),
+    "astar": dict(goal_test="expand", evaluation="children", fixed_weight=True),
+    "greedy": dict(goal_test="generate", evaluation="children", fixed_weight=True),
+    "qstar": dict(goal_test="expand", evaluation="q", fixed_weight=False),
 }
 #: when nodes are evaluated (module docstring)
 EVALUATIONS = ("children", "deferred", "q")
@@ -275,9 +279,10 @@ class _Heap:
 class BatchBestFirst(Solver):
     """The batch best-first engine; ``bwas``, ``astar`` and ``greedy`` are its presets.
 
-    Parameters: ``weight`` (lambda in [0, 100], the weight on ``g``, above 1 for an ``h`` counted
-    in other units than moves; ``astar`` fixes it at 1 and ``greedy`` at 0), ``batch`` (nodes
-    expanded per iteration, >= 1), ``preset`` (``"bwas"``, ``"astar"``, ``"greedy"``: the name
+    Parameters (``None``: the declared default; bounds: the preset's registry entry):
+    ``weight`` (lambda, the weight on ``g``, above 1 for an ``h`` counted in other units than
+    moves; ``astar`` and ``greedy`` fix it at their declared default), ``batch`` (nodes
+    expanded per iteration), ``preset`` (``"bwas"``, ``"astar"``, ``"greedy"``: the name
     and the default goal test), ``goal_test`` (``"generate"`` or ``"expand"``, overrides the preset),
     ``closed`` (``"numba"`` hash table, default, or ``"dict"``), ``max_iterations`` (stop with
     ``iteration-limit`` after that many iterations; Phipat 2020 caps its searches so),
@@ -285,45 +290,38 @@ class BatchBestFirst(Solver):
     evaluation is the Q-network's).
     """
 
-    def __init__(self, weight: float = 0.6, batch: int = 10000, preset: str = "bwas",
-                 goal_test: str | None = None, closed: str = "numba",
+    def __init__(self, weight: float | None = None, batch: int | None = None,
+                 preset: str = "bwas", goal_test: str | None = None, closed: str = "numba",
                  max_iterations: int | None = None, improve_window: int | None = None,
-                 deferred: bool = False) -> None:
+                 deferred: bool | None = None) -> None:
         if preset not in _PRESETS:
             raise InputError(f"preset: expected one of {', '.join(_PRESETS)}, got {preset!r}")
-        try:
-            weight = float(weight)
-        except (TypeError, ValueError):
-            raise InputError(f"--weight: expected a number in [0, {MAX_WEIGHT:g}], got {weight!r}") from None
-        if not 0.0 <= weight <= MAX_WEIGHT:
-            raise InputError(f"--weight: must lie in [0, {MAX_WEIGHT:g}], got {weight}")
+        # the preset's registry entry states every option's bounds and default, once
+        entry = registry.solver_entry(preset)
+        given = {"weight": weight, "batch": batch, "max_iterations": max_iterations,
+                 "improve_window": improve_window, "deferred": deferred}
+        args = entry.settings(given, "solver")
+        weight, batch = args["weight"], args["batch"]
+        self.deferred = bool(args.get("deferred", False))
         self.evaluation: str = _PRESETS[preset]["evaluation"]
-        if deferred:
-            if self.evaluation == "q":
-                raise InputError("--deferred: qstar never evaluates a child before it is popped; "
-                                 "drop --deferred")
+        if self.deferred:
             self.evaluation = "deferred"
-        fixed = {"astar": 1.0, "greedy": 0.0}.get(preset)
-        if fixed is not None and weight != fixed:
-            raise InputError(f"--weight: {preset} fixes the weight at {fixed:g}; use bwas for "
-                             f"weight {weight:g}")
-        if isinstance(batch, bool) or not isinstance(batch, int | np.integer) or batch < 1:
-            raise InputError(f"--batch: must be an integer >= 1, got {batch!r}")
+        fixed = entry.option("weight")
+        if _PRESETS[preset]["fixed_weight"] and fixed is not None and weight != fixed.default:
+            raise InputError(f"--weight: {preset} fixes the weight at {fixed.default:g}; use bwas "
+                             f"for weight {weight:g}")
         goal_test = goal_test or _PRESETS[preset]["goal_test"]
         if goal_test not in ("generate", "expand"):
             raise InputError(f"goal_test: expected 'generate' or 'expand', got {goal_test!r}")
         if closed not in ("numba", "dict"):
             raise InputError(f"closed: expected 'numba' or 'dict', got {closed!r}")
         self.name = preset
-        self.weight = weight
+        self.weight = float(weight)
         self.batch = int(batch)
         self.goal_test = goal_test
         self.closed = closed
-        if max_iterations is not None and (isinstance(max_iterations, bool) or int(max_iterations)
-                                           != max_iterations or max_iterations < 1):
-            raise InputError(f"--max-iterations: must be an integer >= 1, got {max_iterations!r}")
-        self.max_iterations = None if max_iterations is None else int(max_iterations)
-        self.improve_window = check_improve_window(improve_window)
+        self.max_iterations = args["max_iterations"]
+        self.improve_window = int(args.get("improve_window") or 0)
 
     def __repr__(self) -> str:
         return (f"BatchBestFirst({self.name}, weight={self.weight}, batch={self.batch}, "

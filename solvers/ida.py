@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from core import registry
 from core.errors import InputError
 from core.limits import Limits
 from core.status import Status
@@ -118,11 +119,9 @@ class IDAStar(Solver):
     name = "ida"
 
     def __init__(self, threads: int | None = None) -> None:
-        if threads is not None and (isinstance(threads, bool)
-                                    or not isinstance(threads, int | np.integer)
-                                    or not 1 <= threads <= 256):
-            raise InputError(f"--threads: must be an integer in [1, 256], got {threads!r}")
-        self.threads = 1 if threads is None else int(threads)
+        # bounds and default: the registry's entry, their one statement
+        self.threads = int(registry.solver_entry(self.name).settings({"threads": threads},
+                                                                     "solver")["threads"])
 
     def solve(
         self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, limits: Limits | None = None

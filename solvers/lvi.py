@@ -32,6 +32,7 @@ from functools import cache
 
 import numpy as np
 
+from core import registry
 from core.errors import InputError
 from core.limits import Limits
 from core.status import Status
@@ -200,8 +201,10 @@ class LocalValueIteration(Solver):
 
     name = "lvi"
 
-    def __init__(self, region: int = 1, **_: object) -> None:
-        self.region = int(region)
+    def __init__(self, region: int | None = None) -> None:
+        # bounds and default: the registry's entry, their one statement
+        self.region = int(registry.solver_entry(self.name).settings({"region": region},
+                                                                    "solver")["region"])
 
     def solve(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
               limits: Limits | None = None) -> SolveResult:

@@ -46,8 +46,10 @@ class MacroSolver(Solver):
 
     name = "macro"
 
-    def __init__(self, max_states: int | None = None, **_: object) -> None:
-        self.max_states = max_states
+    def __init__(self, max_states: int | None = None) -> None:
+        # None: the puzzle's (macro_table); bounds: the registry's entry
+        self.max_states: int | None = registry.solver_entry(self.name).settings(
+            {"max_states": max_states}, "solver")["max_states"]
 
     def solve(self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray,
               limits: Limits | None = None) -> SolveResult:

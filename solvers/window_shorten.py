@@ -216,16 +216,6 @@ def warm() -> None:
     sort_keys(h)
 
 
-def check_improve_window(value: int | None) -> int:
-    """A solver's ``improve_window`` option: 0 (off, also for None) or a window >= 2."""
-    if value is None or (not isinstance(value, bool) and isinstance(value, int | np.integer)
-                         and value == 0):
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 2:
-        raise InputError(f"--improve-window: must be 0 (off) or an integer >= 2, got {value!r}")
-    return int(value)
-
-
 @dataclass
 class _Pass:
     """What one shortening needs across its passes: balls by centre, distances by window."""

@@ -80,7 +80,7 @@ HEURISTIC_RULES = {
     "exact": _HeuristicRule("an exact distance (an admissible estimate is a lower bound, not the "
                             "optimum)", lambda p: p.exact, "exact", None),
     "ida": _HeuristicRule("an admissible heuristic with an IDA* kernel",
-                          lambda p: p.admissible and p.kernel, None, "ida"),
+                          lambda p: bool(p.admissible) and p.kernel, None, "ida"),
 }
 
 
@@ -97,8 +97,8 @@ def check_rule(rule: str, puzzle_name: str) -> str | None:
     except InputError as exc:
         return str(exc)
     hr = HEURISTIC_RULES[kind]
-    if not hr.needs(entry.props):
-        ok = [n for n, e in registry.HEURISTICS.items() if hr.needs(e.props)
+    if not hr.needs(registry.heuristic_props(entry)):
+        ok = [n for n, e in registry.HEURISTICS.items() if hr.needs(registry.heuristic_props(e))
               and (hr.others is not None or registry.heuristic_supports(e, puzzle_name))]
         return f"{name} is not {hr.what}; {hr.others or 'for ' + puzzle_name}: " + ", ".join(ok)
     if not registry.heuristic_supports(entry, puzzle_name):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from core import registry
-from core.props import PROPS, HeuristicProps
+from core.props import PROPS, HeuristicProps, WhenOption
 
 #: heuristics checked on exhaustive or random states, by puzzle
 CHECKED = {
@@ -50,7 +50,7 @@ def test_every_entry_declares_typed_properties():
         for name, e in table.items():
             assert isinstance(e.props, PROPS[kind]), (kind, name)
     for name, e in registry.HEURISTICS.items():
-        p = e.props
+        p = registry.heuristic_props(e)
         assert not p.consistent or p.admissible, name  # consistent with h(goal) = 0
         assert not p.exact or (p.admissible and p.consistent), name
         assert not p.pdb or p.needs_pdb, name
@@ -63,7 +63,7 @@ def test_every_entry_declares_typed_properties():
                                   if not e.props.needs_model])
 def test_declarations_agree_with_the_class(name):
     cls = registry.HEURISTICS[name].load()
-    declared = registry.HEURISTICS[name].props
+    declared = registry.heuristic_props(name)  # with the declared defaults
     assert cls.admissible == declared.admissible, name
     if name not in ("pdb-full", "pdb-full-reflect"):  # the exact table says so per instance
         assert cls.consistent == declared.consistent, name
@@ -76,7 +76,7 @@ def test_admissible_and_consistent_hold_where_declared(puzzle_name):
     children, valid = puzzle.expand(states)
     b, a, n = children.shape
     for name in CHECKED[puzzle_name]:
-        declared: HeuristicProps = registry.heuristic_entry(name).props
+        declared: HeuristicProps = registry.heuristic_props(name)
         h = registry.get_heuristic(name, puzzle)
         assert (h.admissible, h.consistent) == (declared.admissible, declared.consistent), name
         hs = np.asarray(h(states), dtype=np.float64)
@@ -100,3 +100,58 @@ def test_additive_tile_sums_are_not_declared_consistent_and_are_not():
     assert (np.abs(hc.reshape(valid.shape) - hs[:, None])[valid] > 1).any()
     assert not registry.heuristic_entry("pdb-44").props.consistent
     assert not registry.heuristic_entry("pdb-44-reflect").props.consistent
+
+
+#: option values whose tables are too large to build in tests (Korf's 88.2 M-entry corner table)
+TOO_LARGE = {("pdb-coset", "corner_pdb", "corners")}
+#: the small puzzle each heuristic with options is built for
+PUZZLE_OF = {"pdb-korf": "cube3", "pdb-coset": "cube3", "pdb-coset-eo": "cube3"}
+
+
+def _option_values():
+    """(heuristic, option, value) for every value of every choice or true/false option of a
+    heuristic built from tables (models aside)."""
+    out = []
+    for name, e in registry.HEURISTICS.items():
+        if e.plugin is not None or e.props.needs_model:
+            continue
+        for o in e.options:
+            values = o.choices if o.choices is not None else (False, True) \
+                if o.kind is bool else ()
+            out += [(name, o.name, v) for v in values if (name, o.name, v) not in TOO_LARGE]
+    return out
+
+
+def test_a_property_that_depends_on_an_option_is_declared_so():
+    rule = registry.heuristic_entry("pdb-coset").props.consistent
+    assert isinstance(rule, WhenOption) and rule.option == "probe_inverse"
+    with pytest.raises(TypeError, match="depends on option probe_inverse"):
+        bool(rule)
+    for probe, consistent in (("off", True), ("near", False), ("on", False)):
+        props = registry.heuristic_props("pdb-coset", {"probe_inverse": probe})
+        assert props.consistent is consistent and props.admissible is True
+    # the cube's default optimal search runs pdb-coset with the inverse probed: not consistent
+    args = dict(registry.default_heuristic_args("cube3"))
+    assert args.get("probe_inverse") in ("near", "on")
+    assert registry.heuristic_props(registry.default_heuristic("cube3"), args).consistent is False
+
+
+@pytest.mark.parametrize("name,option,value", _option_values())
+def test_declared_properties_equal_the_instance_for_every_option_value(name, option, value):
+    """The declared admissible and consistent, resolved for each option value, are the
+    attributes of a heuristic built with it (large tables: their declared small stand-ins)."""
+    entry = registry.heuristic_entry(name)
+    puzzle = registry.get_puzzle(PUZZLE_OF.get(name, "puzzle8"))
+    stand_in = dict(entry.props.pdb.stand_in_args) if entry.props.pdb and \
+        not entry.props.pdb.ci else {}
+    h = entry.load()(puzzle, **entry.kwargs, **stand_in, progress=False, **{option: value}) \
+        if entry.props.needs_pdb else entry.load()(puzzle, **entry.kwargs, **{option: value})
+    declared = registry.heuristic_props(entry, {option: value})
+    assert (h.admissible, h.consistent) == (declared.admissible, declared.consistent), \
+        (name, option, value)
+
+
+def test_every_choice_option_of_a_table_heuristic_is_tried():
+    tried = {(n, o) for n, o, _ in _option_values()}
+    assert {("pdb-coset", "probe_inverse"), ("pdb-coset-eo", "probe_inverse"),
+            ("pdb-coset", "corner_pdb"), ("pdb-korf", "edge_tables")} <= tried

@@ -382,7 +382,7 @@ def test_a_weight_above_one_matches_a_heuristic_counted_in_other_units():
     assert a.status == b.status == "solved" and p.check_solution(s, b.actions)
     assert (a.actions, a.nodes_generated, a.nodes_expanded, a.iterations) == (
         b.actions, b.nodes_generated, b.nodes_expanded, b.iterations)
-    with pytest.raises(InputError, match=r"--weight: must lie in \[0, 100\]"):
+    with pytest.raises(InputError, match=r"--weight: must be in \[0, 100\]"):
         BatchBestFirst(weight=101.0)
 
 

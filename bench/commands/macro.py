@@ -20,7 +20,7 @@ def _table(puzzle_name: str, goal: str | None, max_states: int | None, rebuild: 
         raise InputError(f"PUZZLE: macro tables exist for {', '.join(entry.props.puzzles)}, "
                          f"not {puzzle_name}")
     if max_states is not None:
-        registry.SOLVER_OPTIONS["macro"][0].check(max_states)
+        entry.check_options({"max_states": max_states}, "solver")
     puzzle = registry.get_puzzle(puzzle_name, goal=goal)
     return puzzle, get_table(puzzle, max_states=max_states, rebuild=rebuild)
 

@@ -1,6 +1,7 @@
 """Pages of the documentation site made at build time (run by the mkdocs-gen-files plugin).
 
-Nothing written here is committed: the reference pages are read from ``core/registry.py`` and
+Nothing written here is committed: the reference pages are read from ``core.registry`` (which
+reads the heuristics' and solvers' declarations beside their classes) and
 the command line, the results pages from the committed ``results/*/`` folders, and the sections
 of ``paper.md`` that list the paper tables from their declarations (``bench.papers``), so none
 can drift from what they describe. ``python tools/docs/gen_pages.py OUT`` writes the same pages
@@ -61,7 +62,8 @@ def registry_page() -> str:
         "# Registry reference",
         "",
         "Every puzzle, heuristic and solver the suite knows, with its options, read from",
-        "`core/registry.py` when the site is built (this page is not written by hand, so it",
+        "their declarations (`core/registry.py`, `heuristics/declarations.py`,",
+        "`solvers/declarations.py`) when the site is built (this page is not written by hand, so it",
         "cannot drift from the code). `bench list puzzles|heuristics|solvers` prints the same",
         "names. An option is given on the command line as its flag (`bench solve`, `bench h`,",
         "`bench view`) and in a suite file as its name (`suites/README.md`).",
