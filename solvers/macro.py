@@ -21,6 +21,7 @@ import numpy as np
 from core import registry
 from core.errors import InputError
 from core.limits import Limits
+from core.paths import display_path
 from core.status import Status
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
@@ -98,6 +99,6 @@ class MacroSolver(Solver):
             actions=actions if status == Status.SOLVED else None,
             generated=nodes, expanded=nodes, iterations=stages, h_start=None, time_s=elapsed,
             load_s=load_s, peak_rss_bytes=mem.peak_bytes,
-            extra={"macro_table": str(table.path or ""), "macros": stages,
+            extra={"macro_table": display_path(table.path) if table.path else "", "macros": stages,
                    "table_nbytes": table.nbytes},
         )

@@ -299,3 +299,15 @@ def test_pairing_kernel_against_a_naive_loop():
         a, b = ba[j], bb[j]
         assert gid[a] == gid[b] and depth[a] + depth[b] == best[j]
         assert home[occupant[b, piece_loc[a]]] == j
+
+
+def test_a_row_names_its_table_without_the_machines_path(tmp_path, monkeypatch):
+    """The row's ``macro_table`` is the table's path as committed records name it
+    (``cache/...``), never the cache folder of the machine that solved."""
+    monkeypatch.setenv("BENCH_CACHE", str(tmp_path))
+    p = registry.get_puzzle("puzzle8", goal="korf1982")
+    start = p.random_states(1, np.random.default_rng(8))[0] if hasattr(p, "random_states") \
+        else p.scramble(20, np.random.default_rng(8))
+    r = MacroSolver().solve(p, registry.get_heuristic("zero", p), start, Limits())
+    name = r.extra["macro_table"]
+    assert name.startswith("cache/macros/") and str(tmp_path) not in name
