@@ -213,19 +213,16 @@ def _write_report(run_dir: Path, figures: list[str] | None, title: str,
                    "train evaluate`" + _rows_origin(df[df["config"] == path.stem])
                    for path in evaluations]
         made_by.append(f"- report: `bench {' '.join(sys.argv[1:])}`")
-        head, _, rest = md.partition("\n\n")
-        md = head + "\n\nMade by:\n\n" + "\n".join(made_by) + "\n\n" + rest
     elif made_by:  # a committed copy keeps the commands that made its rows, and says who redid it
         made_by.append(f"- report redone from `results.csv`: `bench {' '.join(sys.argv[1:])}`")
+    elif isinstance(sessions, list):
+        made_by = [f"- `bench {' '.join(str(a) for a in s_['argv'][1:])}` ({s_.get('date')}, "
+                   f"{s_.get('cpu')}, {s_.get('cores')} cores, git {s_.get('git_rev')})"
+                   for s_ in sessions
+                   if isinstance(s_, dict) and isinstance(s_.get("argv"), list)]
+    if made_by:
         head, _, rest = md.partition("\n\n")
         md = head + "\n\nMade by:\n\n" + "\n".join(made_by) + "\n\n" + rest
-    elif isinstance(sessions, list):
-        lines = [f"- `bench {' '.join(str(a) for a in s_['argv'][1:])}` ({s_.get('date')}, "
-                 f"{s_.get('cpu')}, {s_.get('cores')} cores, git {s_.get('git_rev')})"
-                 for s_ in sessions if isinstance(s_, dict) and isinstance(s_.get("argv"), list)]
-        if lines:
-            head, _, rest = md.partition("\n\n")
-            md = head + "\n\nMade by:\n\n" + "\n".join(lines) + "\n\n" + rest
     safe_write.write_text(out / "summary.md", md)
     legend: list = []
     for set_name, g, summ, comp in report.set_sections(df):
