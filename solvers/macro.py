@@ -29,14 +29,16 @@ from solvers.base import Solver, SolveResult, check_no_heuristic, finish
 from solvers.ida import check_start
 from solvers.memory import PeakMemory
 
-_TABLES: dict[tuple[str, str, int], Any] = {}
+_TABLES: dict[tuple[str, str, str, int], Any] = {}
 
 
 def table_for(puzzle: Puzzle, max_states: int | None = None) -> Any:
-    """The puzzle's macro table, loaded once per process."""
+    """The puzzle's macro table, loaded once per process and cache folder (a table loaded from
+    one ``BENCH_CACHE`` is not served once the variable names another)."""
+    from core.paths import cache_dir
     from solvers.macro_table import get_table
 
-    key = (puzzle.name, str(puzzle.layout or ""), int(max_states or 0))
+    key = (str(cache_dir()), puzzle.name, str(puzzle.layout or ""), int(max_states or 0))
     if key not in _TABLES:
         _TABLES[key] = get_table(puzzle, max_states=max_states)
     return _TABLES[key]
