@@ -15,6 +15,9 @@ from core.props import P
 #: every declared entry by kind (``puzzle``, ``heuristic``, ``solver``), filled in by
 #: ``core.registry``: an option one entry refuses is named with the entries that take it
 TABLES: dict[str, dict[str, Entry[Any]]] = {}
+#: the declarations of entries named by a size (:class:`SizedEntries`), filled in by
+#: ``core.registry``: a plugin may not declare a name one of them claims
+SIZED: list[SizedEntries[Any]] = []
 
 
 @dataclass(frozen=True)
@@ -76,3 +79,35 @@ class Entry(Generic[P]):
             obj = getattr(obj, part)
         return obj
 
+
+
+@dataclass(frozen=True)
+class SizedEntries(Generic[P]):
+    """Entries named by ``prefix`` and a size (``lightsout9``: a 9 x 9 board), declared once
+    for every size in ``[low, high]`` but those in ``skip`` (a size declared under a name of its
+    own): :meth:`entry` makes the one a name asks for, whose fixed arguments are
+    ``{size_arg: n}`` and whose summary is ``summary`` formatted with ``n``."""
+
+    prefix: str
+    target: str
+    summary: str
+    size_arg: str
+    low: int
+    high: int
+    props: P
+    skip: tuple[int, ...] = ()
+
+    def claims(self, name: str) -> bool:
+        """Whether ``name`` is ``prefix`` followed by digits, whatever the size (a plugin may
+        not declare such a name)."""
+        size = name.removeprefix(self.prefix)
+        return size != name and size.isascii() and size.isdigit()
+
+    def entry(self, name: str) -> Entry[P] | None:
+        """The entry ``name`` names, or ``None`` when it names no declared size."""
+        if not self.claims(name):
+            return None
+        n = int(name.removeprefix(self.prefix))
+        if not self.low <= n <= self.high or n in self.skip:
+            return None
+        return Entry(name, self.target, self.summary.format(n=n), {self.size_arg: n}, self.props)

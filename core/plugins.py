@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from core import props
+from core.entry import SIZED
 
 #: registry kind -> entry-point group
 GROUPS: dict[str, str] = {
@@ -69,8 +70,6 @@ RESERVED_OPTIONS = frozenset({
     "threads", "out", "run_dir", "resume", "optimal_heuristic", "help", "version", "config",
     "profile", "quick", "limit", "jobs", "executor", "scheduler", "quiet",
 })
-#: puzzle names the registry makes from patterns (``lightsout9``, ``sokoban12``)
-RESERVED_PUZZLE_PATTERNS = (re.compile(r"^lightsout[0-9]+$"), re.compile(r"^sokoban[0-9]+$"))
 
 
 @dataclass(frozen=True)
@@ -248,8 +247,9 @@ def _check_entry(e: Any, kind: str, entry_cls: Any, option_cls: Any,
         raise BadEntry(f"declares a {type(e).__name__}, not a core.registry.Entry")
     if not isinstance(e.name, str) or not NAME_RE.match(e.name):
         raise BadEntry(f"entry name {e.name!r} is not a lower-case name (letters, digits, . _ -)")
-    if e.name in builtin[kind] or (kind == "puzzle" and any(p.match(e.name)
-                                                          for p in RESERVED_PUZZLE_PATTERNS)):
+    # a puzzle name the registry makes from a size (``lightsout9``, ``sokoban12``) is built in
+    if e.name in builtin[kind] or (kind == "puzzle" and any(sized.claims(e.name)
+                                                          for sized in SIZED)):
         raise BadEntry(f"{e.name!r} clashes with the built-in {kind} of that name")
     if kind == "heuristic" and any(e.name in t.props.aliases for t in tables[kind].values()):
         raise BadEntry(f"{e.name!r} is another name of a declared heuristic")
@@ -290,6 +290,9 @@ def _check_entry(e: Any, kind: str, entry_cls: Any, option_cls: Any,
             raise BadEntry(f"{e.name}: props bounds must be a tuple of heuristic names")
         if not isinstance(given.search_heuristic, str):
             raise BadEntry(f"{e.name}: props search_heuristic must be a heuristic name")
+        width = given.beam_width
+        if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+            raise BadEntry(f"{e.name}: props beam_width must be a positive integer")
         # --goal is the sliding tiles' option
         given = replace(given, family=given.family or e.name, bounds=tuple(bounds),
                         goal_layouts=False)

@@ -1,7 +1,8 @@
 """The typed properties of registry entries, one frozen dataclass per kind.
 
-``core.registry`` declares every entry with one of them; plugins may give a plain dict, which
-:func:`from_dict` converts (an unknown key is a one-line error).
+Every declaration (``puzzles/declarations.py``, ``heuristics/declarations.py``,
+``solvers/declarations.py``, a plugin's) gives its entry one of them; plugins may give a plain
+dict, which :func:`from_dict` converts (an unknown key is a one-line error).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ class PuzzleProps:
     ``search_heuristic_args``: the options that heuristic runs with there (name, value pairs);
     ``search_heuristic_built``: a stronger one they run with instead once its tables (too large
     to build on first use) are in the cache, with its own defaults (``bench solve`` checks the
-    cache and says how to build them when they are not)."""
+    cache and says how to build them when they are not); ``beam_width``: the width a beam
+    search runs with when none is given (``core.registry.beam_width``; a model may recommend
+    its own)."""
 
     family: str = ""
     goal_layouts: bool = False
@@ -35,6 +38,7 @@ class PuzzleProps:
     search_heuristic: str = ""
     search_heuristic_args: tuple[tuple[str, str], ...] = ()
     search_heuristic_built: str = ""
+    beam_width: int = 1024
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """One registry per kind (puzzles, heuristics, solvers) naming every plugin, with its options.
 
-Puzzles are declared here, heuristics and solvers beside their classes (the modules
-:data:`BUILTIN_DECLARATIONS` names, read when this module is imported), all as data: a name, an entry point ``"module:attr"``, fixed keyword
+Every puzzle, heuristic and solver is declared beside its class (``puzzles/declarations.py``,
+``heuristics/declarations.py``, ``solvers/declarations.py``: the modules
+:data:`BUILTIN_DECLARATIONS` names, read when this module is imported, the form a plugin's
+entry point names too), as data: a name, an entry point ``"module:attr"``, fixed keyword
 arguments, a one-line summary, typed options (:class:`Option`: name, type, range, default) and
 typed properties, one dataclass per kind (:class:`PuzzleProps`, :class:`HeuristicProps`,
 :class:`SolverProps`, whose fields say what each property means). Everything else reads these
@@ -21,14 +23,12 @@ A heuristic may be known by other names too (``aliases``: the learned value netw
 from __future__ import annotations
 
 import importlib
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from core import pdb_decls as _pdb
-from core.entry import TABLES, Entry
+from core.entry import SIZED, TABLES, Entry, SizedEntries
 from core.errors import InputError
-from core.names import TILE_NAMES, VALUE_NET  # noqa: F401  (VALUE_NET: read from here)
+from core.names import VALUE_NET  # noqa: F401  (VALUE_NET: read from here)
 from core.options import Option
 from core.props import HeuristicProps, PuzzleProps, PuzzleSpec, SolverProps, WhenOption
 
@@ -46,17 +46,25 @@ def _did_you_mean(kind: str, name: str, known: list[str]) -> InputError:
 #: read when this module is imported (never for ``bench --help`` or ``--version``, which do not
 #: import it); each imports nothing heavier than ``core``.
 BUILTIN_DECLARATIONS: dict[str, tuple[str, ...]] = {
+    "puzzle": ("puzzles.declarations:PUZZLES",),
     "heuristic": ("heuristics.declarations:HEURISTICS",),
     "solver": ("solvers.declarations:SOLVERS",),
 }
+#: the built-in declarations of entries named by a size (:class:`core.entry.SizedEntries`)
+BUILTIN_SIZED: tuple[str, ...] = ("puzzles.declarations:SIZED_PUZZLES",)
+
+
+def _read(ref: str) -> Any:
+    """The object ``ref`` (``"module:attribute"``) names."""
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def _declared(kind: str) -> dict[str, Entry[Any]]:
     """The built-in entries of ``kind`` that :data:`BUILTIN_DECLARATIONS` names, by name."""
     out: dict[str, Entry[Any]] = {}
     for ref in BUILTIN_DECLARATIONS.get(kind, ()):
-        module, _, attr = ref.partition(":")
-        for e in getattr(importlib.import_module(module), attr):
+        for e in _read(ref):
             if e.name in out:
                 raise ValueError(f"{ref}: {kind} {e.name!r} is declared twice")
             out[e.name] = e
@@ -64,65 +72,31 @@ def _declared(kind: str) -> dict[str, Entry[Any]]:
 
 
 # --------------------------------------------------------------------------- puzzles
-
-
-GOAL = Option("goal", str, "goal layout of a sliding-tile puzzle (korf1982: the 8-puzzle's "
-              "1 2 3 / 8 B 4 / 7 6 5)", choices=("blank-first", "blank-last", "korf1982"),
-              default_text="blank-last", metavar="LAYOUT")
-
-_CUBE3 = PuzzleProps("cube", bounds=_pdb.CUBE3_BOUNDS, search_heuristic=_pdb.CUBE3_SEARCH,
-                     search_heuristic_args=_pdb.CUBE3_SEARCH_ARGS,
-                     search_heuristic_built=_pdb.CUBE3_SEARCH_BUILT)
-_CUBE3_HTM = PuzzleProps("cube", bounds=_pdb.CUBE3_HTM_BOUNDS, search_heuristic=_pdb.CUBE3_SEARCH,
-                         search_heuristic_args=_pdb.CUBE3_SEARCH_ARGS,
-                         search_heuristic_built=_pdb.CUBE3_SEARCH_BUILT)
-_CUBE2 = PuzzleProps("cube", bounds=_pdb.CUBE2_BOUNDS)
-_LIGHTS = PuzzleProps("lights", bounds=_pdb.LIGHTS_BOUNDS)
-_SOKOBAN = PuzzleProps("sokoban", bounds=_pdb.SOKOBAN_BOUNDS)
-
-PUZZLES: dict[str, Entry[PuzzleProps]] = {
-    e.name: e
-    for e in [
-        Entry("cube3", "puzzles.cube:Cube3", "Rubik's cube 3x3x3, quarter-turn metric (12 actions, DeepCubeA)",
-              {"metric": "qtm"}, _CUBE3),
-        Entry("cube3-htm", "puzzles.cube:Cube3", "Rubik's cube 3x3x3, half-turn metric (18 actions, Korf 1997)",
-              {"metric": "htm"}, _CUBE3_HTM),
-        Entry("cube2", "puzzles.cube:Cube2", "2x2x2 cube, DBL corner fixed, quarter-turn metric (6 actions)",
-              {"metric": "qtm"}, _CUBE2),
-        Entry("cube2-htm", "puzzles.cube:Cube2", "2x2x2 cube, DBL corner fixed, half-turn metric (9 actions)",
-              {"metric": "htm"}, _CUBE2),
-        *[
-            Entry(n, "puzzles.npuzzle:NPuzzle", f"sliding-tile {w * w - 1}-puzzle ({w}x{w})",
-                  {"width": w}, PuzzleProps("tiles", True, _pdb.TILE_BOUNDS[n]), (GOAL,))
-            for w, n in TILE_NAMES.items()
-        ],
-        Entry("lightsout7", "puzzles.lightsout:LightsOut", "Lights Out 7x7 (49 actions)",
-              {"size": 7}, _LIGHTS),
-        Entry("sokoban", "puzzles.sokoban:Sokoban", "Sokoban 10x10, 4 boxes (DeepCubeA's levels; "
-              "4 agent moves)", {"size": 10}, _SOKOBAN),
-    ]
-}
+PUZZLES: dict[str, Entry[PuzzleProps]] = _declared("puzzle")
+#: the puzzles named by a size (``lightsout9``), made when named (:func:`puzzle_entry`)
+SIZED_PUZZLES: tuple[SizedEntries[PuzzleProps], ...] = tuple(
+    s for ref in BUILTIN_SIZED for s in _read(ref))
 
 #: the cube puzzles (what the cube pattern databases and kernels serve)
 CUBE_NAMES: tuple[str, ...] = tuple(n for n, e in PUZZLES.items() if e.props.family == "cube")
 
-_LIGHTS_RE = re.compile(r"^lightsout([0-9]+)$", re.ASCII)
-_SOKOBAN_RE = re.compile(r"^sokoban([0-9]+)$", re.ASCII)
+
+def _find_puzzle(name: str) -> Entry[PuzzleProps] | None:
+    if name in PUZZLES:
+        return PUZZLES[name]
+    for sized in SIZED_PUZZLES:
+        entry = sized.entry(name)
+        if entry is not None:
+            return entry
+    return None
 
 
 def puzzle_entry(name: str) -> Entry[PuzzleProps]:
-    if name in PUZZLES:
-        return PUZZLES[name]
-    m = _LIGHTS_RE.match(name)
-    if m and 2 <= int(m.group(1)) <= 20:
-        n = int(m.group(1))
-        return Entry(name, "puzzles.lightsout:LightsOut", f"Lights Out {n}x{n}", {"size": n},
-                     _LIGHTS)
-    m = _SOKOBAN_RE.match(name)
-    if m and 5 <= int(m.group(1)) <= 30 and int(m.group(1)) != 10:
-        n = int(m.group(1))
-        return Entry(name, "puzzles.sokoban:Sokoban", f"Sokoban {n}x{n}", {"size": n}, _SOKOBAN)
-    raise _did_you_mean("puzzle", name, list(PUZZLES))
+    """The puzzle declared as ``name``, or made from a declared size (``lightsout9``)."""
+    entry = _find_puzzle(name)
+    if entry is None:
+        raise _did_you_mean("puzzle", name, list(PUZZLES))
+    return entry
 
 
 def bound_heuristics(puzzle_name: str) -> tuple[str, ...]:
@@ -155,9 +129,10 @@ def get_puzzle(name: str, goal: str | None = None, **kwargs: Any):
     entry = puzzle_entry(name)
     args = {**entry.kwargs, **kwargs}
     if goal is not None:
-        if entry.option("goal") is None:
+        option = entry.option("goal")
+        if option is None:
             raise InputError(f"--goal: {name} has a single goal; --goal applies to sliding-tile puzzles")
-        args["goal"] = GOAL.check(goal)
+        args["goal"] = option.check(goal)
     return entry.load()(**args)
 
 
@@ -240,8 +215,7 @@ def heuristic_props(entry: Entry[HeuristicProps] | str,
 
 def _call_declared(ref: str, *args: Any) -> Any:
     """Call the function a property names as ``"module:function"``."""
-    module, _, attr = ref.partition(":")
-    return getattr(importlib.import_module(module), attr)(*args)
+    return _read(ref)(*args)
 
 
 def recommended_search(entry: Entry[HeuristicProps], puzzle_name: str,
@@ -306,26 +280,18 @@ def get_heuristic(name: str, puzzle: Any, **kwargs: Any):
 
 
 # --------------------------------------------------------------------------- solvers
-#: beam width per puzzle when none is given (prefix match on the family for unlisted sizes)
-BEAM_WIDTH: dict[str, int] = {
-    "cube2": 256, "cube2-htm": 256, "cube3": 4096, "cube3-htm": 4096,
-    "puzzle8": 256, "puzzle15": 1024, "puzzle24": 1024, "puzzle35": 1024, "puzzle48": 1024,
-}
-
-
 def beam_width(puzzle_name: str) -> int:
-    """The default beam width for ``puzzle_name``."""
-    if puzzle_name in BEAM_WIDTH:
-        return BEAM_WIDTH[puzzle_name]
-    if puzzle_name.startswith("lightsout"):
-        return 64
-    return 1024
+    """The default beam width for ``puzzle_name``: its entry's ``beam_width`` (a puzzle the
+    registry does not know takes the property's default)."""
+    entry = _find_puzzle(puzzle_name)
+    return (entry.props if entry is not None else PuzzleProps()).beam_width
 
 
 SOLVERS: dict[str, Entry[SolverProps]] = _declared("solver")
 
 _KIND: dict[str, dict[str, Entry[Any]]] = TABLES
 _KIND.update(puzzle=PUZZLES, heuristic=HEURISTICS, solver=SOLVERS)
+SIZED[:] = SIZED_PUZZLES
 
 
 def solver_entry(name: str) -> Entry[SolverProps]:

@@ -277,10 +277,11 @@ def parse_suite(path: Path, data: dict[str, Any]) -> Suite:
             raise r.fail("source", f"expected one of {', '.join(SOURCES)}, got {source!r}")
         goal = r.get("goal", str)
         if goal is not None:
-            if not pentry.props.goal_layouts:
+            goal_option = pentry.option("goal")
+            if goal_option is None or not pentry.props.goal_layouts:
                 raise r.fail("goal", f"{puzzle} has a single goal layout")
             try:
-                registry.GOAL.check(goal)
+                goal_option.check(goal)
             except InputError as exc:
                 raise r.fail("goal", str(exc).split(": ", 1)[1]) from None
             if goal == "korf1982" and puzzle != "puzzle8":

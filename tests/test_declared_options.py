@@ -129,27 +129,71 @@ def test_beam_goal_depth_above_the_declared_bound_is_refused_from_python():
 
 def test_declarations_sit_beside_their_classes_and_are_read_lazily():
     from heuristics import declarations as hd
+    from puzzles import declarations as pd
     from solvers import declarations as sd
 
-    assert registry.BUILTIN_DECLARATIONS == {"heuristic": ("heuristics.declarations:HEURISTICS",),
+    assert registry.BUILTIN_DECLARATIONS == {"puzzle": ("puzzles.declarations:PUZZLES",),
+                                             "heuristic": ("heuristics.declarations:HEURISTICS",),
                                              "solver": ("solvers.declarations:SOLVERS",)}
     for module, table, package in ((sd.SOLVERS, registry.SOLVERS, "solvers."),
-                                   (hd.HEURISTICS, registry.HEURISTICS, "heuristics.")):
+                                   (hd.HEURISTICS, registry.HEURISTICS, "heuristics."),
+                                   (pd.PUZZLES, registry.PUZZLES, "puzzles.")):
         assert [e.name for e in module] == [n for n, e in table.items() if e.plugin is None]
         assert all(e.target.startswith(package) for e in module)
+    assert registry.SIZED_PUZZLES == tuple(pd.SIZED_PUZZLES)
+    assert all(s.target.startswith("puzzles.") for s in pd.SIZED_PUZZLES)
     code = (
         "import sys\n"
         "from bench.cli import main\n"
         "for argv in (['--help'], ['--version']):\n"
         "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
-        "read = [m for m in ('core.registry', 'solvers.declarations', 'heuristics.declarations')\n"
+        "read = [m for m in ('core.registry', 'solvers.declarations', 'heuristics.declarations',\n"
+        "                    'puzzles.declarations')\n"
         "        if m in sys.modules]\n"
         "assert not read, read\n"
-        "import solvers.declarations, heuristics.declarations\n"  # light: core only
+        "import solvers.declarations, heuristics.declarations, puzzles.declarations\n"  # core only
         "heavy = [m for m in sys.modules if m.split('.')[0] in ('numpy', 'numba', 'torch')\n"
-        "         or (m.split('.')[0] in ('solvers', 'heuristics') and\n"
+        "         or (m.split('.')[0] in ('solvers', 'heuristics', 'puzzles') and\n"
         "             '.' in m and not m.endswith('.declarations'))]\n"
         "assert not heavy, heavy\n"
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+def test_a_puzzles_facts_come_from_its_declaration():
+    """The default beam width is the puzzle entry's property (the widths the committed beam
+    results ran with), and the puzzles named by a size are made from their one declaration."""
+    from core.props import PuzzleProps
+    from puzzles import declarations as pd
+
+    widths = {"cube2": 256, "cube2-htm": 256, "cube3": 4096, "cube3-htm": 4096, "puzzle8": 256,
+              "puzzle15": 1024, "puzzle24": 1024, "puzzle35": 1024, "puzzle48": 1024,
+              "lightsout7": 64, "sokoban": 1024}
+    assert {e.name: e.props.beam_width for e in pd.PUZZLES} == widths
+    assert {n: registry.beam_width(n) for n in widths} == widths
+    assert registry.beam_width("lightsout5") == 64 and registry.beam_width("sokoban12") == 1024
+    assert registry.beam_width("a-puzzle-of-a-test") == PuzzleProps().beam_width
+
+    entry = registry.puzzle_entry("sokoban12")
+    assert (entry.target, entry.kwargs, entry.summary) == \
+        ("puzzles.sokoban:Sokoban", {"size": 12}, "Sokoban 12x12")
+    assert registry.puzzle_entry("lightsout7") is registry.PUZZLES["lightsout7"]
+    for name in ("sokoban10", "sokoban4", "lightsout1", "lightsout21", "lightsout\u0663",
+                 "lightsout", "lightsout-3"):
+        with pytest.raises(InputError, match=f"unknown puzzle {name!r}"):
+            registry.puzzle_entry(name)
+    assert all(any(s.claims(n) for s in registry.SIZED_PUZZLES)
+               for n in ("lightsout99", "sokoban10"))
+
+
+def test_the_goal_layout_is_the_tile_puzzles_declared_option():
+    from puzzles.declarations import GOAL
+
+    tiles = [e for e in registry.PUZZLES.values() if e.props.goal_layouts]
+    assert tiles and all(e.option("goal") is GOAL for e in tiles)
+    assert registry.get_puzzle("puzzle8", goal="korf1982").layout == "korf1982"
+    with pytest.raises(InputError, match="--goal: expected blank-first, blank-last or korf1982"):
+        registry.get_puzzle("puzzle8", goal="sideways")
+    with pytest.raises(InputError, match="--goal: cube2 has a single goal"):
+        registry.get_puzzle("cube2", goal="blank-last")

@@ -59,9 +59,12 @@ BAD_PROPS = Entry("bad-props", "plugmod_good:Scaled", "bad", {}, {"admisible": T
 ALIAS_CLASH = Entry("davi", "plugmod_good:Scaled", "a former name of value-net", {}, {})
 PUZZLE_CLASH = Entry("lightsout9", "puzzles.lightsout:LightsOut", "a pattern name", {"size": 9}, {})
 TILES = Entry("tiles3", "puzzles.npuzzle:NPuzzle", "8-puzzle again", {"width": 3},
-              {"bounds": ("linear-conflict", "manhattan"), "search_heuristic": "manhattan"})
+              {"bounds": ("linear-conflict", "manhattan"), "search_heuristic": "manhattan",
+               "beam_width": 128})
 BAD_SEARCH = Entry("bad-search", "puzzles.npuzzle:NPuzzle", "bad", {"width": 3},
                    {"bounds": ("manhattan",), "search_heuristic": ("manhattan",)})
+BAD_WIDTH = Entry("bad-width", "puzzles.npuzzle:NPuzzle", "bad", {"width": 3},
+                  {"beam_width": 0})
 
 
 def encode(puzzle, states):
@@ -179,14 +182,18 @@ def test_a_faulty_plugin_is_one_problem_naming_its_package(fake_eps, value, reas
 def test_a_plugin_puzzle_names_its_search_default(fake_eps):
     group = plugins.GROUPS["puzzle"]
     fake_eps(("tiles3", "plugmod_good:TILES", group, "bench-tiles"),
-             ("bad-search", "plugmod_good:BAD_SEARCH", group, "bench-broken"))
+             ("bad-search", "plugmod_good:BAD_SEARCH", group, "bench-broken"),
+             ("bad-width", "plugmod_good:BAD_WIDTH", group, "bench-broken"))
     tables = _tables()
     found = plugins.load(tables, Entry, Option)
     assert [str(p) for p in found.problems] == [
         f"plugin bench-broken: {group} entry point 'bad-search' ignored: bad-search: props "
-        "search_heuristic must be a heuristic name"]
+        "search_heuristic must be a heuristic name",
+        f"plugin bench-broken: {group} entry point 'bad-width' ignored: bad-width: props "
+        "beam_width must be a positive integer"]
     props = tables["puzzle"]["tiles3"].props
     assert props.search_heuristic == "manhattan" and props.bounds[0] == "linear-conflict"
+    assert props.beam_width == 128
 
 
 def test_clashes_between_plugins_and_with_puzzle_patterns(fake_eps):

@@ -15,6 +15,7 @@ from core.capabilities import Policy
 from core.errors import InputError
 from heuristics.base import Heuristic
 from puzzles.base import Puzzle
+from puzzles.declarations import GOAL
 
 
 class FiniteFloat(click.ParamType):
@@ -57,7 +58,7 @@ def json_line(obj: Any) -> str:
     return json.dumps(_finite(obj), allow_nan=False, default=str)
 
 goal_option: Callable[[Any], Any] = click.option(
-    "--goal", default=None, metavar="|".join(registry.GOAL.choices or ()),
+    "--goal", default=None, metavar="|".join(GOAL.choices or ()),
     help="goal layout (sliding tiles only; default blank-last; korf1982: the 8-puzzle's "
          "1 2 3 / 8 B 4 / 7 6 5)",
 )

@@ -62,7 +62,7 @@ def registry_page() -> str:
         "# Registry reference",
         "",
         "Every puzzle, heuristic and solver the suite knows, with its options, read from",
-        "their declarations (`core/registry.py`, `heuristics/declarations.py`,",
+        "their declarations (`puzzles/declarations.py`, `heuristics/declarations.py`,",
         "`solvers/declarations.py`) when the site is built (this page is not written by hand, so it",
         "cannot drift from the code). `bench list puzzles|heuristics|solvers` prints the same",
         "names. An option is given on the command line as its flag (`bench solve`, `bench h`,",
@@ -71,8 +71,8 @@ def registry_page() -> str:
         "## Puzzles",
         "",
         "| name | summary | family | `--goal` | lower bounds from | optimal search default | "
-        "entry point |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "beam width | entry point |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for e in r.PUZZLES.values():
         bounds = ", ".join(f"`{b}`" for b in e.props.bounds) or "-"
@@ -82,11 +82,14 @@ def registry_page() -> str:
                                for k, v in r.default_heuristic_args(e.name).items())
         out.append(f"| `{e.name}` | {_cell(e.summary)} | {e.props.family} | "
                    f"{'yes' if e.props.goal_layouts else '-'} | {bounds} | "
-                   f"{f'`{default}`' if default else '-'} | `{e.target}` |")
+                   f"{f'`{default}`' if default else '-'} | {e.props.beam_width:,} | "
+                   f"`{e.target}` |")
     out += [
         "",
-        "`lightsoutN` and `sokobanN` name other sizes of the last two (an N x N board). "
-        "Puzzle options:",
+        f"{' and '.join(f'`{z.prefix}N` ({z.low} to {z.high})' for z in r.SIZED_PUZZLES)} "
+        "name other sizes of the last two (an N x N board). The beam width is the one a beam "
+        "search runs with when `--width` is left out (a learned model may recommend its own "
+        "search, see [Learned heuristics](../heuristics/learned.md)). Puzzle options:",
         "",
         *_option_rows(r.all_options("puzzle").values()),
         "",
@@ -150,13 +153,6 @@ def registry_page() -> str:
             out += [f"`{e.name}`:", "", *_option_rows(e.options), ""]
         else:
             out += [f"`{e.name}`: no options.", ""]
-    widths = ", ".join(f"`{k}` {v:,}" for k, v in r.BEAM_WIDTH.items())
-    out += [
-        f"Default beam width per puzzle (`--width` left out): {widths}; Lights Out "
-        f"{r.beam_width('lightsout7'):,}; others {r.beam_width('sokoban'):,}. A learned model "
-        "may recommend its own search (see [Learned heuristics](../heuristics/learned.md)).",
-        "",
-    ]
     return "\n".join(out)
 
 
