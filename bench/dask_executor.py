@@ -43,12 +43,12 @@ import sys
 import threading
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from bench.executor import Executor, ResultCallback, Task, WorkerSlot
 from core import safe_write
 from core.errors import InputError
-from core.rows import TaskPayload, failure
+from core.rows import Row, TaskPayload, failure
 from core.status import Status
 
 #: Dask configuration of a LocalCluster (``dask.config`` keys). Worker processes must not be
@@ -94,7 +94,7 @@ _SLOTS_LOCK = threading.Lock()
 
 def run_task(fn: str, threads: int, grace_s: float, load_timeout_s: float, key: str,
              payload: TaskPayload, time_s: float | None,
-             memory_bytes: int | None) -> dict[str, Any]:
+             memory_bytes: int | None) -> Row:
     """Run one task on this worker (the Dask task function): its row, with the worker's
     ``host``, ``cpu`` and ``cpu_score`` (measured once per worker process)."""
     from bench.provenance import cpu_name, process_cpu_score
@@ -109,7 +109,8 @@ def run_task(fn: str, threads: int, grace_s: float, load_timeout_s: float, key: 
             slot = _SLOTS[tid] = WorkerSlot(fn, threads, grace_s, load_timeout_s)
     slot.grace_s, slot.load_timeout_s = grace_s, load_timeout_s
     row = slot.run(Task(key, payload, time_s, memory_bytes))
-    row.update(host=socket.gethostname(), cpu=cpu_name(), cpu_score=process_cpu_score())
+    row["host"], row["cpu"] = socket.gethostname(), cpu_name()
+    row["cpu_score"] = process_cpu_score()
     return row
 
 
@@ -333,13 +334,13 @@ class DaskExecutor(Executor):
             if opened_here:
                 self.close()
 
-    def _row(self, fut: Any) -> dict[str, Any]:
+    def _row(self, fut: Any) -> Row:
         from concurrent.futures import CancelledError
 
         from distributed import KilledWorker
 
         try:
-            return dict(fut.result())
+            return cast(Row, dict(fut.result()))  # run_task's row, back from the cluster
         except KilledWorker as exc:
             last = getattr(getattr(exc, "last_worker", None), "address", None)
             times = getattr(exc, "allowed_failures", 1) + 1

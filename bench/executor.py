@@ -63,7 +63,7 @@ class Task:
     meta: Row = field(default_factory=lambda: Row())
 
 
-ResultCallback = Callable[[Task, dict[str, Any]], None]
+ResultCallback = Callable[[Task, Row], None]
 
 
 class Executor(ABC):
@@ -217,14 +217,14 @@ class _Worker:
         self.conn.send((task.key, task.payload))
 
     def check(self, readable: bool, now: float, grace_s: float,
-              load_timeout_s: float) -> dict[str, Any] | None:
+              load_timeout_s: float) -> Row | None:
         """The row of the task this worker holds once it ended, else None (``readable``: the
         worker has sent a message). A worker that died, ran past the task's hard deadline
         or over its memory budget yields a failure row; it is killed then (``alive()`` is
         False) and must be replaced before it gets another task."""
         task = self.task
         assert task is not None
-        row: dict[str, Any] | None = None
+        row: Row | None = None
         if readable:
             try:
                 kind, _key, data = self.conn.recv()
@@ -389,7 +389,7 @@ class WorkerSlot:
         """The task running now, if any."""
         return self._worker.task if self._worker is not None else None
 
-    def run(self, task: Task) -> dict[str, Any]:
+    def run(self, task: Task) -> Row:
         """Run ``task`` to its row (blocking)."""
         if self._worker is None or not self._worker.alive():
             if self._worker is not None:
@@ -427,6 +427,7 @@ class InlineExecutor(Executor):
         fn = _load(self.fn)
         prepare = getattr(fn, "prepare", None)
         for task in tasks:
+            row: Row
             try:
                 if prepare is not None:
                     prepare(task.payload)

@@ -7,15 +7,16 @@ import contextlib
 import json
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from core import safe_write
 from core.errors import InputError
+from core.rows import Row
 
 ROWS = "rows.jsonl"
 RUN_JSON = "run.json"
@@ -30,7 +31,7 @@ INT_COLUMNS = ("length", "optimal", "lower_bound", "nodes_generated", "nodes_exp
 INT_LIMIT = 2**62
 
 
-def row_fault(row: dict[str, Any]) -> str | None:
+def row_fault(row: Mapping[str, Any]) -> str | None:
     """What makes ``row`` unreadable as a run's row, in a few words naming the column (an
     integer column holding a fraction, a number beyond int64 or text; ``params`` that are not
     a JSON object), or ``None``. A NaN is a missing value (a table's empty cell)."""
@@ -65,7 +66,7 @@ def _short(v: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
+def read_rows(path: Path) -> list[Row]:
     """Rows of a ``rows.jsonl``; a torn last line (killed mid-write) and lines that are not
     row objects (no ``key``) are ignored. A row whose values cannot be read (:func:`row_fault`)
     or that is not a valid row (``core.rows.row_problem``: an unknown status, no configuration, a
@@ -73,7 +74,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     it is never used, nor dropped without a word."""
     from core.rows import row_problem
 
-    rows: list[dict[str, Any]] = []
+    rows: list[Row] = []
     if not path.is_file():
         return rows
     try:
@@ -91,7 +92,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
                     if problem is not None:
                         raise InputError(f"RUN_DIR: {path} line {lineno}: a bad row ({problem}); "
                                          "fix or remove the line")
-                    rows.append(row)
+                    rows.append(cast(Row, row))  # its columns checked above
     except OSError as exc:
         raise InputError(f"RUN_DIR: cannot read {path}: {exc.strerror or exc}") from None
     return rows
@@ -179,7 +180,7 @@ class RowWriter:
                 f"{self.written} row(s) finished in this session are kept; free space and "
                 "continue with --resume") from None
 
-    def write(self, row: dict[str, Any]) -> None:
+    def write(self, row: Row) -> None:
         self._append(json.dumps(row, default=_json_default).encode() + b"\n")
         self.written += 1
 

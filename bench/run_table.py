@@ -4,7 +4,7 @@ solved path replayed, and the derived ``results.parquet`` / ``results.csv``."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +73,7 @@ def load_table(run_dir: Path) -> Any:
 def read_table(run_dir: Path) -> Any:
     """The run's rows as :func:`load_table` gives them, without replaying their paths (for
     what a row records about itself: provenance, settings)."""
-    rows = read_rows(Path(run_dir) / ROWS)
+    rows: Sequence[Mapping[str, Any]] = read_rows(Path(run_dir) / ROWS)
     exported = committed_table(run_dir)
     evaluations = [] if rows or exported is not None else evaluation_tables(run_dir)
     if evaluations:
@@ -107,7 +107,7 @@ def read_table(run_dir: Path) -> Any:
     return rows_frame(rows)
 
 
-def rows_frame(rows: Sequence[dict[str, Any]]) -> Any:
+def rows_frame(rows: Sequence[Mapping[str, Any]]) -> Any:
     """Rows (``rows.jsonl`` objects, or records of a derived table) as a DataFrame with typed
     columns, the last record of each key kept."""
     import pandas as pd

@@ -54,15 +54,16 @@ def _objects(p: TaskPayload) -> tuple[Any, Any]:
     return puzzle, h
 
 
-def prepare_task(payload: TaskPayload) -> dict[str, Any]:
-    """Build or load what a configuration needs (PDB files, models) and report its size."""
+def prepare_task(payload: TaskPayload) -> Row:
+    """Build or load what a configuration needs (PDB files, models) and report its size: the
+    columns ``status`` (``ready``), ``heuristic_nbytes`` and ``load_s`` of a row."""
     _HEURISTICS.clear()
     puzzle, h = _objects(payload)
     from core import registry
 
     registry.get_solver(payload["solver"], **payload.get("solver_args", {}))
-    out = {"status": "ready", "heuristic_nbytes": int(h.nbytes),
-           "load_s": float(h.load_seconds)}
+    out: Row = {"status": "ready", "heuristic_nbytes": int(h.nbytes),
+                "load_s": float(h.load_seconds)}
     _HEURISTICS.clear()
     return out
 

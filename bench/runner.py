@@ -16,10 +16,10 @@ import datetime as _dt
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bench.executor import Executor, LocalExecutor, Task
 from bench.provenance import ROW_FIELDS, provenance
@@ -148,7 +148,7 @@ def plan_run(suite: Suite, profile: str = "default", configs: Sequence[str] = ()
     return Plan(suite, profile, sets, chosen, tasks)
 
 
-def _check_reference(set_name: str, instance: str, optimal: Any, meta: dict[str, Any]) -> None:
+def _check_reference(set_name: str, instance: str, optimal: Any, meta: Mapping[str, Any]) -> None:
     """``InputError`` naming an instance whose reference optimum is negative or below its
     certified lower bound (then true-optimal solutions would be marked invalid)."""
     if optimal is None:
@@ -253,8 +253,11 @@ def plan_fingerprint(plan: Plan) -> str:
 
 
 
-def _finish_row(task: Task, result: dict[str, Any], prov: dict[str, Any]) -> dict[str, Any]:
-    row: dict[str, Any] = dict(task.meta)
+def _finish_row(task: Task, result: Row, prov: Mapping[str, Any]) -> Row:
+    """The row ``rows.jsonl`` records: the task's planned columns, the worker's result (a
+    solution shorter than the reference optimum or the certified bound made invalid), the
+    record and provenance columns."""
+    row: dict[str, Any] = dict(task.meta)  # filled column by column, then returned as a Row
     row.update({k: v for k, v in result.items() if k not in ("heuristic", "solver")})
     row["key"] = task.key
     row["fingerprint"] = task_fingerprint(task.payload)
@@ -283,7 +286,7 @@ def _finish_row(task: Task, result: dict[str, Any], prov: dict[str, Any]) -> dic
         row[k] = prov.get(k)
     for k in WORKER_FIELDS:  # where the executor reports the machine that ran the task
         row[k] = result.get(k) or prov.get(k)
-    return row
+    return cast(Row, row)
 
 
 def default_run_dir(suite: str, profile: str, root: Path | None = None) -> Path:
@@ -358,7 +361,7 @@ def refuse_finished_run_dir(run_dir: Path, resume: bool) -> None:
                              "or another --out")
 
 
-def _check_resume(plan: Plan, run_dir: Path, rows: list[dict[str, Any]],
+def _check_resume(plan: Plan, run_dir: Path, rows: Sequence[Row],
                   meta: dict[str, Any] | None, rerun_changed: bool) -> set[str]:
     """The keys of rows to skip; refuses a folder of another suite or changed rows."""
     suites = {r.get("suite") for r in rows if r.get("suite") is not None}
@@ -449,8 +452,9 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
 
     disagreements: list[str] = []
 
-    def on_result(task: Task, result: dict[str, Any]) -> None:
-        fault = reference_disagreement({**task.meta, **result})  # before an invalid length is cleared
+    def on_result(task: Task, result: Row) -> None:
+        merged: Row = {**task.meta, **result}
+        fault = reference_disagreement(merged)  # before an invalid length is cleared
         row = _finish_row(task, result, prov)
         writer.write(row)
         if fault:
@@ -476,7 +480,7 @@ def _run_plan_locked(plan: Plan, run_dir: Path, executor: Executor | None, resum
     return RunSummary(run_dir, len(plan.tasks), len(plan.tasks) - len(todo), len(todo), statuses)
 
 
-def reference_disagreement(row: dict[str, Any]) -> str | None:
+def reference_disagreement(row: Mapping[str, Any]) -> str | None:
     """Why a finished row contradicts its instance's reference optimum or certified bound, or
     ``None``: a solution (replayed) shorter than the bound, or a configuration that is optimal
     by construction (IDA* or A* with an admissible heuristic, GF(2)) solved it at another
@@ -517,7 +521,7 @@ def _prepare_configs(tasks: Sequence[Task], run_dir: Path, progress: bool,
     info: dict[str, Any] = {}
     failed: dict[tuple[Any, ...], str] = {}
 
-    def on_result(task: Task, row: dict[str, Any]) -> None:
+    def on_result(task: Task, row: Row) -> None:
         info[task.meta["config"]] = row
         if row.get("status") != "ready":
             failed[payload_key(task.payload)] = f"cannot load {task.meta['heuristic']}: " \

@@ -9,7 +9,8 @@ record (added when the row is written) and provenance (the machine and versions)
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from collections.abc import Mapping
+from typing import Any, TypedDict, cast
 
 from core.limits import LimitsRecord
 from core.status import Status
@@ -33,6 +34,11 @@ class TaskPayload(TypedDict):
 
 
 class Row(TypedDict, total=False):
+    """A row's columns (:data:`COLUMNS` says what each holds), and each part of one as it
+    crosses the runner: the planned columns (``bench.executor.Task.meta``), a worker's result
+    (``bench.run_worker.solve_task``, :func:`failure`, what an executor hands its
+    ``ResultCallback``), the finished row ``rows.jsonl`` holds (``bench.run_record``)."""
+
     # planned
     key: str
     fingerprint: str
@@ -74,6 +80,7 @@ class Row(TypedDict, total=False):
     time_s: float
     load_s: float
     peak_rss_bytes: int
+    worker_peak_rss_bytes: int
     loaded_bytes: int
     extra: str
     heuristic_nbytes: int
@@ -159,6 +166,9 @@ COLUMNS: dict[str, str] = {
                       "are loaded_bytes. On a row the watchdog made (out-of-memory, timeout, "
                       "crash) after the search started: the worker's growth since, as far as it "
                       "was sampled; absent in rows of searches that never started",
+    "worker_peak_rss_bytes": "the highest resident size of the whole worker process (tables, "
+                             "weights and the search together) its watchdog sampled while it "
+                             "held the task; absent in rows of the inline executor",
     "loaded_bytes": "bytes of what the search loaded and read, apart from peak_rss_bytes: the "
                     "heuristic's tables and weights (heuristic_nbytes) plus a table-driven "
                     "solver's tables (solver_nbytes); absent in rows made before it was "
@@ -195,9 +205,10 @@ REPORTED: tuple[str, ...] = ("status", "length", "optimal", "nodes_generated", "
                              "peak_rss_bytes", "heuristic_nbytes")
 
 
-def failure(status: Status, error: str, **more: Any) -> dict[str, Any]:
-    """The result part of a row (:class:`Row`) for a task that ended without a solver's result."""
-    return {"status": status.value, "error": error, **more}
+def failure(status: Status, error: str, **more: Any) -> Row:
+    """The result part of a row for a task that ended without a solver's result (``more``:
+    other result columns, such as ``time_s``)."""
+    return cast(Row, {"status": status.value, "error": error, **more})
 
 
 #: columns that count something (a row's value: a non-negative integer, or null)
@@ -209,7 +220,7 @@ SECONDS_COLUMNS: tuple[str, ...] = ("time_s", "load_s", "heuristic_load_s")
 STATUSES = frozenset(s.value for s in Status)
 
 
-def row_problem(row: dict[str, Any], nan_is_missing: bool = False) -> str | None:
+def row_problem(row: Mapping[str, Any], nan_is_missing: bool = False) -> str | None:
     """What is wrong with a row read back (``rows.jsonl``, a derived table), or ``None``: its
     status is not one of :class:`Status`, it names no configuration, a count is negative or not
     an integer, a time is negative or not finite. ``nan_is_missing``: a NaN stands for an empty

@@ -271,6 +271,8 @@ def test_rows_of_a_suite_run_carry_their_lower_bound(tmp_path):
         assert r["length"] == r["lower_bound"]  # A* with Manhattan is optimal, pdb-full exact
         task = next(t for t in plan.tasks if t.key == r["key"])
         assert r["fingerprint"] == task_fingerprint(task.payload)
+        # every column a real search's row holds is one the row schema declares
+        assert set(r) <= set(Row.__annotations__), set(r) - set(Row.__annotations__)
     table = load_table(tmp_path / "run")
     assert str(table["lower_bound"].dtype) == "Int64"
     # the rows' states give the same bounds again (what reports do for older rows)

@@ -16,6 +16,7 @@ from runner_fakes import make_plan
 from bench.executor import InlineExecutor, LocalExecutor
 from bench.runner import ROWS, derive_tables, load_table, read_rows, run_plan
 from core.errors import InputError
+from core.rows import Row
 
 HERE = Path(__file__).resolve().parent
 
@@ -52,6 +53,9 @@ def test_failures_become_rows_and_the_run_goes_on(tmp_path):
     for r in rows.values():
         assert r["git_rev"] and r["cpu"] and r["date"]
         assert isinstance(r["cpu_score"], float) and r["cpu_score"] > 0
+        # failure rows and the watchdog's columns are declared columns of the row schema
+        assert set(r) <= set(Row.__annotations__), set(r) - set(Row.__annotations__)
+    assert "worker_peak_rss_bytes" in rows["3"]
 
 
 def test_memory_blowup_is_out_of_memory(tmp_path):
