@@ -10,10 +10,11 @@ row of a search that raised ``MemoryError`` (the peak its search measured).
 
 ``LocalExecutor`` keeps ``jobs`` long-lived worker processes (``spawn`` start method), each with
 one Numba, one torch and one BLAS thread. A worker calls the task function ``fn``
-(``"module:attr"``) as ``fn(payload) -> dict``; the function may keep heavy objects (PDBs,
+(``"module:attr"``) as ``fn(payload) -> Row``; the function may keep heavy objects (PDBs,
 networks) in a per-process cache, so they load once per worker, not once per instance. Before
-solving, the worker calls ``prepare(payload)`` (if ``fn`` has a ``prepare`` attribute) and tells
-the parent; the time limit starts then, so loading a table is not counted against the search.
+solving, the worker calls ``fn.prepare(payload)`` where ``fn`` is a :class:`PreparedTask` and
+tells the parent; the time limit starts then, so loading a table is not counted against the
+search.
 
 ``WorkerSlot`` is one such watched worker kept between tasks; the Dask executor
 (:mod:`bench.dask_executor`) runs one inside each Dask worker, so a task on a cluster ends the
@@ -31,7 +32,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from core.rows import Row, TaskPayload, failure
 from core.status import Status
@@ -64,6 +65,18 @@ class Task:
 
 
 ResultCallback = Callable[[Task, Row], None]
+
+
+@runtime_checkable
+class PreparedTask(Protocol):
+    """A task function that loads what a task needs (its tables, its network) in ``prepare``,
+    before the search and its time limit start (``bench.run_worker.solve_task``)."""
+
+    def __call__(self, payload: TaskPayload) -> Row:
+        ...
+
+    def prepare(self, payload: TaskPayload) -> None:
+        ...
 
 
 class Executor(ABC):
@@ -153,7 +166,7 @@ def _worker_main(conn: Connection, fn_target: str, threads: int = 1) -> None:
     _exit_with_parent()
     os.environ.update(_worker_env(threads))
     fn = _load(fn_target)
-    prepare = getattr(fn, "prepare", None)
+    prepare = fn.prepare if isinstance(fn, PreparedTask) else None
     while True:
         try:
             msg = conn.recv()
@@ -425,7 +438,7 @@ class InlineExecutor(Executor):
 
     def run(self, tasks: Sequence[Task], on_result: ResultCallback) -> None:
         fn = _load(self.fn)
-        prepare = getattr(fn, "prepare", None)
+        prepare = fn.prepare if isinstance(fn, PreparedTask) else None
         for task in tasks:
             row: Row
             try:

@@ -72,7 +72,7 @@ def _prepare(payload: TaskPayload) -> None:
     _objects(payload)
 
 
-def solve_task(payload: TaskPayload) -> Row:
+def _solve(payload: TaskPayload) -> Row:
     """Solve one instance with one configuration; the returned path is replayed and checked."""
     from core import registry
     from solvers.base import replayed
@@ -107,5 +107,17 @@ def solve_task(payload: TaskPayload) -> Row:
     return row
 
 
-solve_task.prepare = _prepare  # type: ignore[attr-defined]
+class SolveTask:
+    """The task function of a run (``bench.executor.PreparedTask``): ``prepare`` loads the
+    puzzle and the heuristic into the worker's cache, a call solves the task."""
+
+    def __call__(self, payload: TaskPayload) -> Row:
+        return _solve(payload)
+
+    def prepare(self, payload: TaskPayload) -> None:
+        _prepare(payload)
+
+
+#: what a run's workers call (``"bench.run_worker:solve_task"``)
+solve_task = SolveTask()
 

@@ -17,6 +17,7 @@ from core.errors import InputError
 from heuristics import tiles_conflicts as _k
 from heuristics.base import Arr, Heuristic, IdaSpec
 from puzzles.base import Puzzle
+from puzzles.npuzzle import NPuzzle
 
 
 class TileDistanceTables(NamedTuple):
@@ -28,9 +29,9 @@ class TileDistanceTables(NamedTuple):
 
 def tiles_puzzle_info(puzzle: Puzzle) -> tuple[int, str]:
     """``(width, layout)`` of a sliding-tile puzzle; ``InputError`` for other puzzles."""
-    width = getattr(puzzle, "width", None)
-    if width is None:
+    if not isinstance(puzzle, NPuzzle):
         raise InputError(f"heuristic: applies to sliding-tile puzzles, not {puzzle.name}")
+    width = puzzle.width
     layout = puzzle.layout
     if layout not in ("blank-first", "blank-last"):
         raise InputError(f"heuristic: the {layout} goal is served by exact tables and table-driven "

@@ -15,11 +15,16 @@ and end with the blank on one cell act on the tiles like group elements.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.errors import InputError
 from puzzles.base import Puzzle
+
+if TYPE_CHECKING:
+    from puzzles.cube.base import CubeBase
+    from puzzles.npuzzle import NPuzzle
 
 
 @dataclass(frozen=True)
@@ -90,10 +95,10 @@ class PieceModel:
 
 
 # ----------------------------------------------------------------------------- tiles
-def _tiles_model(puzzle: Puzzle) -> tuple[PieceModel, object]:
+def _tiles_model(puzzle: NPuzzle) -> tuple[PieceModel, object]:
     from puzzles.npuzzle import INVERSE, blank_moves_table
 
-    width = int(getattr(puzzle, "width", 0))
+    width = int(puzzle.width)
     goal = puzzle.goal().astype(np.int64)
     n = goal.size
     home = np.argsort(goal)  # home[t] = goal cell of tile t
@@ -110,7 +115,7 @@ def _tiles_model(puzzle: Puzzle) -> tuple[PieceModel, object]:
 
 
 # ----------------------------------------------------------------------------- cubes
-def _cube_model(puzzle: Puzzle) -> tuple[PieceModel, object]:
+def _cube_model(puzzle: CubeBase) -> tuple[PieceModel, object]:
     from puzzles.cube.facelets import (
         CORNER_COLORS,
         CORNER_NAMES,
@@ -121,8 +126,8 @@ def _cube_model(puzzle: Puzzle) -> tuple[PieceModel, object]:
     )
     from puzzles.notation import FACES
 
-    n = int(getattr(puzzle, "size", 0))
-    perms = np.asarray(getattr(puzzle, "PERMS", None))
+    n = int(puzzle.size)
+    perms = np.asarray(puzzle.PERMS)
     slots: list[np.ndarray] = []
     colours: list[np.ndarray] = []
     names: list[str] = []
@@ -180,8 +185,11 @@ def _cube_model(puzzle: Puzzle) -> tuple[PieceModel, object]:
 def piece_model(puzzle: Puzzle) -> tuple[PieceModel, object]:
     """``(model, atoms)``: the puzzle's piece model and the function ``state -> (atoms,)`` atom
     locations. Sliding tiles and cubes have one; other puzzles get ``InputError``."""
-    if hasattr(puzzle, "width") and hasattr(puzzle, "layout"):
+    from puzzles.cube.base import CubeBase
+    from puzzles.npuzzle import NPuzzle
+
+    if isinstance(puzzle, NPuzzle):
         return _tiles_model(puzzle)
-    if hasattr(puzzle, "PERMS") and hasattr(puzzle, "size"):
+    if isinstance(puzzle, CubeBase):
         return _cube_model(puzzle)
     raise InputError(f"{puzzle.name}: has no pieces to place (sliding tiles and cubes do)")

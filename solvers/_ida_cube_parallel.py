@@ -86,14 +86,14 @@ def search_parallel(root: CubeNodeSearch, threads: int, max_nodes: int | None,
         fr.nodes = list(level)
         return fr
 
-    mine = threading.local()  # one search per thread, reset to each subtree root it takes
+    mine: dict[int, CubeNodeSearch] = {}  # one search per thread, reset to each subtree root it takes
 
     def subtree(prefix: tuple[int, ...], node: Node) -> CubeNodeSearch:
         if prefix == ():
             return root
-        srch = getattr(mine, "search", None)
+        srch = mine.get(threading.get_ident())
         if srch is None:
-            srch = mine.search = root.spawn()
+            srch = mine[threading.get_ident()] = root.spawn()
         srch.reset(prefix, *node)
         return srch
 

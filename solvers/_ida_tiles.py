@@ -349,8 +349,9 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
            deadline_s: float | None, threads: int = 1) -> dict[str, Any]:
     """IDA* from ``start`` (``(N,)`` uint8) under ``spec``; see ``solvers.ida`` for the contract.
     ``threads`` > 1 searches each iteration's subtrees in parallel (:mod:`solvers._ida_parallel`)."""
-    w = int(spec.params.get("width", getattr(puzzle, "width", 0)))
-    layout = str(spec.params.get("layout", getattr(puzzle, "layout", "blank-last")))
+    # a tile heuristic's spec names the board (manhattan, linear-conflict, the additive PDBs)
+    w = int(spec.params["width"])
+    layout = str(spec.params["layout"])
     n = w * w
     s = np.ascontiguousarray(start, dtype=np.uint8).reshape(-1)
     if s.shape != (n,):
@@ -423,14 +424,14 @@ def _search_parallel(w: int, root: TilesSearch, threads: int,
         fr.nodes = [(prefix, tiles) for prefix, tiles, _b, _h in level]
         return fr
 
-    mine = threading.local()  # one search per thread, reset to each subtree root it takes
+    mine: dict[int, TilesSearch] = {}  # one search per thread, reset to each subtree root it takes
 
     def subtree(prefix: tuple[int, ...], tiles: np.ndarray) -> TilesSearch:
         if prefix == ():
             return root
-        srch = getattr(mine, "search", None)
+        srch = mine.get(threading.get_ident())
         if srch is None:
-            srch = mine.search = root.spawn(tiles, prefix)
+            srch = mine[threading.get_ident()] = root.spawn(tiles, prefix)
         else:
             srch.reset(tiles, prefix)
         return srch

@@ -39,8 +39,9 @@ typed record ``spec.tables`` (``heuristics.base.IdaSpec``). The module's entry p
 - The search must be optimal with an admissible heuristic (move pruning may only drop paths
   that another pruned-in path of equal length replaces).
 
-A kernel module may also define ``warmup(puzzle, spec) -> None`` that compiles its Numba
-functions; without it :class:`IDAStar` compiles by searching from a state one move from the goal.
+A kernel module also defines ``warmup(puzzle, spec) -> None``, which compiles its Numba
+functions (the tiles' by a search from a state one move from the goal); :class:`IDAStar` calls
+it once per family, heuristic kind and puzzle in a process.
 """
 
 from __future__ import annotations
@@ -99,14 +100,7 @@ def _warm_up(module: ModuleType, puzzle: Puzzle, spec: IdaSpec) -> float:
     if key in _WARM:
         return 0.0
     t0 = time.perf_counter()
-    warm = getattr(module, "warmup", None)
-    if warm is not None:
-        warm(puzzle, spec)
-    else:
-        goal = puzzle.goal()
-        action = int(puzzle.legal_actions(goal)[0])
-        near = puzzle.apply(goal[None, :], np.array([action]))[0]
-        module.search(puzzle, spec, near, 1000, time.monotonic() + 60.0)
+    module.warmup(puzzle, spec)  # every family module brings search() and warmup()
     _WARM.add(key)
     return time.perf_counter() - t0
 

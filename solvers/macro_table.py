@@ -40,6 +40,7 @@ import numpy as np
 
 from core.errors import InputError
 from puzzles.base import Puzzle
+from puzzles.npuzzle import NPuzzle
 from puzzles.pieces import PieceModel, piece_model
 
 BUILDER_VERSION = 1
@@ -125,7 +126,7 @@ def default_order(puzzle: Puzzle, model: PieceModel) -> tuple[str, ...]:
         return korf_cube_order(model)
     if (puzzle.layout or "") == "korf1982":
         return KORF1982_ORDER
-    return peel_order(int(getattr(puzzle, "width", 0)), puzzle.goal())
+    return peel_order(puzzle.width if isinstance(puzzle, NPuzzle) else 0, puzzle.goal())
 
 
 def check_order(model: PieceModel, order: tuple[str, ...]) -> tuple[int, ...]:

@@ -7,6 +7,7 @@ import click
 from bench.commands.common import goal_option
 from core import registry
 from core.errors import InputError
+from puzzles.npuzzle import NPuzzle
 
 #: a tile's move is the opposite of the blank's (the paper's letters name the tile's move)
 _TILE_LETTER = {"U": "D", "D": "U", "L": "R", "R": "L"}
@@ -28,7 +29,7 @@ def _table(puzzle_name: str, goal: str | None, max_states: int | None, rebuild: 
 def notation(puzzle, moves: list[int]) -> str:
     """A macro as text: tile puzzles in the paper's letters (the direction the tile moves),
     cubes in the usual face-turn notation."""
-    if getattr(puzzle, "width", None) is not None:
+    if isinstance(puzzle, NPuzzle):
         return "".join(_TILE_LETTER[puzzle.action_names[a]] for a in moves)
     return " ".join(puzzle.action_names[a] for a in moves)
 
@@ -45,7 +46,7 @@ def render(puzzle, table) -> str:
              f"{how.get('search', 0)} found by search (each a shortest macro), "
              f"{how.get('chain', 0)} by chaining shorter ones",
              f"file: {table.path}" if table.path else "not stored", ""]
-    tiles = getattr(puzzle, "width", None) is not None
+    tiles = isinstance(puzzle, NPuzzle)
     if tiles:
         lines.insert(2, "moves name the direction the tile moves (U D L R)")
         # the paper's layout: one column per piece, one row per position

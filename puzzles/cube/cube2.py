@@ -94,6 +94,7 @@ class Cube2(CubeBase):
         super().__init__(metric)
         self.name = "cube2" if metric == "qtm" else "cube2-htm"
         self._rotation_perms = np.stack([rotation_perm(2, r, None) for r in _ROTATIONS])
+        self._distances: np.ndarray | None = None  # distance_table(), made on first use
 
     @property
     def num_states(self) -> int:
@@ -151,7 +152,7 @@ class Cube2(CubeBase):
 
         A Numba breadth-first search over corner permutation x twist (about a second).
         """
-        if getattr(self, "_distances", None) is None:
+        if self._distances is None:
             from puzzles import _cube_coords as k
 
             perm, twist = self.coordinate_moves()
