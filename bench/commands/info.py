@@ -109,17 +109,19 @@ def scramble_cmd(puzzle: str, depth: int | None, count: int, seed: int, show_mov
                  goal: str | None) -> None:
     """Print COUNT seeded states, one per line, in the puzzle's input format (Sokoban: generated
     levels, --depth reverse-play steps [1000]; puzzles/sokoban_levels.py)."""
+    from puzzles.sokoban import Sokoban
+
     p = registry.get_puzzle(puzzle, goal=goal)
     rng = np.random.default_rng(seed)
-    generator = getattr(p, "level_options", None)
-    if generator is None:
+    if not isinstance(p, Sokoban):
         for flag, v in (("--tries", tries), ("--room-steps", room_steps)):
             if v is not None:
                 raise InputError(f"{flag}: only for Sokoban's level generator")
     else:
+        generator = p.level_options
         o = replace(generator, tries=generator.tries if tries is None else tries,
                     room_steps=generator.room_steps if room_steps is None else room_steps)
-        p.level_options = o.checked()  # type: ignore[attr-defined]
+        p.level_options = o.checked()
         if depth is None and not uniform:
             depth = o.steps
     if uniform:
