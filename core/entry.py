@@ -1,5 +1,6 @@
 """A declared puzzle, heuristic or solver (:class:`Entry`): the type of every declaration, the
-built-ins' (beside their classes, read by ``core.registry``) and the plugins' alike."""
+built-ins' (beside their classes, read by ``core.registry``) and the plugins' alike; entries
+named by a size (``lightsout9``) are declared once for all sizes (:class:`SizedEntries`)."""
 
 from __future__ import annotations
 
