@@ -48,6 +48,10 @@ _CUBE_PDB_OPTIONS: dict[str, tuple[Option, ...]] = {
                "(on: for every child; near: in IDA*, only for children the forward lookups "
                "leave exactly at the cost bound)", choices=PROBE_INVERSE, default="on",
                metavar="P"),
+        Option("sides", str, "IDA*: at each node search the position or its inverse, whichever "
+               "the table leaves fewer moves (both: nxopt's search, needs --probe-inverse on), "
+               "or the position only (forward)", choices=("both", "forward"),
+               default_text="both with --probe-inverse on, else forward", metavar="S"),
     ),
     "pdb-coset": (
         Option("probe_inverse", str, "also look up the inverse position along the three axes "

@@ -17,14 +17,19 @@ drop by more than one across a move).
 
 ``probe_inverse``: ``on`` (the six probes for every child, the default), ``near`` (in IDA*, the
 inverse only for children the forward values leave exactly at the bound; batch values always
-read it) or ``off``. ``corner_part`` / ``edge_part`` (``"set"``, ``"slice"``) choose the small
+read it) or ``off``. ``sides`` (IDA* only): ``both`` searches the position or its inverse at each
+node, whichever the table leaves fewer moves (nxopt's search,
+:mod:`solvers._ida_cube_two_sided`); ``forward`` the position only
+(:mod:`solvers._ida_cube_coset_eo`). ``both`` reads the six probes of every child, so it is the
+default with ``probe_inverse=on`` and refused with ``near`` or ``off`` (whose default is
+``forward``). ``corner_part`` / ``edge_part`` (``"set"``, ``"slice"``) choose the small
 stand-ins of the tests.
 """
 
 from __future__ import annotations
 
 import time
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -36,6 +41,9 @@ from heuristics.pdb_coset import _I1, _I2, _I3, _I4, _U16, _Bytes
 from heuristics.pdb_cube import state_batch
 from puzzles.base import Puzzle
 from puzzles.cube import CubeBase
+
+if TYPE_CHECKING:
+    from pdb_builders.korf_cube import CubieMoves
 
 
 class CosetEOTables(NamedTuple):
@@ -57,6 +65,10 @@ class CosetEOTables(NamedTuple):
     ftab: _Bytes  #: the fallback table (one byte an entry)
     imc: _I3
     ime: _I3
+    rmc: _I3  #: each move's corners ``(A, 8, 2)``: the position it takes from, the twist added
+    rme: _I3  #: each move's edges ``(A, 12, 2)``
+    maxis: _I1  #: the axis (``amap``'s) whose two faces each move turns
+    minv: _I1  #: each move's inverse
     cpos: _I2
     cax: _I4
     epos: _I2
@@ -71,6 +83,7 @@ class CosetEOTables(NamedTuple):
     probe: int  #: ``PROBES.index(probe_inverse)``
     cset: bool
     emode: int  #: how the inverse's edge coordinate is read (``_EMODE``)
+    two_sided: bool  #: ``sides`` is ``both`` (:mod:`solvers._ida_cube_two_sided`)
 
 
 #: ``probe_inverse`` values, in the kernel's order (``CosetEOTables.probe``)
@@ -86,7 +99,8 @@ class CosetEOCubePDB(Heuristic):
     consistent = False
 
     def __init__(self, puzzle: Puzzle, corner_part: str = "full", edge_part: str = "eo",
-                 progress: bool = True, probe_inverse: str | None = None) -> None:
+                 progress: bool = True, probe_inverse: str | None = None,
+                 sides: str | None = None) -> None:
         super().__init__(puzzle)
         from pdb_builders import cube_coset_eo as ce
 
@@ -96,13 +110,22 @@ class CosetEOCubePDB(Heuristic):
                              f"{puzzle.name}")
         self.cube = puzzle
         # choices and default: the registry's entry, their one statement
-        probe_inverse = registry.heuristic_entry("pdb-coset-eo").settings(
-            {"probe_inverse": probe_inverse}, "heuristic")["probe_inverse"]
+        settings = registry.heuristic_entry("pdb-coset-eo").settings(
+            {"probe_inverse": probe_inverse, "sides": sides}, "heuristic")
+        probe_inverse, sides = settings["probe_inverse"], settings["sides"]
+        if sides is None:
+            sides = "both" if probe_inverse == "on" else "forward"
+        elif sides == "both" and probe_inverse != "on":
+            raise InputError(f"--sides: both reads the inverse of every child, so it needs "
+                             f"--probe-inverse on, got {probe_inverse}")
         full = (corner_part, edge_part) == ("full", "eo")
         self.name = "pdb-coset-eo" if full else f"pdb-coset-eo[{corner_part}|{edge_part}]"
         if probe_inverse != "on":
             self.name += f"+inverse-{probe_inverse}"
+        elif sides == "forward":
+            self.name += "+forward"
         self.probe_inverse = probe_inverse
+        self.sides = sides
         self.metric = "htm" if puzzle.name.endswith("-htm") else "qtm"
         t0 = time.perf_counter()
         self.space = ce.coset_space(self.metric, corner_part, edge_part)
@@ -162,7 +185,8 @@ class CosetEOCubePDB(Heuristic):
         return out
 
     def ida_spec(self) -> IdaSpec:
-        """Tables for :mod:`solvers._ida_cube_coset_eo`."""
+        """Tables for :mod:`solvers._ida_cube_two_sided` (``sides=both``) or
+        :mod:`solvers._ida_cube_coset_eo` (``forward``)."""
         if self._spec is None:
             self._spec = self._make_spec()
         return self._spec
@@ -180,6 +204,16 @@ class CosetEOCubePDB(Heuristic):
         inv = dict(cc.inverse_tables(self.metric))
         if sp.edge_part == "eo":
             inv["eax"] = _eo_eax()
+        faces = np.asarray(moves.faces, dtype=np.int64)
+        # the axis of each move: the rotation k that makes it a U or D turn (faces 0 and 3)
+        ud = faces[amap] % 3 == 0
+        if not (ud.sum(axis=0) == 1).all():
+            raise ValueError("pdb-coset-eo: a move is a U or D turn along other than one axis")
+        maxis = np.argmax(ud, axis=0).astype(np.int64)
+        minv = np.array([next(b for b in range(moves.num_actions)
+                              if S.equal(S.multiply(_move(moves, a), _move(moves, b)),
+                                         S.identity()))
+                         for a in range(moves.num_actions)], dtype=np.int64)
         goals = [kc.goal_index(kc.parse_pattern(kc.edge_pattern_name(s))) for s in kc.KORF_EDGES]
         tables = CosetEOTables(
             cpm=cpm.astype(np.uint16), twm=twm.astype(np.uint16), em=em, cmove=sp.cmove,
@@ -189,6 +223,9 @@ class CosetEOCubePDB(Heuristic):
             ftab=self.ftable,
             **{k: inv[k] for k in ("imc", "ime", "cpos", "cax", "epos", "eax", "rank8",
                                    "rank12")},
+            rmc=np.stack([moves.cp, moves.co], axis=2).astype(np.int64),
+            rme=np.stack([moves.ep, moves.eo], axis=2).astype(np.int64), maxis=maxis, minv=minv,
+            two_sided=self.sides == "both",
             goal_a=int(goals[0]), goal_b=int(goals[1]), ne=int(sp.ne), base=self.base,
             nf=int(fsp.ne), probe=PROBES.index(self.probe_inverse),
             cset=sp.corner_part == "set", emode=_EMODE[sp.edge_part])
@@ -197,8 +234,16 @@ class CosetEOCubePDB(Heuristic):
             faces=tuple(int(f) for f in moves.faces),
             clockwise=tuple(a % (2 if self.metric == "qtm" else 3) == 0
                             for a in range(moves.num_actions)))
+        if self.sides == "both":
+            return IdaSpec(family="cube_two_sided", kind="coset-eo-two-sided", tables=tables,
+                           params=params)
         return IdaSpec(family="cube_coset_eo", kind="coset-eo-6probe", tables=tables,
                        params=params)
+
+
+def _move(moves: CubieMoves, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Move ``a`` of :func:`pdb_builders.korf_cube.cubie_moves` as a cubie element."""
+    return (moves.cp[a], moves.co[a], moves.ep[a], moves.eo[a])
 
 
 def _eo_eax() -> np.ndarray:

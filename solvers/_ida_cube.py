@@ -281,14 +281,15 @@ class CubeFamilySearch:
 
     args: tuple[Any, ...]
     h_root: int
+    #: action slots per depth: ``sides * A`` (a two-sided kernel's path holds ``side * A + a``)
+    sides = 1
 
     def _setup(self, puzzle: Puzzle, start: np.ndarray, node: np.ndarray, inode: np.ndarray,
                goal_a: int, goal_b: int, qtm: bool) -> None:
         self.node, self.inode = node, inode  # the root's coordinates and inverse (or none)
         self.prefix: tuple[int, ...] = ()
         self.goal_a, self.goal_b = goal_a, goal_b
-        self.goal = bool(node[0] == 0 and node[1] == 0 and node[2] == goal_a
-                         and node[3] == goal_b)
+        self.goal = self._is_goal_row(node)
         self.parity: int | None = None
         if qtm:
             # a quarter turn is a 4-cycle of corners: solution lengths have the permutation's parity
@@ -299,7 +300,7 @@ class CubeFamilySearch:
 
     def _allocate(self) -> None:
         """Fresh stack arrays (and counters) for this search."""
-        w, iw, na = self.node.shape[0], self.inode.shape[0], self.num_actions
+        w, iw, na = self.node.shape[0], self.inode.shape[0], self.num_actions * self.sides
         self.path = np.zeros(MAX_DEPTH, dtype=np.int64)
         self.nxt = np.zeros(MAX_DEPTH + 1, dtype=np.int64)
         self.st = np.zeros((MAX_DEPTH + 1, w), dtype=np.int64)
@@ -324,6 +325,15 @@ class CubeFamilySearch:
 
     def is_goal(self) -> bool:
         return self.goal
+
+    def _is_goal_row(self, row: np.ndarray) -> bool:
+        """Whether a node's coordinates (a row of ``st`` or ``kids``) are the goal's."""
+        return bool(row[0] == 0 and row[1] == 0 and row[2] == self.goal_a
+                    and row[3] == self.goal_b)
+
+    def actions(self, slots: list[int]) -> list[int]:
+        """The actions from the start of a path of the kernel's slots (here the actions)."""
+        return [int(a) for a in slots]
 
     def _with_parity(self, bound: int) -> int:
         if self.parity is not None and (bound - self.parity) % 2:
@@ -357,23 +367,21 @@ class CubeFamilySearch:
         """Expand ``node`` (reached by ``prefix``) as the kernel does under ``bound``: the
         children generated, their least ``f`` above the bound (``solvers._ida_engine.INF``:
         none) and, in action order, each child within the bound as ``(action, coordinates,
-        inverse, is goal)``."""
+        inverse, is goal)`` (a two-sided kernel's actions are its slots, ``prefix`` too)."""
         d = len(prefix)
         self.path[:d] = prefix
         self.st[d] = node
         self.ist[d] = inode
         n, least = self._expand_at(d, bound)
         kept = []
-        for a in range(self.num_actions):
+        for a in range(self.num_actions * self.sides):
             if self.fval[d, a] <= bound:
                 kid = self.kids[d, a]
-                goal = bool(kid[0] == 0 and kid[1] == 0 and kid[2] == self.goal_a
-                            and kid[3] == self.goal_b)
-                kept.append((a, kid.copy(), self.ikids[d, a].copy(), goal))
+                kept.append((a, kid.copy(), self.ikids[d, a].copy(), self._is_goal_row(kid)))
         return int(n), int(least) if least < _INF else INF, kept
 
     def solution(self) -> list[int]:
-        return [int(a) for a in self.path[: int(self.cur[_D])]]
+        return self.actions([int(a) for a in self.path[: int(self.cur[_D])]])
 
     def generated_at_solution(self) -> int:
         return int(self.ctl[GEN]) - _unvisited_siblings(self.path, self.fval, int(self.cur[_D]))

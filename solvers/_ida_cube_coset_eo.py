@@ -22,6 +22,10 @@ The inverse cube (kept whole, as :mod:`solvers._ida_cube_coset` does) gives thre
 and the same rule (its solutions are the cube's, reversed and inverted); ``probe`` ``1``
 (near) reads them only for children the forward values leave exactly at the bound, ``2`` for
 every child kept. The bound is admissible; it is not consistent.
+
+This module's search expands the position (``sides=forward``); with ``sides=both`` the spec's
+family is ``cube_two_sided`` (:mod:`solvers._ida_cube_two_sided`), which expands, at each node,
+the position or its inverse, whichever the same values leave fewer moves.
 """
 
 from __future__ import annotations
@@ -308,6 +312,9 @@ def _kernel_args(puzzle: Puzzle, spec: IdaSpec) -> tuple[Any, ...]:
     if type(spec.tables) is not CosetEOTables:
         raise TypeError(f"cube coset-eo IDA*: the {spec.kind} search reads CosetEOTables, "
                         f"got {type(spec.tables).__name__}")
+    if spec.tables.two_sided:
+        raise ValueError("cube coset-eo IDA*: a sides=both spec is searched by "
+                         "solvers._ida_cube_two_sided")
     p = spec.params
     face = np.asarray(p["faces"], dtype=np.int64)
     cw = np.asarray(p["clockwise"], dtype=np.bool_)

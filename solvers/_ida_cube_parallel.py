@@ -7,9 +7,10 @@ The frontier expands the tree level by level with the kernel's own expansion
 lazily evaluated heuristic and cut-off ``f`` (with the inverse probe ``near``, the inverse is read
 only for children at the bound, as in the depth-first search), and the same counts: every child
 after move pruning is generated, every node kept within the bound is expanded. A frontier node
-carries its path (actions from the start), its coordinates and its inverse cubies (empty for
-Korf's kernel): everything its subtree search needs to start where a one-thread search would
-reach it.
+carries its path (actions from the start; for the two-sided kernel,
+``solvers._ida_cube_two_sided``, slots that also say which side each move was applied to), its
+coordinates and its inverse cubies (empty for Korf's kernel): everything its subtree search
+needs to start where a one-thread search would reach it.
 """
 
 from __future__ import annotations
@@ -51,6 +52,10 @@ class CubeNodeSearch(Search, Protocol):
         """The kernel's expansion of ``node`` under ``bound``: children generated, their least
         ``f`` above the bound (``INF``: none), the children kept in action order."""
 
+    def actions(self, slots: list[int]) -> list[int]:
+        """The start's actions of a path of the kernel's slots (prefixes and ``children`` speak
+        in slots: a two-sided kernel's say which side each move was applied to)."""
+
 
 def search_parallel(root: CubeNodeSearch, threads: int, max_nodes: int | None,
                     deadline_s: float | None, slice_nodes: int,
@@ -78,7 +83,7 @@ def search_parallel(root: CubeNodeSearch, threads: int, max_nodes: int | None,
                 fr.least_f = min(fr.least_f, least)
                 for a, kid, ikid, goal in kept:
                     if goal:
-                        fr.solution = [*prefix, a]
+                        fr.solution = root.actions([*prefix, a])
                         return fr
                     nxt.append(((*prefix, a), (kid, ikid)))
             level = nxt

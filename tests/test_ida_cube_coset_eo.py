@@ -2,7 +2,8 @@
 stand-ins of its table: never above the breadth-first distance around the goal (the three-axis
 rule included), the kernel's root values equal to the batch values, the inverse's coordinates
 with every edge flip equal to cubie arithmetic, and optimal lengths equal to the Korf kernel's,
-in one thread and two."""
+in one thread and two, searching forward or from both sides (``sides``; more of the two-sided
+search in ``test_ida_cube_two_sided.py``)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from pdb_builders import cube_coset_eo as ce  # noqa: E402
 from pdb_builders import cube_symmetry as S  # noqa: E402
 from solvers import _ida_cube as korf_ida  # noqa: E402
 from solvers import _ida_cube_coset_eo as ida  # noqa: E402
+from solvers import _ida_cube_two_sided as two  # noqa: E402
 from solvers._ida_cube_coset import inverse_cubies  # noqa: E402
+from solvers.ida import kernel_module  # noqa: E402
 
 KORF_SMALL = {"corners": "corner-perm", "edges": ((0, 1, 2), (8, 9, 10))}
 PARTS = [("set", "slice"), ("full", "set")]
@@ -44,8 +47,10 @@ def test_never_above_the_breadth_first_distance(metric: str, radius: int,
     assert values.max() >= 3  # the table informs
     assert values[dist == 0].tolist() == [0]
     spec = h.ida_spec()
+    fspec = CosetEOCubePDB(puzzle, *parts, progress=False, sides="forward").ida_spec()
     for i in range(0, len(states), max(1, len(states) // 40)):
-        assert ida.CosetEOSearch(puzzle, spec, states[i]).h_root == values[i]
+        assert ida.CosetEOSearch(puzzle, fspec, states[i]).h_root == values[i]
+        assert two.TwoSidedSearch(puzzle, spec, states[i]).h_root == values[i]
 
 
 def test_three_axis_rule_raises_some_values_and_stays_below_the_distance() -> None:
@@ -83,23 +88,27 @@ def test_inverse_coordinates_with_every_flip_follow_cubie_arithmetic(metric: str
 
 
 @pytest.mark.parametrize("metric", ["qtm", "htm"])
-@pytest.mark.parametrize("probe", ["on", "near", "off"])
-def test_optimal_lengths_equal_the_korf_kernels(metric: str, probe: str) -> None:
+@pytest.mark.parametrize("probe, sides", [("on", "both"), ("on", "forward"), ("near", None),
+                                          ("off", None)])
+def test_optimal_lengths_equal_the_korf_kernels(metric: str, probe: str, sides: str | None
+                                                ) -> None:
     puzzle = cube.Cube3(metric)
-    spec = CosetEOCubePDB(puzzle, "full", "set", progress=False, probe_inverse=probe).ida_spec()
+    spec = CosetEOCubePDB(puzzle, "full", "set", progress=False, probe_inverse=probe,
+                          sides=sides).ida_spec()
     korf = KorfCubePDB(puzzle, progress=False, **KORF_SMALL).ida_spec()
+    module = kernel_module(spec.family)  # sides=both: solvers._ida_cube_two_sided
     rng = np.random.default_rng(31)
     for depth in range(1, 9):
         states, _ = puzzle.scramble(2, depth, rng)
         for s in states:
-            out = ida.search(puzzle, spec, s, None, None)
+            out = module.search(puzzle, spec, s, None, None)
             ref = korf_ida.search(puzzle, korf, s, None, None)
             assert out["status"] == "solved" and ref["status"] == "solved"
             assert len(out["actions"]) == len(ref["actions"]) <= depth
             assert puzzle.check_solution(s, out["actions"])
-            two = ida.search(puzzle, spec, s, None, None, threads=2)
-            assert len(two["actions"]) == len(out["actions"])
-            assert puzzle.check_solution(s, two["actions"])
+            par = module.search(puzzle, spec, s, None, None, threads=2)
+            assert len(par["actions"]) == len(out["actions"])
+            assert puzzle.check_solution(s, par["actions"])
 
 
 def test_options_are_checked() -> None:
