@@ -94,11 +94,11 @@ def read_table(run_dir: Path) -> Any:
         rows = table.to_dict("records")
         from core.rows import row_problem
 
-        for n, row in enumerate(rows, 2):  # line 1: the header (no field spans lines)
-            fault = row_fault(row)
+        for n, record in enumerate(rows, 2):  # line 1: the header (no field spans lines)
+            fault = row_fault(record)
             if fault is not None:
                 raise InputError(f"RUN_DIR: {exported}:{n}: {fault}")
-            problem = row_problem(row, nan_is_missing=True)
+            problem = row_problem(record, nan_is_missing=True)
             if problem is not None:
                 raise InputError(f"RUN_DIR: {exported} line {n}: a bad row "
                                  f"({problem}); fix or remove the line")
