@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -438,15 +439,21 @@ def _unvisited_siblings(path: np.ndarray, fval: np.ndarray, length: int) -> int:
     return sum(int(np.count_nonzero(fval[k, int(path[k]) + 1:] < _INF)) for k in range(length))
 
 
-def warmup(puzzle: Puzzle, spec: IdaSpec) -> None:
-    """Compile the kernel by solving a state two moves from the goal, and map every page of
-    the (memory-mapped) tables, so that the next search pays neither."""
+def warm_with(puzzle: Puzzle, spec: IdaSpec, search_fn: Callable[..., Any]) -> None:
+    """Compile a cube kernel by solving a state two moves from the goal with ``search_fn`` (the
+    kernel module's ``search``), and map every page of the (memory-mapped) tables, so that the
+    next search pays neither."""
     from solvers.memory import touch_pages
 
     touch_pages(spec.arrays)
     goal = puzzle.goal()
     near = puzzle.apply(puzzle.apply(goal[None, :], np.array([0])), np.array([puzzle.num_actions - 1]))
-    search(puzzle, spec, near[0], 10_000, time.monotonic() + 600.0)
+    search_fn(puzzle, spec, near[0], 10_000, time.monotonic() + 600.0)
+
+
+def warmup(puzzle: Puzzle, spec: IdaSpec) -> None:
+    """Compile the kernel and map the tables' pages (:func:`warm_with`)."""
+    warm_with(puzzle, spec, search)
 
 
 @njit(cache=True)

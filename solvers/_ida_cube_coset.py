@@ -25,7 +25,6 @@ Options of the heuristic (``params``):
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
@@ -35,7 +34,7 @@ from heuristics.base import IdaSpec
 from heuristics.cube_lookup import corner_value
 from heuristics.pdb_coset import CosetTables
 from puzzles.base import Puzzle
-from solvers._ida_cube import CubeFamilySearch, _allowed, search_with
+from solvers._ida_cube import CubeFamilySearch, _allowed, search_with, warm_with
 from solvers._ida_engine import EXP, GEN, ITER_DONE, NEXT, PAUSED, SOLVED
 
 _INF = 1 << 30
@@ -354,11 +353,5 @@ def search(puzzle: Puzzle, spec: IdaSpec, start: np.ndarray, max_nodes: int | No
 
 
 def warmup(puzzle: Puzzle, spec: IdaSpec) -> None:
-    """Compile the kernel by solving a state two moves from the goal and map the tables' pages."""
-    from solvers.memory import touch_pages
-
-    touch_pages(spec.arrays)
-    goal = puzzle.goal()
-    near = puzzle.apply(puzzle.apply(goal[None, :], np.array([0])),
-                        np.array([puzzle.num_actions - 1]))
-    search(puzzle, spec, near[0], 10_000, time.monotonic() + 600.0)
+    """Compile the kernel and map the tables' pages (:func:`solvers._ida_cube.warm_with`)."""
+    warm_with(puzzle, spec, search)
