@@ -29,7 +29,7 @@ stand-ins of the tests.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,9 +41,6 @@ from heuristics.pdb_coset import _I1, _I2, _I3, _I4, _U16, _Bytes
 from heuristics.pdb_cube import state_batch
 from puzzles.base import Puzzle
 from puzzles.cube import CubeBase
-
-if TYPE_CHECKING:
-    from pdb_builders.korf_cube import CubieMoves
 
 
 class CosetEOTables(NamedTuple):
@@ -68,7 +65,6 @@ class CosetEOTables(NamedTuple):
     rmc: _I3  #: each move's corners ``(A, 8, 2)``: the position it takes from, the twist added
     rme: _I3  #: each move's edges ``(A, 12, 2)``
     maxis: _I1  #: the axis (``amap``'s) whose two faces each move turns
-    minv: _I1  #: each move's inverse
     cpos: _I2
     cax: _I4
     epos: _I2
@@ -210,10 +206,6 @@ class CosetEOCubePDB(Heuristic):
         if not (ud.sum(axis=0) == 1).all():
             raise ValueError("pdb-coset-eo: a move is a U or D turn along other than one axis")
         maxis = np.argmax(ud, axis=0).astype(np.int64)
-        minv = np.array([next(b for b in range(moves.num_actions)
-                              if S.equal(S.multiply(_move(moves, a), _move(moves, b)),
-                                         S.identity()))
-                         for a in range(moves.num_actions)], dtype=np.int64)
         goals = [kc.goal_index(kc.parse_pattern(kc.edge_pattern_name(s))) for s in kc.KORF_EDGES]
         tables = CosetEOTables(
             cpm=cpm.astype(np.uint16), twm=twm.astype(np.uint16), em=em, cmove=sp.cmove,
@@ -224,7 +216,7 @@ class CosetEOCubePDB(Heuristic):
             **{k: inv[k] for k in ("imc", "ime", "cpos", "cax", "epos", "eax", "rank8",
                                    "rank12")},
             rmc=np.stack([moves.cp, moves.co], axis=2).astype(np.int64),
-            rme=np.stack([moves.ep, moves.eo], axis=2).astype(np.int64), maxis=maxis, minv=minv,
+            rme=np.stack([moves.ep, moves.eo], axis=2).astype(np.int64), maxis=maxis,
             two_sided=self.sides == "both",
             goal_a=int(goals[0]), goal_b=int(goals[1]), ne=int(sp.ne), base=self.base,
             nf=int(fsp.ne), probe=PROBES.index(self.probe_inverse),
@@ -239,11 +231,6 @@ class CosetEOCubePDB(Heuristic):
                            params=params)
         return IdaSpec(family="cube_coset_eo", kind="coset-eo-6probe", tables=tables,
                        params=params)
-
-
-def _move(moves: CubieMoves, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Move ``a`` of :func:`pdb_builders.korf_cube.cubie_moves` as a cubie element."""
-    return (moves.cp[a], moves.co[a], moves.ep[a], moves.eo[a])
 
 
 def _eo_eax() -> np.ndarray:

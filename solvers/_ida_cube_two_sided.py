@@ -483,7 +483,7 @@ class TwoSidedSearch(CubeFamilySearch):
         self.args = tuple(named[n] for n in ARG_NAMES)
         rows, cubies, h = node_rows(puzzle, spec, start)
         self.h_root = int(h[0])
-        self.minv = np.asarray(spec.tables.minv, dtype=np.int64)
+        self.inverse = [puzzle.inverse_action(a) for a in range(puzzle.num_actions)]
         self._setup(puzzle, start, rows[0], cubies[0], 0, 0, spec.params["metric"] == "qtm")
 
     def _is_goal_row(self, row: np.ndarray) -> bool:
@@ -494,7 +494,7 @@ class TwoSidedSearch(CubeFamilySearch):
         moves in reverse order, each inverted."""
         na = self.num_actions
         front = [int(s) for s in slots if s < na]
-        back = [int(self.minv[s - na]) for s in slots if s >= na]
+        back = [self.inverse[s - na] for s in slots if s >= na]
         return front + back[::-1]
 
     def run(self, budget: int) -> int:

@@ -97,8 +97,6 @@ def test_move_tables_of_the_record() -> None:
         puzzle, h, _ = _specs(metric, ("set", "slice"))
         t = h.ida_spec().tables
         moves = kc.cubie_moves(metric)
-        assert [int(t.minv[a]) for a in range(puzzle.num_actions)] == \
-            [puzzle.inverse_action(a) for a in range(puzzle.num_actions)]
         # move a keeps the goal's coset along its axis (it lies in that axis's subgroup), and
         # only there
         sp = ce.coset_space(metric, "set", "slice")
