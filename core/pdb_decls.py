@@ -201,6 +201,16 @@ CUBE_PDBS: dict[str, PdbDecl] = {
                             build="56 min on two cores beside other jobs at nice 10 (quarter "
                                   "turns), 2.52 GB at two bits + pdb-coset's 75 MB",
                             stand_in_args=(("corner_part", "set"), ("edge_part", "slice"))),
+    "pdb-coset-eo2ep2": PdbDecl(("cube3", "cube3-htm"), "coset-eo2ep2",
+                                "U-D coset table with the slice edges' order and the U-D layer "
+                                "edges' flips (corner layer and twists x slice edges in order x "
+                                "U-D layer flips; nxopt's EO2EP2), reduced by 16 symmetries, "
+                                "two bits an entry over a base; three axes and the inverse, +1 "
+                                "when the three axes agree",
+                                "pdb_builders.cube_coset_eo:catalog_tables", ci=False,
+                                build="7.55 GB at two bits + a 1.26 GB one-byte fallback "
+                                      "(slice set and U-D layer flips)",
+                                stand_in_args=(("corner_part", "set"), ("edge_part", "ep2"))),
     "pdb-cube2": PdbDecl(("cube2", "cube2-htm"), "cube2", "every 2x2x2 state's exact distance",
                          CUBE_TABLES),
 }

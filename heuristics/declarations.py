@@ -33,6 +33,7 @@ PRECISION = Option("precision", str, "a network's hidden layers", choices=("floa
 _CUBE_PDB_CLASSES = {"pdb-korf": "heuristics.pdb_cube:KorfCubePDB",
                      "pdb-coset": "heuristics.pdb_coset:CosetCubePDB",
                      "pdb-coset-eo": "heuristics.pdb_coset_eo:CosetEOCubePDB",
+                     "pdb-coset-eo2ep2": "heuristics.pdb_coset_eo:CosetEO2EP2CubePDB",
                      "pdb-cube2": "heuristics.pdb_cube:Cube2PDB"}
 
 #: options of the cube pattern database heuristics
@@ -53,6 +54,7 @@ _CUBE_PDB_OPTIONS: dict[str, tuple[Option, ...]] = {
                "or the position only (forward)", choices=("both", "forward"),
                default_text="both with --probe-inverse on, else forward", metavar="S"),
     ),
+    "pdb-coset-eo2ep2": (),  # pdb-coset-eo's (below)
     "pdb-coset": (
         Option("probe_inverse", str, "also look up the inverse position along the three axes "
                "(admissible, not always consistent); near: in IDA*, only for children the "
@@ -69,7 +71,8 @@ _CUBE_PDB_OPTIONS: dict[str, tuple[Option, ...]] = {
 #: and ``pdb-coset-eo``'s extra rule never is
 _CUBE_PDB_CONSISTENT: dict[str, bool | WhenOption] = {
     "pdb-korf": True, "pdb-cube2": True, "pdb-coset": WhenOption("probe_inverse", ("off",)),
-    "pdb-coset-eo": False}
+    "pdb-coset-eo": False, "pdb-coset-eo2ep2": False}
+_CUBE_PDB_OPTIONS["pdb-coset-eo2ep2"] = _CUBE_PDB_OPTIONS["pdb-coset-eo"]
 
 #: the puzzles the training engine serves (Sokoban through its own reverse walks)
 LEARNED_PUZZLES = ("cube*", "puzzle*", "lightsout*", "sokoban*")

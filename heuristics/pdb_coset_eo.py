@@ -85,7 +85,7 @@ class CosetEOTables(NamedTuple):
 #: ``probe_inverse`` values, in the kernel's order (``CosetEOTables.probe``)
 PROBES = PROBE_INVERSE
 #: the kernel's ``emode`` of each edge part (its way of reading the inverse's edge coordinate)
-_EMODE = {"slice": 0, "set": 1, "eo": 3}
+_EMODE = {"slice": 0, "set": 1, "eo": 3, "eo2ep2": 4, "ep2": 5, "eo2": 6}
 
 
 class CosetEOCubePDB(Heuristic):
@@ -93,6 +93,8 @@ class CosetEOCubePDB(Heuristic):
 
     admissible = True
     consistent = False
+    #: the registry entry whose options this class reads
+    entry_name = "pdb-coset-eo"
 
     def __init__(self, puzzle: Puzzle, corner_part: str = "full", edge_part: str = "eo",
                  progress: bool = True, probe_inverse: str | None = None,
@@ -100,13 +102,13 @@ class CosetEOCubePDB(Heuristic):
         super().__init__(puzzle)
         from pdb_builders import cube_coset_eo as ce
 
-        serves = CUBE_PDBS["pdb-coset-eo"].puzzles
+        serves = CUBE_PDBS[self.entry_name].puzzles
         if puzzle.name not in serves or not isinstance(puzzle, CubeBase):
-            raise InputError(f"--heuristic: pdb-coset-eo applies to {' and '.join(serves)}, not "
-                             f"{puzzle.name}")
+            raise InputError(f"--heuristic: {self.entry_name} applies to {' and '.join(serves)},"
+                             f" not {puzzle.name}")
         self.cube = puzzle
         # choices and default: the registry's entry, their one statement
-        settings = registry.heuristic_entry("pdb-coset-eo").settings(
+        settings = registry.heuristic_entry(self.entry_name).settings(
             {"probe_inverse": probe_inverse, "sides": sides}, "heuristic")
         probe_inverse, sides = settings["probe_inverse"], settings["sides"]
         if sides is None:
@@ -114,8 +116,10 @@ class CosetEOCubePDB(Heuristic):
         elif sides == "both" and probe_inverse != "on":
             raise InputError(f"--sides: both reads the inverse of every child, so it needs "
                              f"--probe-inverse on, got {probe_inverse}")
-        full = (corner_part, edge_part) == ("full", "eo")
-        self.name = "pdb-coset-eo" if full else f"pdb-coset-eo[{corner_part}|{edge_part}]"
+        if corner_part == "full" and edge_part in _FULL_NAME:
+            self.name = _FULL_NAME[edge_part]
+        else:
+            self.name = f"pdb-coset-eo[{corner_part}|{edge_part}]"
         if probe_inverse != "on":
             self.name += f"+inverse-{probe_inverse}"
         elif sides == "forward":
@@ -189,6 +193,7 @@ class CosetEOCubePDB(Heuristic):
 
     def _make_spec(self) -> IdaSpec:
         from pdb_builders import cube_coset as cc
+        from pdb_builders import cube_coset_eo as ce
         from pdb_builders import cube_symmetry as S
         from pdb_builders import korf_cube as kc
 
@@ -200,6 +205,8 @@ class CosetEOCubePDB(Heuristic):
         inv = dict(cc.inverse_tables(self.metric))
         if sp.edge_part == "eo":
             inv["eax"] = _eo_eax()
+        elif sp.edge_part in ce.UD_PARTS:
+            inv["eax"] = _ud_eax()
         faces = np.asarray(moves.faces, dtype=np.int64)
         # the axis of each move: the rotation k that makes it a U or D turn (faces 0 and 3)
         ud = faces[amap] % 3 == 0
@@ -231,6 +238,43 @@ class CosetEOCubePDB(Heuristic):
                            params=params)
         return IdaSpec(family="cube_coset_eo", kind="coset-eo-6probe", tables=tables,
                        params=params)
+
+
+class CosetEO2EP2CubePDB(CosetEOCubePDB):
+    """Six probes of the two-bit U-D coset table that keeps the slice edges' order and the U-D
+    layer edges' flips (``pdb-coset-eo2ep2``, nxopt's EO2EP2: 30.2 G entries, 7.55 GB), falling
+    back on the ``eo2`` cosets (slice set and U-D layer flips, one byte an entry, 1.26 GB)."""
+
+    entry_name = "pdb-coset-eo2ep2"
+
+    def __init__(self, puzzle: Puzzle, corner_part: str = "full", edge_part: str = "eo2ep2",
+                 progress: bool = True, probe_inverse: str | None = None,
+                 sides: str | None = None) -> None:
+        super().__init__(puzzle, corner_part, edge_part, progress, probe_inverse, sides)
+
+
+#: the name of each full-size table's heuristic
+_FULL_NAME = {"eo": "pdb-coset-eo", "eo2ep2": "pdb-coset-eo2ep2"}
+
+
+def _ud_eax() -> np.ndarray:
+    """``eax (3, 12, 12, 2)`` for the U-D layer family (:func:`solvers._ida_cube_coset_eo.edge_value`,
+    ``emode`` 4 to 6): the flip of every position ``i`` at bit ``i``, the slice bit at
+    ``12 + i``, and the slice edge's number ``0 .. 3`` at bits ``24 + 2 i``."""
+    from pdb_builders import cube_symmetry as S
+
+    eax = np.zeros((3, 12, 12, 2), np.int64)
+    for k, r in enumerate(S.axis_rotations()):
+        ri = S.inverse(r)
+        for i in range(12):
+            for c in range(12):
+                for o in range(2):
+                    label = int(ri[2][c])
+                    inslice = int(label >= 8)
+                    flip = (ri[3][c] + o + r[3][i]) % 2
+                    eax[k, i, c, o] = ((inslice << i << 12) + (flip << i)
+                                       + ((label - 8) << (24 + 2 * i) if inslice else 0))
+    return eax
 
 
 def _eo_eax() -> np.ndarray:

@@ -290,12 +290,20 @@ def build(metric: str, corner_part: str = "full", edge_part: str = "full",
     Layers are expanded forward while the frontier is small and backward once it holds more
     than ``backward_ratio`` times the unseen entries. Returns the table and build statistics.
     """
+    t0 = time.perf_counter()
+    sp = coset_space(metric, corner_part, edge_part)
+    return build_space(sp, backward_ratio, progress, time.perf_counter() - t0)
+
+
+def build_space(sp: CosetSpace, backward_ratio: float = 0.25, progress: bool = False,
+                t_tables: float = 0.0) -> tuple[np.ndarray, dict[str, Any]]:
+    """:func:`build` over any :class:`CosetSpace` (also those of
+    :mod:`pdb_builders.cube_coset_eo`'s edge parts)."""
     from pdb_builders import _cube_coset_bfs as K
     from pdb_builders.cube_tables import count_value
 
     t0 = time.perf_counter()
-    sp = coset_space(metric, corner_part, edge_part)
-    t_tables = time.perf_counter() - t0
+    metric = sp.metric
     dist = np.full(sp.size, K.UNSEEN, dtype=np.uint8)
     goal = int(sp.index(np.array([sp.cgoal]), np.array([sp.egoal]))[0])
     K.mark(dist, goal, 0, sp.ne, sp.selfsym, sp.econj)

@@ -54,6 +54,7 @@ well under a second, for tests.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import os
 import signal
@@ -72,10 +73,17 @@ from pdb_builders import cube_symmetry as S
 #: bump when the coordinates, the encoding or the layout change: older files are then refused
 BUILDER_VERSION = 1
 NEO = 2048
-EDGE_PARTS = ("eo", "slice", "set")
+EDGE_PARTS = ("eo", "eo2ep2", "slice", "set", "ep2", "eo2")
 CORNER_PARTS = ("full", "set")
-#: the coarser :mod:`pdb_builders.cube_coset` edge part each edge part falls back on
-_FALLBACK = {"eo": "full", "slice": "set", "set": "none"}
+#: the U-D layer family (:func:`ud_edge_tables`): whether each part keeps the slice edges'
+#: order and the U-D layer positions' flips
+UD_PARTS = {"eo2ep2": (True, True), "ep2": (True, False), "eo2": (False, True)}
+NPERM = 24
+NUD = 256
+#: the coarser edge part each edge part falls back on (:mod:`pdb_builders.cube_coset`'s, or
+#: ``eo2``: one byte an entry, :func:`fallback_spec`)
+_FALLBACK = {"eo": "full", "slice": "set", "set": "none", "eo2ep2": "eo2", "ep2": "set",
+             "eo2": "set"}
 #: :mod:`pdb_builders.cube_coset`'s name of the same edge part
 _CC_EDGE = {"slice": "full", "set": "set"}
 CHECKPOINT_VERSION = 1
@@ -141,6 +149,108 @@ def edge_tables(metric: str) -> dict[str, np.ndarray]:
             "proj": np.ascontiguousarray(cc.edge_coord(reps[2], reps[3]), dtype=np.int32)}
 
 
+# ------------------------------------------------------------- the U-D layer family (EO2EP2)
+@functools.cache
+def _perm4() -> np.ndarray:
+    """``(24, 4)``: the orders of four slice edges, in lexicographic order (their ranks)."""
+    return np.array(list(itertools.permutations(range(4))), dtype=np.int64)
+
+
+def perm_rank(ids: np.ndarray) -> np.ndarray:
+    """``(B, 4) -> (B,)``: the lexicographic rank of each order of ``0 .. 3`` (Lehmer code)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    r = np.zeros(ids.shape[0], dtype=np.int64)
+    for j, w in enumerate((6, 2, 1)):
+        r += w * (ids[:, j + 1:] < ids[:, j:j + 1]).sum(axis=1)
+    return r
+
+
+def ud_edge_coord(ep: np.ndarray, eo: np.ndarray, part: str) -> np.ndarray:
+    """``(B, 12), (B, 12) -> (B,)`` raw edge coordinate of a U-D layer part: ``set`` (which 4
+    positions hold the slice edges), then for ``eo2ep2`` and ``ep2`` ``* 24 + order`` (the
+    rank of the slice edges' order read by increasing position), then for ``eo2ep2`` and
+    ``eo2`` ``* 256 + flips`` (bit ``j``: the flip of the ``j``-th lowest of the other eight
+    positions)."""
+    ep, eo = np.atleast_2d(ep).astype(np.int64), np.atleast_2d(eo).astype(np.int64)
+    keep_order, keep_flips = UD_PARTS[part]
+    b = ep.shape[0]
+    inslice = ep >= 8
+    mask = (inslice.astype(np.int64) << np.arange(12)).sum(axis=1)
+    v = cc._subsets(12, 4)[1][mask]
+    if keep_order:
+        v = v * NPERM + perm_rank(ep[inslice].reshape(b, 4) - 8)
+    if keep_flips:
+        v = v * NUD + (eo[~inslice].reshape(b, 8) << np.arange(8)).sum(axis=1)
+    return v
+
+
+def ud_edge_reps(values: np.ndarray, part: str) -> S.Cube:
+    """A batch of cubie elements (corners solved) with the raw ``part`` coordinates ``values``:
+    the slice edges in the coded order, the others ``0 .. 7`` in order with the coded flips
+    (the first slice position's flip makes the flips' sum even)."""
+    v = np.asarray(values, dtype=np.int64)
+    keep_order, keep_flips = UD_PARTS[part]
+    b = v.shape[0]
+    flips = np.zeros(b, np.int64)
+    order = np.zeros(b, np.int64)
+    if keep_flips:
+        v, flips = v // NUD, v % NUD
+    if keep_order:
+        v, order = v // NPERM, v % NPERM
+    bits = ((cc._subsets(12, 4)[0][v][:, None] >> np.arange(12)) & 1).astype(bool)
+    ep = np.empty((b, 12), np.int64)
+    eo = np.zeros((b, 12), np.int64)
+    ep[bits] = (_perm4()[order] + 8).ravel()
+    ep[~bits] = np.tile(np.arange(8), b)
+    eo[~bits] = ((flips[:, None] >> np.arange(8)) & 1).ravel()
+    first = np.argmax(bits, axis=1)
+    eo[np.arange(b), first] = eo.sum(axis=1) % 2
+    cp = np.broadcast_to(np.arange(8), (b, 8)).copy()
+    return cp, np.zeros((b, 8), np.int64), ep, eo
+
+
+def _ud_transformed(values: np.ndarray, metric: str, part: str) -> np.ndarray:
+    """``(B, A + 16)`` raw ``part`` coordinates of representatives of ``values`` after each
+    move, then conjugated by each of the 16 symmetries (cubie arithmetic)."""
+    reps = ud_edge_reps(values, part)
+    cols = [ud_edge_coord(*S.multiply(reps, m)[2:], part) for m in S._moves(metric)]
+    cols += [ud_edge_coord(*S.conjugate(reps, s)[2:], part) for s in S.ud_symmetries()]
+    return np.stack(cols, axis=1)
+
+
+@functools.cache
+def ud_edge_tables(metric: str, part: str) -> dict[str, np.ndarray]:
+    """``emove (ne, A)``, ``econj (ne, 16)`` int32 of a U-D layer part, and ``proj (ne,)``:
+    each value's coordinate in the part it falls back on (:data:`_FALLBACK`).
+
+    ``ep2`` (11,880 values) and ``eo2`` (126,720) come from cubie arithmetic on a
+    representative of every value. ``eo2ep2`` (3,041,280) combines them: the slice edges'
+    set and order move as ``ep2``'s, the flips of the other positions as ``eo2``'s, which do
+    not depend on the order (a move or a U-D symmetry carries a U-D layer edge's flip with it,
+    whichever edges sit in the slice; the tests check every move and symmetry against cubie
+    arithmetic on random cubes)."""
+    if metric not in cc.METRICS:
+        raise InputError(f"metric: expected one of {', '.join(cc.METRICS)}, got {metric!r}")
+    na = len(S._moves(metric))
+    if part == "eo2ep2":
+        p2, o2 = ud_edge_tables(metric, "ep2"), ud_edge_tables(metric, "eo2")
+        full_p = np.concatenate([p2["emove"], p2["econj"]], axis=1).astype(np.int64)
+        full_o = np.concatenate([o2["emove"], o2["econj"]], axis=1).astype(np.int64)
+        if not np.array_equal(full_p[::NPERM] // NPERM, full_o[::NUD] // NUD):
+            raise RuntimeError("ud_edge_tables: the two parts move the slice set differently")
+        sets = np.repeat(np.arange(495 * NPERM) // NPERM, NUD)
+        flips = np.tile(np.arange(NUD), 495 * NPERM)
+        table = (np.repeat(full_p, NUD, axis=0) * NUD
+                 + full_o[sets * NUD + flips] % NUD).astype(np.int32)
+        proj = (sets * NUD + flips).astype(np.int32)
+    else:
+        n = 495 * (NPERM if part == "ep2" else NUD)
+        table = _ud_transformed(np.arange(n), metric, part).astype(np.int32)
+        proj = (np.arange(n) // (NPERM if part == "ep2" else NUD)).astype(np.int32)
+    return {"emove": np.ascontiguousarray(table[:, :na]),
+            "econj": np.ascontiguousarray(table[:, na:]), "proj": proj}
+
+
 @functools.cache
 def coset_space(metric: str, corner_part: str = "full", edge_part: str = "eo") -> cc.CosetSpace:
     """The :class:`pdb_builders.cube_coset.CosetSpace` of ``metric`` and the chosen parts."""
@@ -149,10 +259,15 @@ def coset_space(metric: str, corner_part: str = "full", edge_part: str = "eo") -
                          f"{corner_part!r}")
     if edge_part not in EDGE_PARTS:
         raise InputError(f"edge_part: expected one of {', '.join(EDGE_PARTS)}, got {edge_part!r}")
+    base = cc.coset_space(metric, corner_part, "full")
+    if edge_part in UD_PARTS:
+        u = ud_edge_tables(metric, edge_part)
+        ident = S.identity()
+        return replace(base, edge_part=edge_part, emove=u["emove"], econj=u["econj"],
+                       egoal=int(ud_edge_coord(ident[2], ident[3], edge_part)[0]))
     if edge_part != "eo":
         return replace(cc.coset_space(metric, corner_part, _CC_EDGE[edge_part]),
                        edge_part=edge_part)
-    base = cc.coset_space(metric, corner_part, "full")
     t = edge_tables(metric)
     ident = S.identity()
     return replace(base, edge_part="eo", emove=t["emove"], econj=t["econj"],
@@ -163,6 +278,8 @@ def fallback_space(metric: str, corner_part: str = "full",
                    edge_part: str = "eo") -> cc.CosetSpace:
     """The coarser coset (one byte an entry, :mod:`pdb_builders.cube_coset`) whose distance a
     lookup reads where the two-bit code says "at most the base"."""
+    if _FALLBACK[edge_part] in UD_PARTS:
+        return coset_space(metric, corner_part, _FALLBACK[edge_part])
     return cc.coset_space(metric, corner_part, _FALLBACK[edge_part])
 
 
@@ -170,6 +287,8 @@ def edge_projection(metric: str, edge_part: str) -> np.ndarray:
     """``(ne,)`` int32: each raw edge coordinate's value in the fallback's edge part."""
     if edge_part == "eo":
         return edge_tables(metric)["proj"]
+    if edge_part in UD_PARTS:
+        return ud_edge_tables(metric, edge_part)["proj"]
     if edge_part == "slice":
         return np.arange(495 * 16, dtype=np.int32) // 16
     return np.zeros(495, dtype=np.int32)
@@ -177,11 +296,13 @@ def edge_projection(metric: str, edge_part: str) -> np.ndarray:
 
 def project(sp: cc.CosetSpace, cubies: S.Cube) -> tuple[np.ndarray, np.ndarray]:
     """``(corner, edge)`` raw coordinates of ``sp`` for a batch of cubes."""
-    if sp.edge_part != "eo":
+    if sp.edge_part in _CC_EDGE:
         return replace(sp, edge_part=_CC_EDGE[sp.edge_part]).project(cubies)
     c = cc.corner_coord(cubies[0], cubies[1])
     if sp.corner_part == "set":
         c = c // cc.NTWIST
+    if sp.edge_part in UD_PARTS:
+        return c, ud_edge_coord(cubies[2], cubies[3], sp.edge_part)
     return c, edge_coord(cubies[2], cubies[3])
 
 
@@ -368,6 +489,8 @@ def lookup(table: np.ndarray, sp: cc.CosetSpace, corner: np.ndarray,
 
 # ----------------------------------------------------------------------------- catalog
 def _key(puzzle: str, corner_part: str, edge_part: str) -> str:
+    if (corner_part, edge_part) == ("full", "eo2ep2"):
+        return f"{puzzle}-coset-eo2ep2"
     full = (corner_part, edge_part) == ("full", "eo")
     return f"{puzzle}-coset-eo" + ("" if full else f"-{corner_part}-{edge_part}")
 
@@ -438,12 +561,54 @@ def table_spec(puzzle: str, corner_part: str = "full", edge_part: str = "eo") ->
 
 
 def fallback_spec(puzzle: str, corner_part: str = "full", edge_part: str = "eo") -> Any:
-    """The :mod:`pdb_builders.cube_coset` table that lookups fall back on."""
-    return cc.table_spec(puzzle, corner_part, _FALLBACK[edge_part])
+    """The one-byte table that lookups fall back on: :mod:`pdb_builders.cube_coset`'s, or
+    the ``eo2`` cosets' (:func:`build_byte_table`) under ``eo2ep2``."""
+    from pdb_builders.catalog import TableSpec
+
+    part = _FALLBACK[edge_part]
+    if part not in UD_PARTS:
+        return cc.table_spec(puzzle, corner_part, part)
+    metric = "htm" if puzzle.endswith("-htm") else "qtm"
+    sp = coset_space(metric, corner_part, part)
+    key = f"{puzzle}-coset-{part}" + ("" if corner_part == "full" else f"-{corner_part}")
+    attrs = {"puzzle": puzzle, "metric": metric,
+             "pattern": f"coset-ud:corners-{corner_part}|edges-{part}",
+             "ranking": "subset-mask-rank-v1", "entries": int(sp.size),
+             "builder": "pdb_builders.cube_coset_eo", "builder_version": BUILDER_VERSION}
+    return TableSpec(
+        key=key, attrs=attrs, builder="pdb_builders.cube_coset_eo:build_byte_table",
+        build_kwargs={"metric": metric, "corner_part": corner_part, "edge_part": part,
+                      "jobs": 0},
+        entries=int(sp.size),
+        summary=f"{puzzle} U-D coset table (slice set and U-D layer flips), one byte an "
+                f"entry, {sp.size:,} entries")
+
+
+def build_byte_table(metric: str, corner_part: str = "full", edge_part: str = "eo2",
+                     progress: bool = True, jobs: int = 0) -> np.ndarray:
+    """Catalog builder of a fallback table: the reduced coset distances ``(size,)`` uint8 of a
+    U-D layer part (:func:`pdb_builders.cube_coset.build_space`)."""
+    import numba
+
+    before = numba.get_num_threads()
+    if jobs and jobs > 0:
+        most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+        numba.set_num_threads(max(1, min(int(jobs), most)))
+    try:
+        table, _ = cc.build_space(coset_space(metric, corner_part, edge_part), progress=progress)
+    finally:
+        numba.set_num_threads(before)
+    return table
+
+
+#: the edge part of each two-bit heuristic's full table
+HEURISTIC_EDGES = {"pdb-coset-eo": "eo", "pdb-coset-eo2ep2": "eo2ep2"}
 
 
 def catalog_tables(puzzle: str, heuristic: str) -> list[Any]:
-    """Catalog entry point: the two-bit table of ``pdb-coset-eo`` and its fallback."""
-    if heuristic != "pdb-coset-eo":
-        raise InputError(f"heuristic: {heuristic!r} is not the coset-eo table")
-    return [table_spec(puzzle), fallback_spec(puzzle)]
+    """Catalog entry point: the two-bit table of ``pdb-coset-eo`` (or ``pdb-coset-eo2ep2``)
+    and its fallback."""
+    if heuristic not in HEURISTIC_EDGES:
+        raise InputError(f"heuristic: {heuristic!r} is not a two-bit coset table")
+    part = HEURISTIC_EDGES[heuristic]
+    return [table_spec(puzzle, "full", part), fallback_spec(puzzle, "full", part)]

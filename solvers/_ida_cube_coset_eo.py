@@ -93,21 +93,46 @@ def _inv_coords(u: np.ndarray, d: int, a: int, k: int, cpos: np.ndarray, cax: np
     for i in range(12):
         p = epos[k, i]
         se += eax[k, i, u[d, a, 16 + p], u[d, a, 28 + p]]
-    emask = se >> 12
+    return cc, edge_value(se, emode, rank12)
+
+
+@njit(cache=True, inline="always")
+def edge_value(se: int, emode: int, rank12: np.ndarray) -> int:
+    """The raw edge coordinate of an edge part from the sum ``se`` of its ``eax`` shares: the
+    flips at bits ``0 .. 11`` (bit ``i``: the flip at position ``i``; for ``emode`` 0 only slice
+    positions', for 3 all but the twelfth), the slice positions' mask at bits ``12 .. 23``, and
+    for the U-D layer family (4: ``eo2ep2``, 5: ``ep2``, 6: ``eo2``) the slice edge at each
+    slice position ``i`` (``0 .. 3``) at bits ``24 + 2 i``."""
+    emask = (se >> 12) & 4095
     if emode == 3:  # every flip but the twelfth
-        e = rank12[emask] * 2048 + (se & 2047)
-    elif emode == 0:  # the slice positions' flips, lowest first
+        return rank12[emask] * 2048 + (se & 2047)
+    if emode == 0:  # the slice positions' flips, lowest first
         fl = 0
         j = 0
         for i in range(12):
             fl |= ((se >> i) & 1) << j
             j += (emask >> i) & 1
-        e = rank12[emask] * 16 + fl
-    elif emode == 1:
-        e = rank12[emask]
-    else:
-        e = 0
-    return cc, e
+        return rank12[emask] * 16 + fl
+    if emode == 1:
+        return rank12[emask]
+    if emode >= 4:  # the slice edges' order (lexicographic rank) and the other positions' flips
+        fl = 0
+        j = 0
+        key = 0
+        for i in range(12):
+            if (emask >> i) & 1:
+                key = key * 4 + ((se >> (24 + 2 * i)) & 3)
+            else:
+                fl |= ((se >> i) & 1) << j
+                j += 1
+        d0, d1, d2, d3 = key >> 6, (key >> 4) & 3, (key >> 2) & 3, key & 3
+        order = ((d0 > d1) + (d0 > d2) + (d0 > d3)) * 6 + ((d1 > d2) + (d1 > d3)) * 2 + (d2 > d3)
+        if emode == 4:
+            return (rank12[emask] * 24 + order) * 256 + fl
+        if emode == 5:
+            return rank12[emask] * 24 + order
+        return rank12[emask] * 256 + fl
+    return 0
 
 
 @njit(cache=True, inline="always")

@@ -71,7 +71,7 @@ from heuristics.base import IdaSpec
 from heuristics.pdb_coset_eo import CosetEOTables
 from puzzles.base import Puzzle
 from solvers._ida_cube import CubeFamilySearch, search_with, warm_with
-from solvers._ida_cube_coset_eo import _rule, _value
+from solvers._ida_cube_coset_eo import _rule, _value, edge_value
 from solvers._ida_engine import EXP, GEN, ITER_DONE, NEXT, PAUSED, SOLVED
 
 _INF = 1 << 30
@@ -103,21 +103,7 @@ def _coords(u: np.ndarray, off: int, k: int, cpos: np.ndarray, cax: np.ndarray,
     for i in range(12):
         p = epos[k, i]
         se += eax[k, i, u[off + 16 + p], u[off + 28 + p]]
-    emask = se >> 12
-    if emode == 3:
-        e = rank12[emask] * 2048 + (se & 2047)
-    elif emode == 0:
-        fl = 0
-        j = 0
-        for i in range(12):
-            fl |= ((se >> i) & 1) << j
-            j += (emask >> i) & 1
-        e = rank12[emask] * 16 + fl
-    elif emode == 1:
-        e = rank12[emask]
-    else:
-        e = 0
-    return cc, e
+    return cc, edge_value(se, emode, rank12)
 
 
 @njit(cache=True, inline="always")

@@ -60,6 +60,46 @@ def test_edge_tables_follow_cubie_arithmetic(metric: str) -> None:
     assert np.array_equal(E.edge_coord(reps[2], reps[3]), values)
 
 
+@pytest.mark.parametrize("metric", ["qtm", "htm"])
+@pytest.mark.parametrize("part", ["ep2", "eo2", "eo2ep2"])
+def test_ud_layer_edge_tables_follow_cubie_arithmetic(metric: str, part: str) -> None:
+    """The U-D layer family (slice order and/or U-D layer flips, nxopt's EO2EP2 and its
+    projections): every move and symmetry on random cubes, random values through their
+    representatives, and the projection onto the fallback's coordinate."""
+    t = E.ud_edge_tables(metric, part)
+    cubes = _random_cubes(metric, 40, seed=5)
+    ec = E.ud_edge_coord(cubes[2], cubes[3], part)
+    for a, m in enumerate(S._moves(metric)):
+        moved = S.multiply(cubes, m)
+        assert np.array_equal(E.ud_edge_coord(moved[2], moved[3], part), t["emove"][ec, a])
+    for s, sym in enumerate(S.ud_symmetries()):
+        conj = S.conjugate(cubes, sym)
+        assert np.array_equal(E.ud_edge_coord(conj[2], conj[3], part), t["econj"][ec, s])
+    fb = E._FALLBACK[part]
+    if fb in E.UD_PARTS:
+        want = E.ud_edge_coord(cubes[2], cubes[3], fb)
+    else:
+        want = E.cc.edge_coord(cubes[2], cubes[3]) // E.cc.NFLIP
+    assert np.array_equal(t["proj"][ec], want)
+    n = t["emove"].shape[0]
+    assert n == 495 * {"ep2": 24, "eo2": 256, "eo2ep2": 24 * 256}[part]
+    values = np.random.default_rng(2).integers(0, n, 300)
+    slow = E._ud_transformed(values, metric, part)
+    na = t["emove"].shape[1]
+    assert np.array_equal(slow[:, :na], t["emove"][values])
+    assert np.array_equal(slow[:, na:], t["econj"][values])
+    reps = E.ud_edge_reps(values, part)
+    assert np.array_equal(E.ud_edge_coord(reps[2], reps[3], part), values)
+    assert (reps[3].sum(axis=1) % 2 == 0).all()
+
+
+def test_slice_order_rank_is_lexicographic() -> None:
+    import itertools
+
+    perms = np.array(list(itertools.permutations(range(4))))
+    assert E.perm_rank(perms).tolist() == list(range(24))
+
+
 def _plain(sp) -> np.ndarray:  # type: ignore[no-untyped-def]
     """Unreduced breadth-first distances of every raw coset ``(C, E)``, ``C * ne + E``."""
     return bfs_product(sp.cmove, sp.emove, sp.cgoal * sp.ne + sp.egoal).astype(np.int64)
@@ -73,7 +113,7 @@ def _codes_of_every_raw_coset(sp, words: np.ndarray) -> np.ndarray:  # type: ign
 
 
 @pytest.mark.parametrize("metric", ["qtm", "htm"])
-@pytest.mark.parametrize("parts", [("set", "slice"), ("set", "set")])
+@pytest.mark.parametrize("parts", [("set", "slice"), ("set", "set"), ("set", "ep2")])
 def test_two_bit_table_encodes_plain_distances_on_every_entry(metric: str,
                                                               parts: tuple[str, str]) -> None:
     """The reduced two-bit table, decoded at every raw coset (so every reduced entry and its

@@ -14,7 +14,7 @@ cube = pytest.importorskip("puzzles.cube")
 
 from cube_helpers import bfs_ball  # noqa: E402
 
-from heuristics.pdb_coset_eo import CosetEOCubePDB, _eo_eax  # noqa: E402
+from heuristics.pdb_coset_eo import _EMODE, CosetEOCubePDB, _eo_eax, _ud_eax  # noqa: E402
 from heuristics.pdb_cube import KorfCubePDB  # noqa: E402
 from pdb_builders import cube_coset as cc  # noqa: E402
 from pdb_builders import cube_coset_eo as ce  # noqa: E402
@@ -26,7 +26,7 @@ from solvers._ida_cube_coset import inverse_cubies  # noqa: E402
 from solvers.ida import kernel_module  # noqa: E402
 
 KORF_SMALL = {"corners": "corner-perm", "edges": ((0, 1, 2), (8, 9, 10))}
-PARTS = [("set", "slice"), ("full", "set")]
+PARTS = [("set", "slice"), ("full", "set"), ("set", "ep2")]
 
 
 @pytest.fixture(autouse=True)
@@ -85,6 +85,54 @@ def test_inverse_coordinates_with_every_flip_follow_cubie_arithmetic(metric: str
             c, e = ida._inv_coords(icub[b].reshape(1, 1, -1), 0, 0, k, inv["cpos"], inv["cax"],
                                    inv["epos"], eax, inv["rank8"], inv["rank12"], False, 3)
             assert (c, e) == (want_c[b], want_e[b])
+
+
+@pytest.mark.parametrize("metric", ["qtm", "htm"])
+@pytest.mark.parametrize("part", ["eo2ep2", "ep2", "eo2"])
+def test_inverse_coordinates_of_the_ud_layer_parts_follow_cubie_arithmetic(metric: str,
+                                                                          part: str) -> None:
+    """The kernels' coordinates of the slice edges' order and the U-D layer flips (nxopt's
+    EO2EP2 and its two projections) along each axis, against cubie arithmetic."""
+    puzzle = cube.Cube3(metric)
+    inv = cc.inverse_tables(metric)
+    eax = _ud_eax()
+    rng = np.random.default_rng(8)
+    states, _ = puzzle.scramble(30, 25, rng)
+    icub = inverse_cubies(puzzle, states)
+    cubies = tuple(np.asarray(x, dtype=np.int64) for x in puzzle.to_cubies(states))
+    inverse = S.inverse(cubies)  # type: ignore[arg-type]
+    seen = set()
+    for k, r in enumerate(S.axis_rotations()):
+        conj = S.conjugate(inverse, r)
+        want_c = cc.corner_coord(conj[0], conj[1])
+        want_e = ce.ud_edge_coord(conj[2], conj[3], part)
+        for b in range(states.shape[0]):
+            c, e = ida._inv_coords(icub[b].reshape(1, 1, -1), 0, 0, k, inv["cpos"], inv["cax"],
+                                   inv["epos"], eax, inv["rank8"], inv["rank12"], False,
+                                   _EMODE[part])
+            assert (c, e) == (want_c[b], want_e[b])
+            seen.add(int(e))
+    assert len(seen) > 60  # the coordinates vary (the scrambles are not near the goal)
+
+
+@pytest.mark.parametrize("metric", ["qtm", "htm"])
+def test_optimal_lengths_under_the_slice_order_stand_in(metric: str) -> None:
+    """The slice edges' order (``ep2``, the stand-in of ``pdb-coset-eo2ep2``'s table) under
+    both searches: lengths equal to the Korf kernel's, every path replayed."""
+    puzzle = cube.Cube3(metric)
+    korf = KorfCubePDB(puzzle, progress=False, **KORF_SMALL).ida_spec()
+    specs = [CosetEOCubePDB(puzzle, "set", "ep2", progress=False, sides=sides).ida_spec()
+             for sides in ("both", "forward")]
+    rng = np.random.default_rng(12)
+    for depth in range(1, 8):
+        states, _ = puzzle.scramble(2, depth, rng)
+        for s in states:
+            ref = korf_ida.search(puzzle, korf, s, None, None)
+            for spec in specs:
+                out = kernel_module(spec.family).search(puzzle, spec, s, None, None)
+                assert out["status"] == "solved"
+                assert len(out["actions"]) == len(ref["actions"])
+                assert puzzle.check_solution(s, out["actions"])
 
 
 @pytest.mark.parametrize("metric", ["qtm", "htm"])
