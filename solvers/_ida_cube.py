@@ -33,7 +33,9 @@ generated.
 
 With ``threads`` > 1 each large iteration is cut at a frontier whose subtrees several threads
 search (:mod:`solvers._ida_cube_parallel`): the kernel then starts at a subtree root, a node at
-some depth after the path that reached it, which the move pruning reads.
+some depth after the path that reached it, which the move pruning reads. ``order=previous``
+(the solver's option) takes those subtrees most nodes in the previous iteration first, and
+splits a one-thread search too (:mod:`solvers._ida_parallel`).
 """
 
 from __future__ import annotations
@@ -412,19 +414,23 @@ class CubeSearch(CubeFamilySearch):
 
 
 def search(puzzle: Puzzle, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
-           deadline_s: float | None, threads: int = 1) -> dict[str, Any]:
+           deadline_s: float | None, threads: int = 1, order: str = "actions") -> dict[str, Any]:
     """IDA* from ``start (L,)``; see :mod:`solvers.ida` for the contract. ``threads`` > 1
-    searches each iteration's subtrees in parallel (:mod:`solvers._ida_cube_parallel`)."""
-    return search_with(CubeSearch(puzzle, spec, start), max_nodes, deadline_s, threads)
+    searches each iteration's subtrees in parallel (:mod:`solvers._ida_cube_parallel`), in
+    ``order`` (:func:`search_with`)."""
+    return search_with(CubeSearch(puzzle, spec, start), max_nodes, deadline_s, threads, order)
 
 
 def search_with(root: CubeFamilySearch, max_nodes: int | None, deadline_s: float | None,
-                threads: int) -> dict[str, Any]:
-    """Run ``root``'s search in one thread or, with ``threads`` > 1, several."""
-    if threads > 1 and not root.is_goal():
+                threads: int, order: str = "actions") -> dict[str, Any]:
+    """Run ``root``'s search in one thread or, with ``threads`` > 1, several. With
+    ``order=previous`` the split iterations' subtrees are taken most nodes in the previous
+    iteration first (:mod:`solvers._ida_parallel`), with one thread too; ``actions`` with one
+    thread is the plain depth-first search."""
+    if (threads > 1 or order != "actions") and not root.is_goal():
         from solvers._ida_cube_parallel import search_parallel
 
-        return search_parallel(root, threads, max_nodes, deadline_s, CHUNK, MAX_DEPTH)
+        return search_parallel(root, threads, max_nodes, deadline_s, CHUNK, MAX_DEPTH, order)
     return drive(root, max_nodes, deadline_s, CHUNK, MAX_DEPTH)
 
 

@@ -10,7 +10,10 @@ after move pruning is generated, every node kept within the bound is expanded. A
 carries its path (actions from the start; for the two-sided kernel,
 ``solvers._ida_cube_two_sided``, slots that also say which side each move was applied to), its
 coordinates and its inverse cubies (empty for Korf's kernel): everything its subtree search
-needs to start where a one-thread search would reach it.
+needs to start where a one-thread search would reach it. With ``order=previous`` the frontier
+is sorted by the nodes each prefix's subtrees generated in the previous iteration (a two-sided
+kernel's prefixes are slots: a node whose side changed with the bound takes its nearest
+ancestor's count), and a one-thread search is split too, into one worker.
 """
 
 from __future__ import annotations
@@ -59,9 +62,10 @@ class CubeNodeSearch(Search, Protocol):
 
 def search_parallel(root: CubeNodeSearch, threads: int, max_nodes: int | None,
                     deadline_s: float | None, slice_nodes: int,
-                    max_depth: int) -> dict[str, Any]:
+                    max_depth: int, order: str = "actions") -> dict[str, Any]:
     """IDA* from ``root``'s start with ``threads`` threads (see :mod:`solvers.ida` for the
-    result)."""
+    result), the subtrees of a split iteration taken in ``order``
+    (:mod:`solvers._ida_parallel`)."""
     expander = root.spawn()
 
     def frontier(bound: int, split: bool) -> Frontier:
@@ -104,4 +108,4 @@ def search_parallel(root: CubeNodeSearch, threads: int, max_nodes: int | None,
 
     return drive_parallel(frontier, subtree, root.first_bound(), threads, max_nodes,
                           deadline_s, slice_nodes, max_depth, next_bound=root.next_bound,
-                          split_min_nodes=SPLIT_MIN_NODES)
+                          split_min_nodes=SPLIT_MIN_NODES, order=order)

@@ -14,13 +14,31 @@ another optimal one than the one-thread search returns and the node counts of th
 differ. Iterations after a small one run from the root in one thread (``frontier(B, False)``
 returns the root alone), and count as a one-thread search does even when they find the solution
 (``Search.generated_at_solution``).
+
+Subtree order (``order``): with ``actions`` the threads take the frontier's nodes in the
+depth-first order above. With ``previous`` (the order of Rokicki's nxopt, which cuts every
+iteration at its 4-move prefixes) each finished iteration leaves, per prefix, the nodes its
+subtree generated (:func:`prefix_counts`: a subtree's count is added to its own prefix and to
+every ancestor's, so a shallower frontier finds it too), and the next iteration's frontier is
+sorted by that count, most first, before any thread takes a node (:func:`subtree_order`: a
+prefix not searched last time takes its nearest searched ancestor's count; ties keep the
+depth-first order). A subtree where the heuristic was weakest under the last bound is the
+likeliest to hold a solution under the next one, so the last iteration tends to meet one
+earlier; the iterations that find none search the same subtrees, so they generate and expand
+exactly what ``actions`` does and end with the same next bound. Only the order changes, and
+only in iterations that are split: with one thread an iteration is split, into one worker
+taking the frontier in turn, exactly when it would be with several (the previous iteration
+generated at least ``split_min_nodes``); the counts of the frontier's own expansions above its
+depth are not kept per prefix. An iteration after an unsplit one finds one count (the root's)
+and keeps the depth-first order. nxopt also divides each prefix's count by the growth expected
+of the move sequences that may follow it; here the raw counts are compared.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +50,11 @@ NODES_PER_THREAD = 256
 #: an iteration after one that generated fewer nodes runs in one thread (from the root): its
 #: tree is too small to pay for splitting
 SPLIT_MIN_NODES = 1 << 22
+#: the subtree orders (``order``): depth-first, or most nodes in the previous iteration first
+ORDERS = ("actions", "previous")
+
+#: a subtree's prefix: the actions (or a kernel's slots) from the start to its root
+Prefix = tuple[int, ...]
 
 
 @dataclass
@@ -50,18 +73,23 @@ def drive_parallel(frontier: Callable[[int, bool], Frontier],
                    threads: int, max_nodes: int | None, deadline_s: float | None,
                    slice_nodes: int, max_bound: int,
                    next_bound: Callable[[int], int] | None = None,
-                   split_min_nodes: int | None = None) -> dict[str, Any]:
+                   split_min_nodes: int | None = None,
+                   order: str = "actions") -> dict[str, Any]:
     """Run IDA* from the root with ``threads`` threads; the result is the kernel contract of
     :mod:`solvers.ida` plus, per iteration, ``iteration_nodes`` (nodes generated),
     ``iteration_bounds`` and ``iteration_seconds`` (wall clock, the frontier's included).
     ``next_bound`` turns an iteration's least cut-off ``f`` into the next cost bound (the
     family's ``Search.next_bound``; by default that ``f`` itself); ``split_min_nodes`` replaces
-    :data:`SPLIT_MIN_NODES` for a family whose nodes cost more."""
+    :data:`SPLIT_MIN_NODES` for a family whose nodes cost more; ``order`` is the order in which
+    the threads take a split iteration's subtrees (:data:`ORDERS`, the module's docstring)."""
+    if order not in ORDERS:
+        raise ValueError(f"parallel IDA*: unknown subtree order {order!r}")
     generated = expanded = iterations = 0
     iteration_nodes: list[int] = []
     iteration_bounds: list[int] = []
     iteration_seconds: list[float] = []
     min_split = SPLIT_MIN_NODES if split_min_nodes is None else split_min_nodes
+    previous: dict[Prefix, int] = {}  # nodes under each prefix in the last iteration (order)
 
     def result(status: Status, actions: list[int] | None = None) -> dict[str, Any]:
         return dict(status=status.value, actions=actions, nodes_generated=generated,
@@ -85,6 +113,8 @@ def drive_parallel(frontier: Callable[[int, bool], Frontier],
             iteration_seconds.append(time.perf_counter() - t0)
             return result(Status.SOLVED, fr.solution)
         before = generated - fr.generated
+        if order == "previous" and previous:
+            fr.nodes = [fr.nodes[k] for k in subtree_order([p for p, _ in fr.nodes], previous)]
         it = _Iteration(fr, subtree, bound, generated, max_nodes, deadline_s, slice_nodes)
         it.run(threads if split else 1)
         iteration_nodes.append(it.generated - before)
@@ -97,9 +127,40 @@ def drive_parallel(frontier: Callable[[int, bool], Frontier],
             return result(it.stopped)
         if it.least_f >= INF:
             return result(Status.UNSOLVABLE)
+        if order == "previous":
+            previous = prefix_counts(it.subtree_nodes)
         bound = it.least_f if next_bound is None else next_bound(it.least_f)
         if deadline_s is not None and time.monotonic() > deadline_s:
             return result(Status.TIMEOUT)
+
+
+def prefix_counts(subtrees: Iterable[tuple[Prefix, int]]) -> dict[Prefix, int]:
+    """Nodes generated under each prefix, from ``(prefix, nodes)`` per searched subtree: each
+    subtree's count is added to its own prefix and to every ancestor's (the root ``()``
+    included), so the root's count is the sum of all subtrees'."""
+    out: dict[Prefix, int] = {}
+    for prefix, nodes in subtrees:
+        for k in range(len(prefix) + 1):
+            head = prefix[:k]
+            out[head] = out.get(head, 0) + int(nodes)
+    return out
+
+
+def order_key(prefix: Prefix, counts: dict[Prefix, int]) -> int:
+    """``prefix``'s count in ``counts`` (:func:`prefix_counts`) or, when it has none, its
+    nearest ancestor's that has one; 0 when no ancestor has one."""
+    for k in range(len(prefix), -1, -1):
+        nodes = counts.get(prefix[:k])
+        if nodes is not None:
+            return nodes
+    return 0
+
+
+def subtree_order(prefixes: Sequence[Prefix], counts: dict[Prefix, int]) -> list[int]:
+    """The indices of ``prefixes`` (a frontier in depth-first order) sorted by
+    :func:`order_key`, most nodes first; equal keys keep their depth-first order."""
+    keys = [order_key(p, counts) for p in prefixes]
+    return sorted(range(len(prefixes)), key=lambda k: -keys[k])
 
 
 class _Iteration:
@@ -120,6 +181,7 @@ class _Iteration:
         self.stopped: Status | None = None
         self.error: BaseException | None = None
         self.halt = threading.Event()
+        self.subtree_nodes: list[tuple[Prefix, int]] = []  # (prefix, nodes) per finished subtree
 
     def run(self, threads: int) -> None:
         workers = [threading.Thread(target=self._work, daemon=True) for _ in range(threads)]
@@ -181,5 +243,7 @@ class _Iteration:
                     self.halt.set()
                 elif code != ITER_DONE:
                     continue
+                else:
+                    self.subtree_nodes.append((prefix, counted))
                 self.expanded += int(ctl[EXP])
                 return

@@ -346,9 +346,12 @@ def search_class(spec: IdaSpec) -> type[TilesSearch]:
 
 
 def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
-           deadline_s: float | None, threads: int = 1) -> dict[str, Any]:
+           deadline_s: float | None, threads: int = 1, order: str = "actions") -> dict[str, Any]:
     """IDA* from ``start`` (``(N,)`` uint8) under ``spec``; see ``solvers.ida`` for the contract.
-    ``threads`` > 1 searches each iteration's subtrees in parallel (:mod:`solvers._ida_parallel`)."""
+    ``threads`` > 1 searches each iteration's subtrees in parallel (:mod:`solvers._ida_parallel`);
+    ``order=previous`` takes a split iteration's subtrees most nodes in the previous iteration
+    first, and splits a one-thread search too (``actions`` with one thread: the plain
+    depth-first search)."""
     # a tile heuristic's spec names the board (manhattan, linear-conflict, the additive PDBs)
     w = int(spec.params["width"])
     layout = str(spec.params["layout"])
@@ -363,8 +366,9 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
     cls = search_class(spec)
     tiles_search = cls(spec, w, s)
     slice_nodes = cls.slice_nodes
-    if threads > 1 and not tiles_search.is_goal():
-        out = _search_parallel(w, tiles_search, threads, max_nodes, deadline_s, slice_nodes)
+    if (threads > 1 or order != "actions") and not tiles_search.is_goal():
+        out = _search_parallel(w, tiles_search, threads, max_nodes, deadline_s, slice_nodes,
+                               order)
     else:
         out = drive(tiles_search, max_nodes, deadline_s, slice_nodes, MAX_DEPTH)
     if out["actions"] and layout == "blank-last":
@@ -374,8 +378,9 @@ def search(puzzle: Any, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
 
 def _search_parallel(w: int, root: TilesSearch, threads: int,
                      max_nodes: int | None, deadline_s: float | None,
-                     slice_nodes: int) -> dict[str, Any]:
-    """IDA* from ``root``'s start with ``threads`` threads (canonical layout)."""
+                     slice_nodes: int, order: str) -> dict[str, Any]:
+    """IDA* from ``root``'s start with ``threads`` threads (canonical layout), a split
+    iteration's subtrees taken in ``order``."""
     from solvers._ida_parallel import NODES_PER_THREAD, Frontier, drive_parallel
 
     n = w * w
@@ -437,7 +442,7 @@ def _search_parallel(w: int, root: TilesSearch, threads: int,
         return srch
 
     return drive_parallel(frontier, subtree, root.first_bound(), threads, max_nodes,
-                          deadline_s, slice_nodes, MAX_DEPTH)
+                          deadline_s, slice_nodes, MAX_DEPTH, order=order)
 
 
 def warmup(puzzle: Any, spec: IdaSpec) -> None:

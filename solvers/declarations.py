@@ -36,6 +36,11 @@ SOLVER_OPTIONS: dict[str, tuple[Option, ...]] = {
                "tiles, cubes; the node counts of every iteration but the last equal one "
                "thread's)",
                default=1, low=1, high=256, metavar="T"),
+        Option("order", str, "the order of a split iteration's subtrees (sliding tiles, "
+               "pdb-korf, pdb-coset): actions (depth-first) or previous (most nodes under the "
+               "subtree's first moves in the previous iteration first, as nxopt; a one-thread "
+               "search is split too); only the last iteration's count can change",
+               default="actions", choices=("actions", "previous"), metavar="O"),
     ),
     "beam": (
         Option("width", int, "beam width", low=1, cap=10**9, default_text="per puzzle",

@@ -108,14 +108,18 @@ def _warm_up(module: ModuleType, puzzle: Puzzle, spec: IdaSpec) -> float:
 class IDAStar(Solver):
     """Iterative-deepening A*: optimal with an admissible heuristic, memory linear in depth.
     ``threads`` > 1: each iteration's subtrees are searched by that many threads (kernels whose
-    ``search`` takes ``threads``; see :mod:`solvers._ida_parallel`)."""
+    ``search`` takes ``threads``; see :mod:`solvers._ida_parallel`). ``order``: the order of
+    those subtrees, ``actions`` (depth-first) or ``previous`` (most nodes in the previous
+    iteration first, with one thread too; kernels whose ``search`` takes ``order``)."""
 
     name = "ida"
 
-    def __init__(self, threads: int | None = None) -> None:
-        # bounds and default: the registry's entry, their one statement
-        self.threads = int(registry.solver_entry(self.name).settings({"threads": threads},
-                                                                     "solver")["threads"])
+    def __init__(self, threads: int | None = None, order: str | None = None) -> None:
+        # bounds, choices and defaults: the registry's entry, their one statement
+        settings = registry.solver_entry(self.name).settings(
+            {"threads": threads, "order": order}, "solver")
+        self.threads = int(settings["threads"])
+        self.order = str(settings["order"])
 
     def solve(
         self, puzzle: Puzzle, heuristic: Heuristic, start: np.ndarray, limits: Limits | None = None
@@ -132,9 +136,14 @@ class IDAStar(Solver):
         start = check_start(puzzle, start)
         module = kernel_module(spec.family)
         parallel = self.threads > 1
-        if parallel and "threads" not in inspect.signature(module.search).parameters:
+        takes = inspect.signature(module.search).parameters
+        if parallel and "threads" not in takes:
             raise InputError(f"--threads: the {spec.family} IDA* kernel searches in one thread; "
                              "use --threads 1")
+        ordered = self.order != "actions"
+        if ordered and "order" not in takes:
+            raise InputError(f"--order: the {spec.family} IDA* kernel searches its subtrees in "
+                             "action order; use --order actions")
         compile_s = _warm_up(module, puzzle, spec)
         # map the (memory-mapped) tables' pages now, so their page faults count as loading
         t_pages = time.perf_counter()
@@ -152,7 +161,9 @@ class IDAStar(Solver):
                            iterations=0)
             else:
                 deadline = None if limits.time_s is None else time.monotonic() + limits.time_s
-                kw = {"threads": self.threads} if parallel else {}
+                kw: dict[str, Any] = {"threads": self.threads} if parallel else {}
+                if ordered:
+                    kw["order"] = self.order
                 out = module.search(puzzle, spec, start, max_nodes, deadline, **kw)
             elapsed = time.perf_counter() - t0
         status = out["status"]
@@ -166,5 +177,6 @@ class IDAStar(Solver):
             iterations=out["iterations"], h_start=h_start, time_s=elapsed, load_s=load_s,
             peak_rss_bytes=mem.peak_bytes,
             extra={"compile_s": compile_s, "pages_s": pages_s, "kernel": f"{spec.family}/{spec.kind}",
-                   "threads": self.threads, "iteration_nodes": out.get("iteration_nodes")},
+                   "threads": self.threads, "order": self.order,
+                   "iteration_nodes": out.get("iteration_nodes")},
         )

@@ -11,7 +11,9 @@ optimal length (the pickle's, replayed) is at most ``--max-optimal`` (and at lea
         --time-limit 3600 --out results/cube3-optimal/deepcubea-short.jsonl
 
 ``--heuristic pdb-coset-eo`` runs the two-bit coset table instead (its tables built first:
-``bench pdb build cube3 pdb-coset-eo``).
+``bench pdb build cube3 pdb-coset-eo``). ``--order previous`` is the solver's ``order`` option
+(a large iteration's subtrees searched most nodes in the previous iteration first, with one
+thread too); the rows say which order ran.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from core.errors import InputError
 from core.limits import Limits
 from core.registry import default_heuristic, default_heuristic_args, get_heuristic, get_puzzle
 from solvers.ida import IDAStar
@@ -38,12 +41,18 @@ def main() -> None:
                     help="only cubes whose optimal length is at least this")
     ap.add_argument("--limit", type=int, default=None, help="at most this many cubes")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--order", default="actions",
+                    help="the IDA* solver's subtree order: actions or previous")
     ap.add_argument("--time-limit", type=float, default=600.0, help="seconds per cube")
     ap.add_argument("--heuristic", default=None,
                     help="a heuristic by name, with its own defaults (default: the registry's "
                          "default search heuristic and its options)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
+    try:  # the solver's options checked before any table is loaded
+        solver = IDAStar(threads=args.threads, order=args.order)
+    except InputError as exc:
+        ap.error(str(exc))
     puzzle = get_puzzle("cube3")
     iset = load_instances(load_suite("cube3"), "deepcubea")
     cubes = [(i.optimal, k, i) for k, i in enumerate(iset.instances[: args.first])
@@ -57,7 +66,6 @@ def main() -> None:
     h = get_heuristic(name, puzzle, progress=False, **hargs)
     print(f"{name} {hargs}: loaded in {time.perf_counter() - t0:.1f} s, "
           f"{h.nbytes / 2**20:.1f} MiB; {len(cubes)} cubes", flush=True)
-    solver = IDAStar(threads=args.threads)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("x") as f:  # never overwrites a finished file
@@ -66,7 +74,8 @@ def main() -> None:
             r = solver.solve(puzzle, h, inst.state, Limits(time_s=args.time_limit))
             row: dict[str, Any] = {
                 "cube": inst.id, "optimal": optimal, "heuristic": name, "heuristic_args": hargs,
-                "threads": args.threads, "status": str(r.status.value), "length": r.length,
+                "threads": args.threads, "order": args.order,
+                "status": str(r.status.value), "length": r.length,
                 "optimal_found": r.length == optimal if r.length is not None else None,
                 "seconds": round(r.time_s, 2), "cpu_seconds": round(time.process_time() - c0, 2),
                 "nodes_generated": r.nodes_generated, "h_start": r.h_start,
