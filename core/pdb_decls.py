@@ -55,10 +55,12 @@ times (half turns) and 2.3 to 3.0 times (quarter turns) and its CPU time 1.2 to 
 2.6 times; the max stays admissible (the inverse lies at the same distance), though no longer
 consistent, which IDA* and A* (it reopens nodes) both allow.
 
-Once its tables are in the cache, ``pdb-coset-eo`` (``CUBE3_SEARCH_BUILT``: the same cosets with
-every edge flip, 2.52 GB at two bits an entry, six probes) replaces it as the search default;
-it is never built on first use (``bench solve`` says how to build it), and it is not among the
-bounds (a row's lower bound never waits for a gigabyte table).
+Once their tables are in the cache, the two-bit coset tables (``CUBE3_SEARCH_BUILT``, the
+first built of them) replace it as the search default: ``pdb-coset-eo2ep2`` (the slice edges'
+order and the U-D layer flips, 7.55 GB at two bits an entry, six probes), then ``pdb-coset-eo``
+(the same cosets as ``pdb-coset`` with every edge flip, 2.52 GB). They are never built on first
+use (``bench solve`` says how to build them), and they are not among the bounds (a row's lower
+bound never waits for a gigabyte table).
 """
 
 from __future__ import annotations
@@ -81,8 +83,9 @@ CUBE3_HTM_BOUNDS = ("pdb-coset", "pdb-korf")
 CUBE3_SEARCH = "pdb-coset"
 #: and its options there
 CUBE3_SEARCH_ARGS = (("probe_inverse", "near"), ("corner_pdb", "corners"))
-#: the one used instead once its tables are built (``bench pdb build cube3 pdb-coset-eo``)
-CUBE3_SEARCH_BUILT = "pdb-coset-eo"
+#: the ones used instead once their tables are built, strongest first (``bench pdb build cube3
+#: pdb-coset-eo2ep2``, ``... pdb-coset-eo``)
+CUBE3_SEARCH_BUILT = ("pdb-coset-eo2ep2", "pdb-coset-eo")
 CUBE2_BOUNDS = ("pdb-cube2",)
 
 #: ``probe_inverse`` of the cube coset heuristics (``pdb-coset``, ``pdb-coset-eo``), in their

@@ -26,8 +26,8 @@ class PuzzleProps:
     solver (IDA*, A*) runs with when none is given, where it is not the first of ``bounds`` (the
     one with the fewest IDA* nodes need not have the highest values at random states);
     ``search_heuristic_args``: the options that heuristic runs with there (name, value pairs);
-    ``search_heuristic_built``: a stronger one they run with instead once its tables (too large
-    to build on first use) are in the cache, with its own defaults (``bench solve`` checks the
+    ``search_heuristic_built``: stronger ones, strongest first: they run with the first whose
+    tables (too large to build on first use) are in the cache instead, with its own defaults (``bench solve`` checks the
     cache and says how to build them when they are not); ``beam_width``: the width a beam
     search runs with when none is given (``core.registry.beam_width``; a model may recommend
     its own)."""
@@ -37,7 +37,7 @@ class PuzzleProps:
     bounds: tuple[str, ...] = ()
     search_heuristic: str = ""
     search_heuristic_args: tuple[tuple[str, str], ...] = ()
-    search_heuristic_built: str = ""
+    search_heuristic_built: tuple[str, ...] = ()
     beam_width: int = 1024
 
 

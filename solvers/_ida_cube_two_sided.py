@@ -493,10 +493,12 @@ class TwoSidedSearch(CubeFamilySearch):
 
 
 def search(puzzle: Puzzle, spec: IdaSpec, start: np.ndarray, max_nodes: int | None,
-           deadline_s: float | None, threads: int = 1) -> dict[str, Any]:
+           deadline_s: float | None, threads: int = 1,
+           order: str = "actions") -> dict[str, Any]:
     """IDA* from ``start (L,)``; see :mod:`solvers.ida` for the contract. ``threads`` > 1
-    searches each iteration's subtrees in parallel (:mod:`solvers._ida_cube_parallel`)."""
-    return search_with(TwoSidedSearch(puzzle, spec, start), max_nodes, deadline_s, threads)
+    searches each iteration's subtrees in parallel (:mod:`solvers._ida_cube_parallel`);
+    ``order`` as :func:`solvers._ida_cube.search_with`."""
+    return search_with(TwoSidedSearch(puzzle, spec, start), max_nodes, deadline_s, threads, order)
 
 
 def warmup(puzzle: Puzzle, spec: IdaSpec) -> None:

@@ -188,12 +188,20 @@ def test_bench_solve_default_uses_the_table_once_built(stored: bool, monkeypatch
     monkeypatch.setattr(catalog, "tables_stored", fake)
     for puzzle in ("cube3", "cube3-htm"):
         name, built = solve.built_search_heuristic(puzzle, "pdb-coset")
-        assert (name, built) == (("pdb-coset-eo", True) if stored else ("pdb-coset", False))
+        assert (name, built) == (("pdb-coset-eo2ep2", True) if stored else ("pdb-coset", False))
         err = capsys.readouterr().err
         if stored:
             assert err == ""
         else:
             assert f"bench pdb build {puzzle} pdb-coset-eo (" in err and "2.52 GB" in err
+            assert f"bench pdb build {puzzle} pdb-coset-eo2ep2 (" in err and "7.55 GB" in err
             assert len(err.strip().splitlines()) == 1
-    assert asked == [("cube3", "pdb-coset-eo"), ("cube3-htm", "pdb-coset-eo")]
+    if stored:  # the strongest first
+        assert asked == [("cube3", "pdb-coset-eo2ep2"), ("cube3-htm", "pdb-coset-eo2ep2")]
+    else:
+        assert asked == [(p, h) for p in ("cube3", "cube3-htm")
+                         for h in ("pdb-coset-eo2ep2", "pdb-coset-eo")]
+    # only the smaller table built: it runs
+    monkeypatch.setattr(catalog, "tables_stored", lambda p, h: h == "pdb-coset-eo")
+    assert solve.built_search_heuristic("cube3", "pdb-coset") == ("pdb-coset-eo", True)
     assert solve.built_search_heuristic("puzzle8", "pdb-full") == ("pdb-full", False)

@@ -176,3 +176,29 @@ def test_cli_order_previous_solves(capsys) -> None:
     assert code == 0, err
     rec = json.loads(out)
     assert rec["status"] == "solved" and rec["length"] == 4
+
+
+@pytest.mark.parametrize("sides", ["both", "forward"])
+@pytest.mark.parametrize("metric", ["qtm", "htm"])
+def test_coset_eo_previous_matches_actions(monkeypatch, metric, sides) -> None:
+    """The same under the two-bit coset heuristic's kernels (``sides=both``: the two-sided
+    search, whose prefixes also say which side each move was applied to)."""
+    cube = pytest.importorskip("puzzles.cube")
+    from heuristics.pdb_coset_eo import CosetEOCubePDB
+    from solvers import _ida_cube_parallel
+    from solvers.ida import kernel_module
+
+    spy = _Spy()
+    monkeypatch.setattr(_ida_parallel, "subtree_order", spy)
+    monkeypatch.setattr(_ida_cube_parallel, "SPLIT_MIN_NODES", 0)
+    monkeypatch.setattr(_ida_cube_parallel, "NODES_PER_THREAD", 8)
+    puzzle = cube.Cube3(metric)
+    spec = CosetEOCubePDB(puzzle, "set", "set", progress=False, sides=sides).ida_spec()
+    module = kernel_module(spec.family)
+    rng = np.random.default_rng(59)
+    states = np.concatenate([puzzle.scramble(1, d, rng)[0] for d in (2, 9, 10, 10)])
+
+    def search(s, **kw):
+        return module.search(puzzle, spec, s, None, None, **kw)
+
+    _compare(search, puzzle, states, spy)

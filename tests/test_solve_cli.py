@@ -171,8 +171,9 @@ def test_the_cube3_default_is_named_before_its_tables_load(capsys, monkeypatch):
     assert code == 2 and out == ""
     assert loaded == [("pdb-coset", {"probe_inverse": "near", "corner_pdb": "corners"})]
     built, note, error = err.splitlines()  # the coset-eo tables are not in the tests' cache
-    assert built.startswith("note: pdb-coset-eo, the default once built, is not built: bench pdb "
-                            "build cube3 pdb-coset-eo (")
+    assert built.startswith("note: pdb-coset-eo2ep2 or pdb-coset-eo, the default once built (the "
+                            "first built of these), is not built: bench pdb build cube3 "
+                            "pdb-coset-eo2ep2 (")
     assert note.startswith("heuristic: pdb-coset --probe-inverse near --corner-pdb corners (the "
                            "default for cube3: its strongest")
     assert error == "error: --heuristic: not loaded here"

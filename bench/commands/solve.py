@@ -167,20 +167,26 @@ def default_heuristic_note(puzzle_name: str, heuristic_name: str,
 
 def built_search_heuristic(puzzle_name: str, default: str,
                            given: Iterable[str] = ()) -> tuple[str, bool]:
-    """``(heuristic, True)``: the puzzle's ``search_heuristic_built`` when its tables are in the
-    cache; else ``(default, False)``, after a line on stderr saying how to build them. The
-    heuristic options ``given`` that it does not take keep the default (and say nothing)."""
-    stronger = registry.puzzle_entry(puzzle_name).props.search_heuristic_built
-    if not stronger or any(registry.heuristic_entry(stronger).option(k) is None for k in given):
+    """``(heuristic, True)``: the first of the puzzle's ``search_heuristic_built`` (strongest
+    first) whose tables are in the cache; else ``(default, False)``, after a line on stderr
+    saying how to build them. Heuristics that do not take an option ``given`` are passed over
+    (with none left, the default runs and nothing is said)."""
+    stronger = [name for name in registry.puzzle_entry(puzzle_name).props.search_heuristic_built
+                if all(registry.heuristic_entry(name).option(k) is not None for k in given)]
+    if not stronger:
         return default, False
     from pdb_builders.catalog import tables_stored
 
-    if tables_stored(puzzle_name, stronger):
-        return stronger, True
-    decl = registry.heuristic_entry(stronger).props.pdb
-    cost = f" ({decl.build})" if decl is not None and decl.build else ""
-    click.echo(f"note: {stronger}, the default once built, is not built: bench pdb build "
-               f"{puzzle_name} {stronger}{cost}", err=True)
+    for name in stronger:
+        if tables_stored(puzzle_name, name):
+            return name, True
+    builds = []
+    for name in stronger:
+        decl = registry.heuristic_entry(name).props.pdb
+        cost = f" ({decl.build})" if decl is not None and decl.build else ""
+        builds.append(f"bench pdb build {puzzle_name} {name}{cost}")
+    click.echo(f"note: {' or '.join(stronger)}, the default once built (the first built of "
+               f"these), is not built: {'; or '.join(builds)}", err=True)
     return default, False
 
 
