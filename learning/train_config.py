@@ -106,21 +106,26 @@ class TrainConfig:
         out.check_every = c if out.check_every is None else out.check_every
         if out.target not in TARGETS:
             raise InputError(f"target: expected one of {', '.join(TARGETS)}, got {out.target!r}")
-        for name, low, high in (("batch", 2, MAX_BATCH), ("k_max", 1, 10**6),
-                                ("check_every", 1, 10**12), ("h1", 1, MAX_WIDTH),
-                                ("res_dim", 1, MAX_WIDTH), ("num_blocks", 0, 1000),
-                                ("eval_per_depth", 1, 10**6), ("eval_depths", 1, 10**6),
-                                ("eval_max_steps", 1, 10**9), ("eval_chunk", 1, 10**9),
-                                ("diffusion_warmup", 0, 10**12), ("seed", 0, 2**63 - 1)):
-            v = getattr(out, name)
+        integers: tuple[tuple[str, Any, int, int], ...] = (
+            ("batch", out.batch, 2, MAX_BATCH), ("k_max", out.k_max, 1, 10**6),
+            ("check_every", out.check_every, 1, 10**12), ("h1", out.h1, 1, MAX_WIDTH),
+            ("res_dim", out.res_dim, 1, MAX_WIDTH), ("num_blocks", out.num_blocks, 0, 1000),
+            ("eval_per_depth", out.eval_per_depth, 1, 10**6),
+            ("eval_depths", out.eval_depths, 1, 10**6),
+            ("eval_max_steps", out.eval_max_steps, 1, 10**9),
+            ("eval_chunk", out.eval_chunk, 1, 10**9),
+            ("diffusion_warmup", out.diffusion_warmup, 0, 10**12),
+            ("seed", out.seed, 0, 2**63 - 1))
+        for name, v, low, high in integers:
             if v is None:
                 continue
             if isinstance(v, bool) or not isinstance(v, int):
                 raise InputError(f"--{name.replace('_', '-')}: expected an integer, got {v!r}")
             if not low <= v <= high:
                 raise InputError(f"--{name.replace('_', '-')}: must be in [{low}, {high}], got {v}")
-        for name in ("lr", "lr_decay", "epsilon", "polyak"):
-            _check_finite("--" + name.replace("_", "-"), getattr(out, name))
+        for flag, value in (("--lr", out.lr), ("--lr-decay", out.lr_decay),
+                            ("--epsilon", out.epsilon), ("--polyak", out.polyak)):
+            _check_finite(flag, value)
         if out.batch < 2:
             raise InputError(f"--batch: must be at least 2 (batch norm), got {out.batch}")
         if out.k_max < 1:

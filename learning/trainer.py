@@ -68,6 +68,7 @@ from puzzles.base import Puzzle
 
 if TYPE_CHECKING:
     from learning.distributed import Dist
+    from learning.targets.q import Teacher
 
 class _Inline:
     """Batches made on demand in the trainer's thread: on a GPU (the device queues the work),
@@ -148,6 +149,9 @@ class Trainer:
         self.save_every_s = 300.0
         #: the iteration of the last checkpoint written or resumed from
         self.saved_iteration: int | None = None
+        #: q-distill: the value network distilled, loaded at the first batch
+        #: (:meth:`learning.targets.q.QDistillTarget.teacher`)
+        self.teacher: Teacher | None = None
 
     # ------------------------------------------------------------------ persistence
     @classmethod
@@ -239,7 +243,7 @@ class Trainer:
         return self.dist is None or self.dist.main
 
     def _diverged(self, what: str) -> InputError:
-        saved = getattr(self, "saved_iteration", None)
+        saved = self.saved_iteration
         kept = (f"the checkpoint of iteration {saved} is kept" if saved is not None
                 else "nothing was saved")
         return InputError(f"training diverged at iteration {self.iteration}: {what}; stopped, "

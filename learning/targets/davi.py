@@ -32,6 +32,7 @@ from learning.networks import FastForward, build_network
 from learning.targets.base import ValueTarget
 
 if TYPE_CHECKING:
+    from learning.targets.base import TrainBatch
     from learning.train_config import TrainConfig
 
 
@@ -89,7 +90,7 @@ class DaviTarget(ValueTarget):
     def in_diffusion_phase(self, cfg: TrainConfig, iteration: int) -> bool:
         return iteration < cfg.diffusion_warmup
 
-    def targets(self, t: Any, b: Any) -> torch.Tensor:
+    def targets(self, t: Any, b: TrainBatch) -> torch.Tensor:
         if self.in_diffusion_phase(t.cfg, b.iteration):
             return self.walk_length_targets(t, b)
         assert b.children is not None and b.valid is not None and b.child_goal is not None
