@@ -1,5 +1,6 @@
 """The options of a training run (``TrainConfig``, stored in checkpoints), the per-puzzle defaults
-and the network sizes a run trains (``model_config_for``)."""
+(declared with each puzzle: ``core.props.TrainDefaults``) and the network sizes a run trains
+(``model_config_for``)."""
 
 from __future__ import annotations
 
@@ -17,35 +18,14 @@ from learning.networks import ARCHITECTURES
 from learning.targets import target_for
 from puzzles.base import Puzzle
 
-#: per-puzzle defaults (k_max, epsilon, check_every): DeepCubeA's values for the puzzles of its
-#: paper; for cube2 (diameter 14 qtm) and puzzle8 (diameter 31) a K above the diameter and a
-#: smaller C, since they converge in thousands of iterations. The 8-puzzle takes the 15-puzzle's
-#: epsilon (0.1) rather than 1.0: its costs are at most 31, and a target refreshed whenever the
-#: mean squared error is below 1 would chase a still-inaccurate network.
-PUZZLE_DEFAULTS: dict[str, tuple[int, float, int]] = {
-    "cube3": (30, 0.06, 5000),
-    "cube3-htm": (30, 0.06, 5000),
-    "cube2": (20, 0.06, 500),
-    "cube2-htm": (16, 0.06, 500),
-    "puzzle8": (40, 0.1, 500),
-    "puzzle15": (500, 0.1, 5000),
-    "puzzle24": (500, 0.2, 5000),
-    "puzzle35": (1000, 1.0, 5000),
-    "puzzle48": (1000, 1.0, 5000),
-    "lightsout7": (50, 1.0, 5000),
-    # the reverse-play steps of the level generator (puzzles/sokoban_levels.py), whose levels
-    # match DeepCubeA's test levels; K = 30 walks reach few states that far from a goal
-    "sokoban": (1000, 1.0, 1000),
-}
 
 def puzzle_defaults(name: str) -> tuple[int, float, int]:
-    """``(k_max, epsilon, check_every)`` for a puzzle name; Lights Out n x n: K = n * n."""
-    if name in PUZZLE_DEFAULTS:
-        return PUZZLE_DEFAULTS[name]
-    if name.startswith("lightsout"):
-        n = int(name[len("lightsout"):])
-        return (min(50, n * n), 1.0, 500 if n < 7 else 5000)
-    return (30, 1.0, 1000)
+    """``(k_max, epsilon, check_every)`` of puzzle ``name``: its entry's declared training
+    defaults (``core.props.TrainDefaults``; ``InputError`` for an unknown puzzle)."""
+    from core.registry import puzzle_entry
+
+    d = puzzle_entry(name).props.train
+    return d.k_max, d.epsilon, d.check_every
 
 
 def _check_finite(flag: str, v: Any) -> None:
