@@ -42,7 +42,7 @@ from learning.checkpoint import (
     save_checkpoint,
 )
 from learning.data import Batch, BatchProducer
-from learning.devices import infer_chunk, num_parameters, resolve_device
+from learning.devices import amp_dtype, infer_chunk, num_parameters, resolve_device
 from learning.monitoring import DEPTH_COLUMNS, LOG_COLUMNS
 from learning.networks import FastForward, Network, build_network
 from learning.run_files import (
@@ -354,7 +354,7 @@ class Trainer:
             g["lr"] = self._lr()
         self.model.train()
         net = self._network()
-        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.cfg.amp):
+        with torch.autocast(self.device.type, dtype=amp_dtype(True), enabled=self.cfg.amp):
             pred = net(x).float()
         loss = self.objective.loss(pred, y.to(self.device), b)
         if self.dist is not None:
@@ -408,7 +408,7 @@ class Trainer:
     def value_fn(self) -> Callable[[np.ndarray], np.ndarray]:
         """The current network as a batch value function on states (eval mode)."""
         self.model.eval()
-        fast = FastForward(self.model, torch.bfloat16 if self.cfg.amp else torch.float32)
+        fast = FastForward(self.model, amp_dtype(self.cfg.amp))
         chunk = infer_chunk(self.device, self.cfg.eval_chunk)
 
         def f(states: np.ndarray) -> np.ndarray:
@@ -423,7 +423,7 @@ class Trainer:
         """The current policy network as a batch function ``states -> (B, A)`` log-probabilities
         over the legal moves (eval mode)."""
         self.model.eval()
-        fast = FastForward(self.model, torch.bfloat16 if self.cfg.amp else torch.float32)
+        fast = FastForward(self.model, amp_dtype(self.cfg.amp))
         chunk = infer_chunk(self.device, self.cfg.eval_chunk)
         a = self.puzzle.num_actions
 

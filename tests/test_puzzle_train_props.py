@@ -43,9 +43,11 @@ def test_every_declared_puzzle_declares_training_defaults():
         assert entry.props.train.k_max >= 1 and entry.props.train.check_every >= 1, name
 
 
-def test_an_unknown_puzzle_is_one_line():
-    with pytest.raises(InputError, match="unknown puzzle 'cube9'"):
-        TrainConfig(puzzle="cube9").resolved()
+def test_a_puzzle_the_registry_does_not_know_takes_the_common_defaults():
+    """A trainer given a puzzle made in code (a test's toy) resolves its config by name."""
+    assert puzzle_defaults("toylights3") == (30, 1.0, 1000) == (
+        props.TrainDefaults().k_max, props.TrainDefaults().epsilon,
+        props.TrainDefaults().check_every)
 
 
 @pytest.mark.parametrize("name, adapter", [("cube3", "deepcubea-cube3"),

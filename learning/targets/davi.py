@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from learning.devices import infer_chunk
+from learning.devices import amp_dtype, infer_chunk
 from learning.networks import FastForward, build_network
 from learning.targets.base import ValueTarget
 
@@ -69,7 +69,7 @@ def target_values(t: Any, children: np.ndarray | torch.Tensor) -> torch.Tensor:
     if t.target is None:
         return torch.zeros(bsz, a, device=t.device)
     if t._fast_target is None:
-        t._fast_target = FastForward(t.target, torch.bfloat16 if t.cfg.amp else torch.float32)
+        t._fast_target = FastForward(t.target, amp_dtype(t.cfg.amp))
     codes = t._codes(children.reshape(bsz * a, length))
     chunk = infer_chunk(t.device, t.cfg.eval_chunk)
     out = torch.cat([t._fast_target(codes[i:i + chunk])

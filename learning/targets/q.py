@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from core.errors import InputError
-from learning.devices import infer_chunk
+from learning.devices import amp_dtype, infer_chunk
 from learning.networks import FastForward
 from learning.targets.base import ValueTarget
 from learning.targets.davi import DaviTarget
@@ -62,7 +62,7 @@ def q_function(t: Any) -> Callable[[np.ndarray], np.ndarray]:
     """The trainer ``t``'s current Q-network on states: ``(B, L) -> (B, A)`` float64, illegal
     moves ``inf`` (eval mode)."""
     t.model.eval()
-    fast = FastForward(t.model, torch.bfloat16 if t.cfg.amp else torch.float32)
+    fast = FastForward(t.model, amp_dtype(t.cfg.amp))
     chunk = infer_chunk(t.device, t.cfg.eval_chunk)
     a = t.puzzle.num_actions
 
@@ -205,7 +205,7 @@ class QLearningTarget(QTarget, DaviTarget):
             best = torch.zeros(bsz, a, device=t.device)
         else:
             if t._fast_target is None:
-                t._fast_target = FastForward(t.target, torch.bfloat16 if t.cfg.amp else torch.float32)
+                t._fast_target = FastForward(t.target, amp_dtype(t.cfg.amp))
             flat = children.reshape(bsz * a, length)
             codes = t._codes(flat)
             chunk = infer_chunk(t.device, t.cfg.eval_chunk)
