@@ -97,6 +97,9 @@ class SizedEntries(Generic[P]):
     high: int
     props: P
     skip: tuple[int, ...] = ()
+    #: the properties of size ``n`` made from ``props`` where they depend on the size (None:
+    #: ``props`` for every size)
+    sized_props: Callable[[P, int], P] | None = None
 
     def claims(self, name: str) -> bool:
         """Whether ``name`` is ``prefix`` followed by digits, whatever the size (a plugin may
@@ -111,4 +114,5 @@ class SizedEntries(Generic[P]):
         n = int(name.removeprefix(self.prefix))
         if not self.low <= n <= self.high or n in self.skip:
             return None
-        return Entry(name, self.target, self.summary.format(n=n), {self.size_arg: n}, self.props)
+        props = self.props if self.sized_props is None else self.sized_props(self.props, n)
+        return Entry(name, self.target, self.summary.format(n=n), {self.size_arg: n}, props)

@@ -18,6 +18,29 @@ PuzzleSpec = str | tuple[str, ...]
 
 
 @dataclass(frozen=True)
+class TrainDefaults:
+    """A puzzle's training defaults (``bench train`` without the options): ``k_max``, the
+    longest walk from the goal; ``epsilon``, the loss below which DAVI updates its target
+    network; ``check_every``, the iterations between checks. DeepCubeA's values for the puzzles
+    of its paper; for the small puzzles (cube2, puzzle8) a K above the diameter and a smaller C,
+    since they converge in thousands of iterations."""
+
+    k_max: int = 30
+    epsilon: float = 1.0
+    check_every: int = 1000
+
+
+@dataclass(frozen=True)
+class DeepCubeANet:
+    """How DeepCubeA's published network for a puzzle reads it: ``adapter``, the input adapter
+    that turns our states into its input (:mod:`learning.adapters`); ``goal_layout``, the goal
+    layout its values are relative to (empty: the puzzle's one goal)."""
+
+    adapter: str
+    goal_layout: str = ""
+
+
+@dataclass(frozen=True)
 class PuzzleProps:
     """A puzzle's properties. ``family``: what kernels and tables it shares (``cube``,
     ``tiles``, ...; a plugin's defaults to its name); ``goal_layouts``: takes ``--goal``;
@@ -30,7 +53,9 @@ class PuzzleProps:
     tables (too large to build on first use) are in the cache instead, with its own defaults (``bench solve`` checks the
     cache and says how to build them when they are not); ``beam_width``: the width a beam
     search runs with when none is given (``core.registry.beam_width``; a model may recommend
-    its own)."""
+    its own); ``train``: the training defaults (:class:`TrainDefaults`); ``deepcubea``: how
+    DeepCubeA's published network for it reads it (None: DeepCubeA published none,
+    ``bench train import-deepcubea`` refuses it)."""
 
     family: str = ""
     goal_layouts: bool = False
@@ -39,6 +64,8 @@ class PuzzleProps:
     search_heuristic_args: tuple[tuple[str, str], ...] = ()
     search_heuristic_built: tuple[str, ...] = ()
     beam_width: int = 1024
+    train: TrainDefaults = TrainDefaults()
+    deepcubea: DeepCubeANet | None = None
 
 
 @dataclass(frozen=True)
@@ -132,4 +159,10 @@ def from_dict(kind: str, given: dict[str, Any]) -> Any:
     if unknown:
         raise ValueError(f"unknown {kind} propert{'ies' if len(unknown) > 1 else 'y'} "
                          f"{', '.join(map(repr, unknown))} (known: {', '.join(known)})")
+    if kind == "puzzle":  # the nested records, as plain dicts too
+        given = dict(given)
+        if isinstance(given.get("train"), dict):
+            given["train"] = TrainDefaults(**given["train"])
+        if isinstance(given.get("deepcubea"), dict):
+            given["deepcubea"] = DeepCubeANet(**given["deepcubea"])
     return cls(**given)

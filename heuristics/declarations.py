@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from core.entry import Entry
-from core.names import TILE_NAMES, VALUE_NET
+from core.names import DEVICES, PRECISIONS, TILE_NAMES, VALUE_NET
 from core.options import Option
 from core.pdb_decls import CORNER_PDBS, CUBE_PDBS, EDGE_TABLES, PROBE_INVERSE, TILE_PDBS
 from core.props import HeuristicProps, WhenOption
@@ -21,11 +21,11 @@ _KERNEL = HeuristicProps(admissible=True, kernel=True)
 
 MODEL = Option("model", str, "model of a learned heuristic: a name, run folder or file",
                default_text="the shipped model", metavar="M")
-DEVICE = Option("device", str, "where a network evaluates", choices=("auto", "cpu", "cuda"),
+DEVICE = Option("device", str, "where a network evaluates", choices=DEVICES,
                 default="cpu", metavar="DEV")
 #: a class built without a precision takes float32; bench solve and suites give the model's
 #: recommendation where it has one
-PRECISION = Option("precision", str, "a network's hidden layers", choices=("float32", "bfloat16"),
+PRECISION = Option("precision", str, "a network's hidden layers", choices=PRECISIONS,
                    default="float32", default_text="the model's recommendation, else float32",
                    metavar="P")
 

@@ -11,7 +11,7 @@ import numpy as np
 from core import registry
 from core.errors import InputError
 from heuristics.base import Heuristic
-from learning.multigoal import TREE_FILE, GoalTree, with_goal
+from learning.multigoal import TREE_FILE, GoalTree
 from puzzles.base import Puzzle
 
 
@@ -62,7 +62,7 @@ class MultiGoalHeuristic(Heuristic):
             run = folder / f"g{i}"
             if not run.is_dir():
                 raise InputError(f"--model: {folder} lacks goal {i}'s network ({run.name}/)")
-            self.nets.append(ValueNetHeuristic(with_goal(puzzle, goal), model=run, device=device,
+            self.nets.append(ValueNetHeuristic(puzzle.with_goal(goal), model=run, device=device,
                                               precision=precision))
         self.trained_target = self.nets[0].trained_target if self.nets else None
         self.d = self.tree.distances

@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from core.errors import InputError
+from core.props import DeepCubeANet
 from learning.checkpoint import CheckpointError, load_failure, non_finite, save_checkpoint
 from learning.model_config import ModelConfig
 from puzzles.base import Puzzle
@@ -46,14 +47,19 @@ def rename_state_dict(theirs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor
 
 
 def adapter_for(puzzle: Puzzle) -> tuple[str, int]:
-    """``(input_adapter, state_dim of their input)`` for a puzzle DeepCubeA trained on."""
-    if puzzle.name == "cube3":
-        return "deepcubea-cube3", 54
-    if puzzle.name.startswith("puzzle"):
-        return "deepcubea-tiles", puzzle.state_dim
-    if puzzle.name.startswith("lightsout"):
-        return "deepcubea-lights", puzzle.state_dim
-    raise InputError(f"PUZZLE: DeepCubeA published no network for {puzzle.name}")
+    """``(input_adapter, state_dim of their input)`` for a puzzle DeepCubeA trained on (its
+    entry's ``deepcubea``; their input has as many positions as our state)."""
+    net = _published(puzzle)
+    return net.adapter, puzzle.state_dim
+
+
+def _published(puzzle: Puzzle) -> DeepCubeANet:
+    from core.registry import puzzle_entry
+
+    net = puzzle_entry(puzzle.name).props.deepcubea
+    if net is None:
+        raise InputError(f"PUZZLE: DeepCubeA published no network for {puzzle.name}")
+    return net
 
 
 def convert(theirs: dict[str, torch.Tensor], puzzle: Puzzle) -> dict[str, Any]:
@@ -115,10 +121,13 @@ def convert(theirs: dict[str, torch.Tensor], puzzle: Puzzle) -> dict[str, Any]:
 
 
 def _deepcubea_goal(puzzle: Puzzle) -> Any:
-    """The goal their network's values are relative to, in our state format."""
-    if puzzle.name.startswith("puzzle"):
-        n = puzzle.state_dim
-        return list(range(1, n)) + [0]  # their goal: tiles 1..N-1, then the blank
+    """The goal their network's values are relative to, in our state format: the goal of the
+    layout their entry names (tiles: blank-last), else the puzzle's own."""
+    layout = _published(puzzle).goal_layout
+    if layout and layout != puzzle.layout:
+        from core.registry import get_puzzle
+
+        return get_puzzle(puzzle.name, goal=layout).goal()
     return puzzle.goal()
 
 

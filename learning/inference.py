@@ -11,7 +11,13 @@ import torch
 
 from core.errors import InputError
 from learning.adapters import make_input_fn
-from learning.devices import infer_chunk, num_parameters, parameter_bytes, resolve_device
+from learning.devices import (
+    infer_chunk,
+    num_parameters,
+    parameter_bytes,
+    precision_dtype,
+    resolve_device,
+)
 from learning.model_config import ModelConfig
 from learning.networks import FastForward, build_network
 from puzzles.base import Puzzle
@@ -43,8 +49,7 @@ class NetworkEvaluator:
         ``chunk`` states (default: the device's) in ``precision`` (``float32`` or
         ``bfloat16``); refused in one line when the weights do not fit the recorded sizes."""
         self.device = resolve_device(device)
-        if precision not in ("float32", "bfloat16"):
-            raise InputError(f"--precision: expected float32 or bfloat16, got {precision!r}")
+        dtype = precision_dtype(precision)
         self.precision = precision
         if chunk is not None and (isinstance(chunk, bool) or int(chunk) < 1):
             raise InputError(f"chunk: must be a positive integer, got {chunk!r}")
@@ -56,7 +61,7 @@ class NetworkEvaluator:
             raise InputError(f"--model: {self.model_path}: weights do not fit the recorded network "
                              f"sizes ({str(exc).splitlines()[0]})") from None
         self.net.to(self.device).float().eval()
-        self.fast = FastForward(self.net, torch.bfloat16 if precision == "bfloat16" else torch.float32)
+        self.fast = FastForward(self.net, dtype)
         self._input = make_input_fn(ckpt, puzzle)
         self.network_evaluations = 0
 

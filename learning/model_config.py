@@ -71,11 +71,12 @@ class ModelConfig:
             if k not in d:
                 raise InputError(f"model_config: missing {k}")
         out = cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
-        for name, low, high in (("state_dim", 1, 10**5), ("one_hot_depth", 1, 10**4),
-                                ("h1", 1, MAX_WIDTH), ("res_dim", 1, MAX_WIDTH),
-                                ("num_blocks", 0, 1000), ("layers", 0, 1000),
-                                ("outputs", 1, 10**5)):
-            v = getattr(out, name)
+        sizes: tuple[tuple[str, Any, int, int], ...] = (
+            ("state_dim", out.state_dim, 1, 10**5), ("one_hot_depth", out.one_hot_depth, 1, 10**4),
+            ("h1", out.h1, 1, MAX_WIDTH), ("res_dim", out.res_dim, 1, MAX_WIDTH),
+            ("num_blocks", out.num_blocks, 0, 1000), ("layers", out.layers, 0, 1000),
+            ("outputs", out.outputs, 1, 10**5))
+        for name, v, low, high in sizes:
             if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
                 raise InputError(f"model_config: {name} must be an integer in [{low}, {high}], "
                                  f"got {v!r}")

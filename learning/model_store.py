@@ -9,6 +9,7 @@ from typing import Any
 
 from core.errors import InputError
 from core.paths import checkout_dir
+from learning.devices import check_precision
 
 #: the models shipped with the package (package data of ``heuristics``)
 SHIPPED_DIR = Path(__file__).resolve().parent.parent / "heuristics" / "models"
@@ -132,9 +133,7 @@ def _declared_search(puzzle_name: str, path: Path) -> dict[str, Any] | None:
     entry = registry.solver_entry(solver)
     if not registry.solver_supports(entry, puzzle_name):
         raise InputError(f"{where}: search: {solver} does not apply to {puzzle_name}")
-    precision = rec.get("precision", "float32")
-    if precision not in ("float32", "bfloat16"):
-        raise InputError(f"{where}: search: precision {precision!r} is not float32 or bfloat16")
+    precision = check_precision(rec.get("precision", "float32"), f"{where}: search: precision")
     given = {k: v for k, v in rec.items() if k not in ("solver", "precision")}
     try:
         args = entry.check_options(given, "solver")

@@ -92,17 +92,6 @@ def tree_files(puzzle_name: str, model: str | Path | None) -> list[Path]:
                   and (f.suffix == ".pt" or f.name == TREE_FILE))
 
 
-def with_goal(puzzle: Puzzle, goal: np.ndarray) -> Puzzle:
-    """A copy of ``puzzle`` whose goal is ``goal`` (same moves; walks and goal tests use it)."""
-    p = copy.copy(puzzle)
-    g = np.asarray(goal, dtype=puzzle.goal().dtype).copy()
-    g.setflags(write=False)
-    p._goal = g  # type: ignore[attr-defined]
-    if hasattr(p, "goal_pos"):
-        p.goal_pos = np.argsort(g).astype(np.int64)  # type: ignore[attr-defined]
-    return p
-
-
 def grow_tree(puzzle: Puzzle, children: int, height: int, step: int,
               rng: np.random.Generator) -> GoalTree:
     """Grow a goal tree from the final goal (see the module text)."""
@@ -159,7 +148,7 @@ def train_tree(puzzle: Puzzle, tree: GoalTree, cfg: Any, folder: Path, iteration
     cpu = None if max_cpu_seconds is None else max_cpu_seconds / g
     out = []
     for i, goal in enumerate(tree.goals):
-        sub = with_goal(puzzle, goal)
+        sub = puzzle.with_goal(goal)
         run = folder / f"g{i}"
         if (run / "checkpoint.pt").is_file():
             trainer = Trainer.resume(run, puzzle=sub, progress=progress)

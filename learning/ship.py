@@ -103,13 +103,13 @@ def set_search(name: str, search: dict[str, Any], dest_root: Path = SHIPPED_DIR)
     and the index. The solver and its options are checked against the registry."""
     from core import registry
     from core.errors import InputError
+    from learning.devices import check_precision
     from learning.model_store import SEARCH_SOLVERS
 
     if search.get("solver") not in SEARCH_SOLVERS:
         raise InputError(f"search: solver must be one of {', '.join(SEARCH_SOLVERS)}, "
                          f"got {search.get('solver')!r}")
-    if search.get("precision", "float32") not in ("float32", "bfloat16"):
-        raise InputError(f"search: precision must be float32 or bfloat16, got {search['precision']!r}")
+    check_precision(search.get("precision", "float32"), "search: precision")
     registry.solver_entry(search["solver"]).check_options(
         {k: v for k, v in search.items() if k not in ("solver", "precision")}, "solver")
     config = _read_config(name, dest_root)

@@ -1,5 +1,6 @@
 """The options of a training run (``TrainConfig``, stored in checkpoints), the per-puzzle defaults
-and the network sizes a run trains (``model_config_for``)."""
+(declared with each puzzle: ``core.props.TrainDefaults``) and the network sizes a run trains
+(``model_config_for``)."""
 
 from __future__ import annotations
 
@@ -11,41 +12,26 @@ from typing import Any
 from core.capabilities import HasReverseWalks
 from core.errors import InputError
 from learning.checkpoint import TARGETS
+from learning.devices import check_device
 from learning.limits import MAX_BATCH, MAX_WIDTH
 from learning.model_config import ModelConfig
 from learning.networks import ARCHITECTURES
 from learning.targets import target_for
 from puzzles.base import Puzzle
 
-#: per-puzzle defaults (k_max, epsilon, check_every): DeepCubeA's values for the puzzles of its
-#: paper; for cube2 (diameter 14 qtm) and puzzle8 (diameter 31) a K above the diameter and a
-#: smaller C, since they converge in thousands of iterations. The 8-puzzle takes the 15-puzzle's
-#: epsilon (0.1) rather than 1.0: its costs are at most 31, and a target refreshed whenever the
-#: mean squared error is below 1 would chase a still-inaccurate network.
-PUZZLE_DEFAULTS: dict[str, tuple[int, float, int]] = {
-    "cube3": (30, 0.06, 5000),
-    "cube3-htm": (30, 0.06, 5000),
-    "cube2": (20, 0.06, 500),
-    "cube2-htm": (16, 0.06, 500),
-    "puzzle8": (40, 0.1, 500),
-    "puzzle15": (500, 0.1, 5000),
-    "puzzle24": (500, 0.2, 5000),
-    "puzzle35": (1000, 1.0, 5000),
-    "puzzle48": (1000, 1.0, 5000),
-    "lightsout7": (50, 1.0, 5000),
-    # the reverse-play steps of the level generator (puzzles/sokoban_levels.py), whose levels
-    # match DeepCubeA's test levels; K = 30 walks reach few states that far from a goal
-    "sokoban": (1000, 1.0, 1000),
-}
 
 def puzzle_defaults(name: str) -> tuple[int, float, int]:
-    """``(k_max, epsilon, check_every)`` for a puzzle name; Lights Out n x n: K = n * n."""
-    if name in PUZZLE_DEFAULTS:
-        return PUZZLE_DEFAULTS[name]
-    if name.startswith("lightsout"):
-        n = int(name[len("lightsout"):])
-        return (min(50, n * n), 1.0, 500 if n < 7 else 5000)
-    return (30, 1.0, 1000)
+    """``(k_max, epsilon, check_every)`` of puzzle ``name``: its entry's declared training
+    defaults (``core.props.TrainDefaults``); a puzzle made in code under a name the registry
+    does not know (a trainer given its puzzle object) takes the common defaults."""
+    from core.props import TrainDefaults
+    from core.registry import puzzle_entry
+
+    try:
+        d = puzzle_entry(name).props.train
+    except InputError:
+        d = TrainDefaults()
+    return d.k_max, d.epsilon, d.check_every
 
 
 def _check_finite(flag: str, v: Any) -> None:
@@ -106,21 +92,26 @@ class TrainConfig:
         out.check_every = c if out.check_every is None else out.check_every
         if out.target not in TARGETS:
             raise InputError(f"target: expected one of {', '.join(TARGETS)}, got {out.target!r}")
-        for name, low, high in (("batch", 2, MAX_BATCH), ("k_max", 1, 10**6),
-                                ("check_every", 1, 10**12), ("h1", 1, MAX_WIDTH),
-                                ("res_dim", 1, MAX_WIDTH), ("num_blocks", 0, 1000),
-                                ("eval_per_depth", 1, 10**6), ("eval_depths", 1, 10**6),
-                                ("eval_max_steps", 1, 10**9), ("eval_chunk", 1, 10**9),
-                                ("diffusion_warmup", 0, 10**12), ("seed", 0, 2**63 - 1)):
-            v = getattr(out, name)
+        integers: tuple[tuple[str, Any, int, int], ...] = (
+            ("batch", out.batch, 2, MAX_BATCH), ("k_max", out.k_max, 1, 10**6),
+            ("check_every", out.check_every, 1, 10**12), ("h1", out.h1, 1, MAX_WIDTH),
+            ("res_dim", out.res_dim, 1, MAX_WIDTH), ("num_blocks", out.num_blocks, 0, 1000),
+            ("eval_per_depth", out.eval_per_depth, 1, 10**6),
+            ("eval_depths", out.eval_depths, 1, 10**6),
+            ("eval_max_steps", out.eval_max_steps, 1, 10**9),
+            ("eval_chunk", out.eval_chunk, 1, 10**9),
+            ("diffusion_warmup", out.diffusion_warmup, 0, 10**12),
+            ("seed", out.seed, 0, 2**63 - 1))
+        for name, v, low, high in integers:
             if v is None:
                 continue
             if isinstance(v, bool) or not isinstance(v, int):
                 raise InputError(f"--{name.replace('_', '-')}: expected an integer, got {v!r}")
             if not low <= v <= high:
                 raise InputError(f"--{name.replace('_', '-')}: must be in [{low}, {high}], got {v}")
-        for name in ("lr", "lr_decay", "epsilon", "polyak"):
-            _check_finite("--" + name.replace("_", "-"), getattr(out, name))
+        for flag, value in (("--lr", out.lr), ("--lr-decay", out.lr_decay),
+                            ("--epsilon", out.epsilon), ("--polyak", out.polyak)):
+            _check_finite(flag, value)
         if out.batch < 2:
             raise InputError(f"--batch: must be at least 2 (batch norm), got {out.batch}")
         if out.k_max < 1:
@@ -142,8 +133,7 @@ class TrainConfig:
             raise InputError(f"--walk: expected canonical or plain, got {out.walk!r}")
         if out.data not in ("tensor", "numpy"):
             raise InputError(f"data: expected tensor or numpy, got {out.data!r}")
-        if out.device not in ("auto", "cpu", "cuda"):
-            raise InputError(f"--device: expected auto, cpu or cuda, got {out.device!r}")
+        check_device(out.device)
         return out
 
     def to_dict(self) -> dict[str, Any]:

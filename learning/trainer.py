@@ -42,7 +42,7 @@ from learning.checkpoint import (
     save_checkpoint,
 )
 from learning.data import Batch, BatchProducer
-from learning.devices import infer_chunk, num_parameters, resolve_device
+from learning.devices import amp_dtype, infer_chunk, num_parameters, resolve_device
 from learning.monitoring import DEPTH_COLUMNS, LOG_COLUMNS
 from learning.networks import FastForward, Network, build_network
 from learning.run_files import (
@@ -68,6 +68,7 @@ from puzzles.base import Puzzle
 
 if TYPE_CHECKING:
     from learning.distributed import Dist
+    from learning.targets.q import Teacher
 
 class _Inline:
     """Batches made on demand in the trainer's thread: on a GPU (the device queues the work),
@@ -148,6 +149,9 @@ class Trainer:
         self.save_every_s = 300.0
         #: the iteration of the last checkpoint written or resumed from
         self.saved_iteration: int | None = None
+        #: q-distill: the value network distilled, loaded at the first batch
+        #: (:meth:`learning.targets.q.QDistillTarget.teacher`)
+        self.teacher: Teacher | None = None
 
     # ------------------------------------------------------------------ persistence
     @classmethod
@@ -239,7 +243,7 @@ class Trainer:
         return self.dist is None or self.dist.main
 
     def _diverged(self, what: str) -> InputError:
-        saved = getattr(self, "saved_iteration", None)
+        saved = self.saved_iteration
         kept = (f"the checkpoint of iteration {saved} is kept" if saved is not None
                 else "nothing was saved")
         return InputError(f"training diverged at iteration {self.iteration}: {what}; stopped, "
@@ -350,7 +354,7 @@ class Trainer:
             g["lr"] = self._lr()
         self.model.train()
         net = self._network()
-        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.cfg.amp):
+        with torch.autocast(self.device.type, dtype=amp_dtype(True), enabled=self.cfg.amp):
             pred = net(x).float()
         loss = self.objective.loss(pred, y.to(self.device), b)
         if self.dist is not None:
@@ -404,7 +408,7 @@ class Trainer:
     def value_fn(self) -> Callable[[np.ndarray], np.ndarray]:
         """The current network as a batch value function on states (eval mode)."""
         self.model.eval()
-        fast = FastForward(self.model, torch.bfloat16 if self.cfg.amp else torch.float32)
+        fast = FastForward(self.model, amp_dtype(self.cfg.amp))
         chunk = infer_chunk(self.device, self.cfg.eval_chunk)
 
         def f(states: np.ndarray) -> np.ndarray:
@@ -419,7 +423,7 @@ class Trainer:
         """The current policy network as a batch function ``states -> (B, A)`` log-probabilities
         over the legal moves (eval mode)."""
         self.model.eval()
-        fast = FastForward(self.model, torch.bfloat16 if self.cfg.amp else torch.float32)
+        fast = FastForward(self.model, amp_dtype(self.cfg.amp))
         chunk = infer_chunk(self.device, self.cfg.eval_chunk)
         a = self.puzzle.num_actions
 

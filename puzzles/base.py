@@ -7,6 +7,7 @@ Actions are integers ``0 .. num_actions - 1``; their names are ``Puzzle.action_n
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
@@ -49,11 +50,23 @@ class Puzzle(ABC):
     #: ``blank-first``, ``korf1982``); None where there is one goal
     layout: str | None = None
     dtype = np.uint8
+    #: the goal state (read-only) of a puzzle with one; ``goal()`` returns a copy of it
+    _goal: np.ndarray
 
     # ------------------------------------------------------------------ dynamics
     @abstractmethod
     def goal(self) -> np.ndarray:
         """The goal state, shape ``(L,)``."""
+
+    def with_goal(self, goal: np.ndarray) -> Puzzle:
+        """A copy of this puzzle whose goal state is ``goal``: the same moves, its walks and goal
+        tests from ``goal`` (the goals of a multi-goal tree, :mod:`learning.multigoal`). A
+        puzzle whose goal is a set of states (Sokoban) has no such copy."""
+        p = copy.copy(self)
+        g = np.asarray(goal, dtype=self.goal().dtype).copy()
+        g.setflags(write=False)
+        p._goal = g
+        return p
 
     def example(self) -> np.ndarray:
         """A valid state to warm kernels and networks up with: the goal, where there is one."""

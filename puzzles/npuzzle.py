@@ -160,8 +160,11 @@ class NPuzzle(Puzzle):
         self._goal = goal_state(self.width, goal)  # refuses korf1982 on other widths
         self._goal.setflags(write=False)
         self._moves = _blank_moves(self.width)
-        # goal position of each tile, shape (N,)
-        self.goal_pos = np.argsort(self._goal).astype(np.int64)
+
+    @property
+    def goal_pos(self) -> np.ndarray:
+        """The goal cell of each tile, ``(N,)`` int64."""
+        return np.argsort(self._goal).astype(np.int64)
 
     # ------------------------------------------------------------------ dynamics
     def goal(self) -> np.ndarray:

@@ -331,15 +331,18 @@ class LinearConflictSearch(TilesSearch):
                            self.next_a, self.path, self.hs, self.tables.md, self.lcr, self.lcc))
 
 
+#: the search class of each tile heuristic kind (``IdaSpec.kind``): the one place a tile
+#: heuristic is registered for IDA* (its class names the record of ``spec.tables`` it reads)
+SEARCHES: dict[str, type[TilesSearch]] = {
+    "manhattan": ManhattanSearch,
+    "linear-conflict": LinearConflictSearch,
+    "additive-pdb": AdditivePdbSearch,
+}
+
+
 def search_class(spec: IdaSpec) -> type[TilesSearch]:
-    """The search class of ``spec.kind``: the one place a tile heuristic is registered for
-    IDA* (its class names the record of ``spec.tables`` it reads)."""
-    searches: dict[str, type[TilesSearch]] = {
-        "manhattan": ManhattanSearch,
-        "linear-conflict": LinearConflictSearch,
-        "additive-pdb": AdditivePdbSearch,
-    }
-    cls = searches.get(spec.kind)
+    """The search class of ``spec.kind``, from :data:`SEARCHES`."""
+    cls = SEARCHES.get(spec.kind)
     if cls is None:
         raise ValueError(f"tiles IDA*: unknown heuristic kind {spec.kind!r}")
     return cls

@@ -117,3 +117,33 @@ def test_a_policy_is_refused_where_a_heuristic_is_required():
     # beam takes it, and searches by its log-probabilities (no h_start: it gives no values)
     r = registry.get_solver("beam", width=8).run(puzzle, policy, start)
     assert r.status == "solved" and r.h_start is None
+
+
+def _probes(path) -> list[str]:
+    """The ``getattr``/``hasattr`` calls of a source file whose object is not a module the file
+    imports (``hasattr(os, ...)`` reads a third-party module and stays)."""
+    import ast
+
+    tree = ast.parse(path.read_text())
+    modules = {a.asname or a.name.split(".")[0] for node in ast.walk(tree)
+               if isinstance(node, ast.Import) for a in node.names}
+    out = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr") and node.args
+                and not (isinstance(node.args[0], ast.Name) and node.args[0].id in modules)):
+            out.append(f"{path}:{node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_learning_asks_no_project_object_for_an_attribute(tmp_path):
+    """Batches declare ``valid`` and ``legal``, the trainer its ``teacher`` and
+    ``saved_iteration``, every puzzle ``with_goal``: nothing in learning/ probes for them."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "learning"
+    found = [p for f in sorted(root.rglob("*.py")) for p in _probes(f)]
+    assert found == []
+    sample = tmp_path / "sample.py"  # the walk sees a probe of a project object, not of a module
+    sample.write_text("import os\nhasattr(os, 'x')\ngetattr(b, 'valid', None)\n")
+    assert [p.split(": ", 1)[1] for p in _probes(sample)] == ["getattr(b, 'valid', None)"]

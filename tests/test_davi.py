@@ -358,7 +358,7 @@ def test_set_search_declares_a_checked_search(toy, trained, tmp_path):
         set_search("toy", {"solver": "beam", "batch": 3}, dest_root=tmp_path)
     with pytest.raises(InputError, match="--width"):
         set_search("toy", {"solver": "beam", "width": 0}, dest_root=tmp_path)
-    with pytest.raises(InputError, match="precision must be float32 or bfloat16"):
+    with pytest.raises(InputError, match="search: precision: expected float32 or bfloat16, got .float16.$"):
         set_search("toy", {"solver": "beam", "precision": "float16"}, dest_root=tmp_path)
     with pytest.raises(FileNotFoundError, match="no shipped model 'other'"):
         set_search("other", {"solver": "beam"}, dest_root=tmp_path)

@@ -18,7 +18,7 @@ from core.errors import InputError
 from core.registry import get_puzzle
 from heuristics.value_net import ValueNetHeuristic
 from learning.adapters import to_deepcubea_cube3
-from learning.deepcubea_import import import_deepcubea, rename_state_dict
+from learning.deepcubea_import import convert, import_deepcubea, rename_state_dict
 from puzzles.cube import from_deepcubea_cube3
 from puzzles.npuzzle import convert_layout, from_deepcubea_tiles
 from suites.importers.deepcubea import load_test_set
@@ -135,6 +135,15 @@ def test_tiles_import_and_goal_layout_conversion(tmp_path):
     twins = convert_layout(states, 3)
     np.testing.assert_allclose(hk(twins), h(states), rtol=1e-5, atol=1e-5)
     assert hk(korf.goal())[0] == 0.0
+
+
+def test_a_tile_network_is_relative_to_their_goal_whatever_the_layout():
+    """The recorded goal is the layout DeepCubeA's entry names (blank-last), also when the
+    network is converted for a puzzle made with another layout."""
+    sd = _their_state_dict(9, 9, seed=5)
+    for layout in ("blank-last", "blank-first", "korf1982"):
+        ckpt = convert(sd, get_puzzle("puzzle8", goal=layout))
+        assert ckpt["goal"] == [1, 2, 3, 4, 5, 6, 7, 8, 0], layout
 
 
 def test_lights_import_uses_their_one_hot_depth(tmp_path):

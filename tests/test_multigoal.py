@@ -11,7 +11,7 @@ from core.errors import InputError
 from core.limits import Limits
 from core.status import Status
 from heuristics.multigoal import MultiGoalHeuristic
-from learning.multigoal import GoalTree, grow_tree, train_tree, with_goal
+from learning.multigoal import GoalTree, grow_tree, train_tree
 from learning.train_config import TrainConfig
 
 
@@ -30,9 +30,23 @@ def test_goal_tree_paths_lead_to_the_final_goal():
 def test_with_goal_moves_the_goal_only():
     p = registry.get_puzzle("cube2")
     g = p.apply(p.goal()[None, :], np.array([0]))[0]
-    q = with_goal(p, g)
+    q = p.with_goal(g)
     assert q.is_goal(g[None, :])[0] and not q.is_goal(p.goal()[None, :])[0]
     assert p.is_goal(p.goal()[None, :])[0]  # the original puzzle is untouched
+
+
+def test_with_goal_on_tiles_moves_each_tiles_goal_cell():
+    p = registry.get_puzzle("puzzle8")
+    g = p.apply(p.goal()[None, :], np.array([0]))[0]
+    q = p.with_goal(g)
+    assert q.is_goal(g[None, :])[0] and not q.is_goal(p.goal()[None, :])[0]
+    np.testing.assert_array_equal(q.goal_pos, np.argsort(g))
+    np.testing.assert_array_equal(p.goal_pos, np.argsort(p.goal()))
+
+
+def test_with_goal_is_refused_where_the_goal_is_a_set():
+    with pytest.raises(InputError, match="not one state"):
+        registry.get_puzzle("sokoban").with_goal(np.zeros(100, dtype=np.uint8))
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from bench.commands.common import PluginFaults, goal_option, read_states
 from core import registry
 from core.capabilities import Policy
 from core.errors import InputError
+from core.names import DEVICES, PRECISIONS
 from heuristics.base import checked_values
 
 
@@ -170,9 +171,9 @@ def move_distribution(puzzle: Any, logp: np.ndarray) -> str:
 @click.option("--model", default=None, help="model name or checkpoint (learned heuristics)")
 @click.option("--batch", type=click.IntRange(min=1, max=10**7), default=10000, show_default=True,
               help="states evaluated at once")
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
+@click.option("--device", type=click.Choice(DEVICES), default=None,
               help="where a network evaluates (learned heuristics) [cpu]")
-@click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default=None,
+@click.option("--precision", type=click.Choice(PRECISIONS), default=None,
               help="a network's hidden layers (learned heuristics) [float32]")
 def h_cmd(puzzle: str, heuristic: str, states: tuple[str, ...], moves: str | None,
           goal: str | None, model: str | None, batch: int, device: str | None,

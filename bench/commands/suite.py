@@ -12,6 +12,7 @@ import click
 
 from core import safe_write
 from core.errors import InputError
+from core.names import DEVICES
 
 if TYPE_CHECKING:
     from suites.schema import ConfigSpec
@@ -34,7 +35,7 @@ def run_group() -> None:
 @click.option("--threads", type=click.IntRange(min=1, max=1024), default=1, show_default=True,
               help="Numba and torch threads per worker (e.g. -j 1 --threads 2: one instance at a "
                    "time on two cores)")
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
+@click.option("--device", type=click.Choice(DEVICES), default=None,
               help="where learned heuristics evaluate [cpu, or the suite's heuristic_args]")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local",
               show_default=True,

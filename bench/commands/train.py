@@ -12,6 +12,7 @@ import click
 from bench.commands.common import FINITE_FLOAT, goal_option
 from core import safe_write
 from core.errors import InputError
+from core.names import DEVICES
 from learning.limits import MAX_BATCH, MAX_WIDTH
 
 # options that shape a run; with --resume the run's own values are used and these must be absent
@@ -34,7 +35,7 @@ def _train_options(f: Any) -> Any:
                      help="also stop (and save) after this many minutes of process CPU time"),
         click.option("--batch", type=click.IntRange(min=2, max=MAX_BATCH), default=None,
                      help="states per iteration [10000]"),
-        click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default=None,
+        click.option("--device", type=click.Choice(DEVICES), default=None,
                      help="torch device [auto: CUDA when present]"),
         click.option("--out", type=click.Path(file_okay=False), default=None,
                      help="run folder [$BENCH_CACHE/models/TARGET-PUZZLE-sSEED]"),

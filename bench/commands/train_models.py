@@ -15,6 +15,7 @@ from bench.commands.common import json_line, limit_option, registry_options
 from bench.commands.train import PRESET_NAMES, refuse_existing_file, train_group
 from core import safe_write
 from core.errors import InputError
+from core.names import DEVICES, PRECISIONS
 
 __all__ = ["models_cmd", "train_group"]
 
@@ -28,7 +29,7 @@ __all__ = ["models_cmd", "train_group"]
               help="timed iterations (after 3 warm-up iterations)")
 @click.option("--amp", is_flag=True, help="bfloat16 autocast in training, bfloat16 target network")
 @click.option("--data", type=click.Choice(["tensor", "numpy"]), default="tensor", show_default=True)
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
+@click.option("--device", type=click.Choice(DEVICES), default="auto", show_default=True)
 @click.option("--threads", type=click.IntRange(min=1, max=1024), default=None,
               help="torch CPU threads [torch's default]")
 @click.option("--json", "as_json", is_flag=True, help="one JSON object")
@@ -44,6 +45,7 @@ def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int,
 
     import torch
 
+    from learning.devices import amp_precision
     from learning.train_config import TrainConfig
     from learning.trainer import Trainer
 
@@ -84,7 +86,7 @@ def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int,
         click.echo(json_line(rec))
         return
     click.echo(f"{puzzle} {target} {preset} ({params:,} parameters), batch {batch}, "
-               f"{'bfloat16' if amp else 'float32'}, {data} data, {rec['device']}, "
+               f"{amp_precision(amp)}, {data} data, {rec['device']}, "
                f"{rec['threads']} threads: {rec['states_per_s']:,.0f} states/s; per iteration "
                + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in seconds.items()))
 
@@ -95,13 +97,13 @@ def rate_cmd(puzzle: str, target: str, preset: str, batch: int, iterations: int,
               type=click.Choice(["tiny", "small", "medium", "deepcubea", "mlp-tiny", "mlp",
                                  "mlp-wide"]), help="network sizes (repeat) [small, mlp]")
 @click.option("--precision", "precisions", multiple=True,
-              type=click.Choice(["float32", "bfloat16"]), help="(repeat) [both]")
+              type=click.Choice(PRECISIONS), help="(repeat) [both]")
 @click.option("--chunk", "chunks", multiple=True, type=click.IntRange(min=1, max=10**7),
               help="states per forward pass (repeat) [4096 and 65536]")
 @click.option("--states", type=click.IntRange(min=1, max=10**7), default=120000, show_default=True,
               help="states per timed call")
 @click.option("--threads", type=click.IntRange(min=1, max=1024), default=None)
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="cpu", show_default=True)
+@click.option("--device", type=click.Choice(DEVICES), default="cpu", show_default=True)
 def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str, ...],
                    chunks: tuple[int, ...], states: int, threads: int | None, device: str) -> None:
     """Heuristic evaluations per second of untrained networks of the given sizes on PUZZLE.
@@ -113,16 +115,13 @@ def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str,
     import torch
 
     from core import registry
-    from learning.devices import num_parameters
+    from learning.devices import num_parameters, precision_dtype, resolve_device
     from learning.model_config import ModelConfig
     from learning.networks import FastForward, build_network
 
     if threads is not None:
         torch.set_num_threads(threads)
-    dev = torch.device("cuda" if device == "auto" and torch.cuda.is_available() else
-                       ("cpu" if device == "auto" else device))
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise InputError("--device: cuda requested but torch sees no CUDA device")
+    dev = resolve_device(device)
     p = registry.get_puzzle(puzzle)
     x_np = p.scramble(states, 30, np.random.default_rng(0))[0]
     x = torch.as_tensor(p.encode(x_np)).to(dev)
@@ -146,8 +145,8 @@ def infer_rate_cmd(puzzle: str, presets: tuple[str, ...], precisions: tuple[str,
         with torch.inference_mode():
             rate = best(net)
         click.echo(f"{preset:<10} {n:>11,} {'module':<9} {states:>7} {rate:>12,.0f}")
-        for prec in precisions or ("float32", "bfloat16"):
-            fast = FastForward(net, torch.bfloat16 if prec == "bfloat16" else torch.float32)
+        for prec in precisions or PRECISIONS:
+            fast = FastForward(net, precision_dtype(prec))
             for chunk in chunks or (4096, 65536):
                 def f(c: Any, fast: Any = fast, chunk: int = chunk) -> Any:
                     return [fast(c[i:i + chunk]) for i in range(0, c.shape[0], chunk)]
@@ -274,7 +273,7 @@ def models_cmd(as_json: bool) -> None:
 @click.option("--solver", default="bwas", show_default=True)
 # --threads is torch's here (a network has no IDA* kernel, so ida's search threads never apply)
 @registry_options("solver", skip=("threads",))
-@click.option("--precision", type=click.Choice(["float32", "bfloat16"]), default="float32",
+@click.option("--precision", type=click.Choice(PRECISIONS), default="float32",
               show_default=True, help="the network's hidden layers")
 @limit_option("nodes")
 @limit_option("time_s", "per start state")

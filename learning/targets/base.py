@@ -18,7 +18,13 @@ from core.errors import InputError
 from puzzles.base import Puzzle
 
 if TYPE_CHECKING:
+    from learning.data import Batch
     from learning.train_config import TrainConfig
+    from learning.walks import TensorBatch
+
+    #: a training batch: made in numpy (:class:`learning.data.Batch`) or as tensors on the
+    #: device (:class:`learning.walks.TensorBatch`); both declare the same fields
+    TrainBatch = Batch | TensorBatch
 
 
 class Target:
@@ -54,15 +60,15 @@ class Target:
         """True while iteration ``iteration`` regresses on walk lengths."""
         return False
 
-    def make_batch(self, t: Any, iteration: int, rows: slice | None) -> Any:
+    def make_batch(self, t: Any, iteration: int, rows: slice | None) -> TrainBatch:
         """Batch ``iteration`` of the run of trainer ``t`` (``rows``: this process's shard)."""
         raise NotImplementedError
 
-    def targets(self, t: Any, b: Any) -> torch.Tensor:
+    def targets(self, t: Any, b: TrainBatch) -> torch.Tensor:
         """The training targets of batch ``b``."""
         raise NotImplementedError
 
-    def loss(self, pred: torch.Tensor, y: torch.Tensor, b: Any) -> torch.Tensor:
+    def loss(self, pred: torch.Tensor, y: torch.Tensor, b: TrainBatch) -> torch.Tensor:
         """The loss of the network's outputs ``pred`` against targets ``y`` on batch ``b``."""
         raise NotImplementedError
 
@@ -89,7 +95,7 @@ class ValueTarget(Target):
     """A cost-to-go target: mean squared error; monitoring by the mean prediction and a greedy
     rollout on a fixed held-out set per depth."""
 
-    def make_batch(self, t: Any, iteration: int, rows: slice | None) -> Any:
+    def make_batch(self, t: Any, iteration: int, rows: slice | None) -> TrainBatch:
         cfg = t.cfg
         children = not self.in_diffusion_phase(cfg, iteration)
         if t.domain is not None:
@@ -100,12 +106,12 @@ class ValueTarget(Target):
         return make_batch(t.puzzle, iteration, cfg.seed, cfg.batch, cfg.k_max, children,
                           cfg.backtrack, rows=rows)
 
-    def walk_length_targets(self, t: Any, b: Any) -> torch.Tensor:
+    def walk_length_targets(self, t: Any, b: TrainBatch) -> torch.Tensor:
         """The diffusion targets: each state's walk length (0 at the goal)."""
         return torch.as_tensor(b.depths, dtype=torch.float32, device=t.device).masked_fill(
             torch.as_tensor(b.is_goal, device=t.device), 0.0)
 
-    def loss(self, pred: torch.Tensor, y: torch.Tensor, b: Any) -> torch.Tensor:
+    def loss(self, pred: torch.Tensor, y: torch.Tensor, b: TrainBatch) -> torch.Tensor:
         from torch.nn import functional as F
 
         return F.mse_loss(pred, y)

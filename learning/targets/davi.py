@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from learning.devices import infer_chunk
+from learning.devices import amp_dtype, infer_chunk
 from learning.networks import FastForward, build_network
 from learning.targets.base import ValueTarget
 
 if TYPE_CHECKING:
+    from learning.targets.base import TrainBatch
     from learning.train_config import TrainConfig
 
 
@@ -68,7 +69,7 @@ def target_values(t: Any, children: np.ndarray | torch.Tensor) -> torch.Tensor:
     if t.target is None:
         return torch.zeros(bsz, a, device=t.device)
     if t._fast_target is None:
-        t._fast_target = FastForward(t.target, torch.bfloat16 if t.cfg.amp else torch.float32)
+        t._fast_target = FastForward(t.target, amp_dtype(t.cfg.amp))
     codes = t._codes(children.reshape(bsz * a, length))
     chunk = infer_chunk(t.device, t.cfg.eval_chunk)
     out = torch.cat([t._fast_target(codes[i:i + chunk])
@@ -89,7 +90,7 @@ class DaviTarget(ValueTarget):
     def in_diffusion_phase(self, cfg: TrainConfig, iteration: int) -> bool:
         return iteration < cfg.diffusion_warmup
 
-    def targets(self, t: Any, b: Any) -> torch.Tensor:
+    def targets(self, t: Any, b: TrainBatch) -> torch.Tensor:
         if self.in_diffusion_phase(t.cfg, b.iteration):
             return self.walk_length_targets(t, b)
         assert b.children is not None and b.valid is not None and b.child_goal is not None

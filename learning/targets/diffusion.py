@@ -10,6 +10,7 @@ import torch
 from learning.targets.base import ValueTarget
 
 if TYPE_CHECKING:
+    from learning.targets.base import TrainBatch
     from learning.train_config import TrainConfig
 
 
@@ -21,5 +22,5 @@ class DiffusionTarget(ValueTarget):
     def in_diffusion_phase(self, cfg: TrainConfig, iteration: int) -> bool:
         return True
 
-    def targets(self, t: Any, b: Any) -> torch.Tensor:
+    def targets(self, t: Any, b: TrainBatch) -> torch.Tensor:
         return self.walk_length_targets(t, b)

@@ -15,6 +15,7 @@ from learning.targets.base import Target
 from puzzles.base import Puzzle
 
 if TYPE_CHECKING:
+    from learning.targets.base import TrainBatch
     from learning.train_config import TrainConfig
 
 #: the logit given to an illegal move (its probability underflows to 0)
@@ -29,7 +30,7 @@ def masked_logits(logits: torch.Tensor, legal: torch.Tensor | np.ndarray | None)
 
 
 def policy_loss(logits: torch.Tensor, labels: torch.Tensor,
-                legal: torch.Tensor | None) -> torch.Tensor:
+                legal: torch.Tensor | np.ndarray | None) -> torch.Tensor:
     """Mean cross-entropy of the legal-move softmax against ``labels``: move indices ``(B,)``,
     or ``(B, A)`` 0/1 sets of correct moves (the uniform distribution over each set)."""
     logp = F.log_softmax(masked_logits(logits, legal), dim=1)
@@ -75,7 +76,7 @@ class PolicyTarget(Target):
     def outputs(self, puzzle: Puzzle) -> int:
         return int(puzzle.num_actions)
 
-    def make_batch(self, t: Any, iteration: int, rows: slice | None) -> Any:
+    def make_batch(self, t: Any, iteration: int, rows: slice | None) -> TrainBatch:
         cfg = t.cfg
         if t.domain is None:  # a goal set (Sokoban): labelled reverse walks in numpy
             from learning.data import make_policy_batch
@@ -85,12 +86,12 @@ class PolicyTarget(Target):
         return t.domain.policy_batch(iteration, cfg.seed, cfg.batch, cfg.k_max, cfg.backtrack,
                                      rows=rows)
 
-    def targets(self, t: Any, b: Any) -> torch.Tensor:
+    def targets(self, t: Any, b: TrainBatch) -> torch.Tensor:
         assert b.labels is not None
         return torch.as_tensor(b.labels)
 
-    def loss(self, pred: torch.Tensor, y: torch.Tensor, b: Any) -> torch.Tensor:
-        return policy_loss(pred, y, getattr(b, "legal", None))
+    def loss(self, pred: torch.Tensor, y: torch.Tensor, b: TrainBatch) -> torch.Tensor:
+        return policy_loss(pred, y, b.legal)
 
     def heldout(self, t: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Held-out policy scrambles: ``(depths (D,), states (D*n, L), labels)``, drawn from a

@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from core.errors import InputError
-from learning.devices import infer_chunk
+from learning.devices import amp_dtype, infer_chunk
 from learning.networks import FastForward
 from learning.targets.base import ValueTarget
 from learning.targets.davi import DaviTarget
@@ -41,6 +41,7 @@ from learning.targets.policy import legal_moves
 from puzzles.base import Puzzle
 
 if TYPE_CHECKING:
+    from learning.targets.base import TrainBatch
     from learning.train_config import TrainConfig
 
 #: the cost of every move (unit-cost puzzles)
@@ -61,7 +62,7 @@ def q_function(t: Any) -> Callable[[np.ndarray], np.ndarray]:
     """The trainer ``t``'s current Q-network on states: ``(B, L) -> (B, A)`` float64, illegal
     moves ``inf`` (eval mode)."""
     t.model.eval()
-    fast = FastForward(t.model, torch.bfloat16 if t.cfg.amp else torch.float32)
+    fast = FastForward(t.model, amp_dtype(t.cfg.amp))
     chunk = infer_chunk(t.device, t.cfg.eval_chunk)
     a = t.puzzle.num_actions
 
@@ -86,11 +87,11 @@ class QTarget(ValueTarget):
     def outputs(self, puzzle: Puzzle) -> int:
         return int(puzzle.num_actions)
 
-    def targets(self, t: Any, b: Any) -> torch.Tensor:
+    def targets(self, t: Any, b: TrainBatch) -> torch.Tensor:
         raise NotImplementedError
 
-    def loss(self, pred: torch.Tensor, y: torch.Tensor, b: Any) -> torch.Tensor:
-        mask = getattr(b, "valid", None)
+    def loss(self, pred: torch.Tensor, y: torch.Tensor, b: TrainBatch) -> torch.Tensor:
+        mask = b.valid
         return masked_mse(pred, y, None if mask is None else torch.as_tensor(mask, device=pred.device))
 
     def monitor(self, t: Any) -> list[list[Any]]:
@@ -159,7 +160,7 @@ class QDistillTarget(QTarget):
             raise InputError("--diffusion-warmup: only DAVI runs start with a diffusion phase")
 
     def teacher(self, t: Any) -> Teacher:
-        teacher = getattr(t, "_teacher", None)
+        teacher = t.teacher
         if teacher is None:
             teacher = Teacher(t.puzzle, t.cfg.teacher, t.device)
             known = t.cfg.extra.get("teacher_sha256")
@@ -168,10 +169,10 @@ class QDistillTarget(QTarget):
             elif known != teacher.sha256:
                 raise InputError(f"--teacher: {teacher.path} is not the network this run was "
                                  "distilled from (its weights' digest differs)")
-            t._teacher = teacher
+            t.teacher = teacher
         return teacher
 
-    def targets(self, t: Any, b: Any) -> torch.Tensor:
+    def targets(self, t: Any, b: TrainBatch) -> torch.Tensor:
         assert b.children is not None and b.child_goal is not None
         teacher = self.teacher(t)
         children = b.children
@@ -196,7 +197,7 @@ class QLearningTarget(QTarget, DaviTarget):
     def in_diffusion_phase(self, cfg: TrainConfig, iteration: int) -> bool:
         return False
 
-    def targets(self, t: Any, b: Any) -> torch.Tensor:
+    def targets(self, t: Any, b: TrainBatch) -> torch.Tensor:
         assert b.children is not None and b.child_goal is not None
         children = b.children
         bsz, a, length = children.shape
@@ -204,7 +205,7 @@ class QLearningTarget(QTarget, DaviTarget):
             best = torch.zeros(bsz, a, device=t.device)
         else:
             if t._fast_target is None:
-                t._fast_target = FastForward(t.target, torch.bfloat16 if t.cfg.amp else torch.float32)
+                t._fast_target = FastForward(t.target, amp_dtype(t.cfg.amp))
             flat = children.reshape(bsz * a, length)
             codes = t._codes(flat)
             chunk = infer_chunk(t.device, t.cfg.eval_chunk)
@@ -240,12 +241,12 @@ class QDiffusionTarget(QTarget):
             raise InputError(f"q-diffusion: {puzzle.name} has no tensor walks; Q-networks by "
                              "walk length train on cubes, sliding tiles and Lights Out")
 
-    def make_batch(self, t: Any, iteration: int, rows: slice | None) -> Any:
+    def make_batch(self, t: Any, iteration: int, rows: slice | None) -> TrainBatch:
         cfg = t.cfg
         return t.domain.policy_batch(iteration, cfg.seed, cfg.batch, cfg.k_max, cfg.backtrack,
                                      rows=rows)
 
-    def targets(self, t: Any, b: Any) -> torch.Tensor:
+    def targets(self, t: Any, b: TrainBatch) -> torch.Tensor:
         labels = torch.as_tensor(b.labels, device=t.device)
         a = int(t.puzzle.num_actions)
         k = torch.as_tensor(b.depths, dtype=torch.float32, device=t.device)
