@@ -46,6 +46,16 @@ over the old one), so a build killed at any moment (``kill -9`` included) resume
 finished pass. The finished table is stored with its blake2b checksum by
 :mod:`pdb_builders.store`, its base and layer counts in the file's attributes.
 
+The next size, ``edge_part="eo2ep2"`` (nxopt's EO2EP2, ``pdb-coset-eo2ep2``), keeps the slice
+edges' order instead of every flip: ``E = ((set * 24) + order) * 256 + flips``, ``order`` the
+lexicographic rank of the slice edges read by increasing position, bit ``j`` of ``flips`` the
+flip of the ``j``-th lowest of the eight other positions (3,041,280 values,
+:func:`ud_edge_tables`). Its subgroup holds every U and D move, any permutation of the U-D layer
+edges and any flip of the slice edges; ``9,930 * 3,041,280 = 30,199,910,400`` entries,
+7,549,977,600 bytes. Its fallback is the ``eo2`` cosets (the same without ``order``, 1.26 G
+entries, one byte each, :func:`fallback_spec`), which contain its cosets. ``ep2`` (without the
+flips) is its stand-in in the tests.
+
 ``corner_part`` ``"set"`` and ``edge_part`` ``"slice"`` (slice edges' flips only: 7,920 values,
 ``pdb-coset``'s edge part) or ``"set"`` (495) give small stand-ins built by the same code in
 well under a second, for tests.
@@ -555,7 +565,7 @@ def table_spec(puzzle: str, corner_part: str = "full", edge_part: str = "eo") ->
         build_kwargs={"metric": metric, "corner_part": corner_part, "edge_part": edge_part,
                       "jobs": 0, "key": key},
         entries=int(sp.size),
-        summary=f"{puzzle} U-D coset table with every edge flip, two bits an entry, "
+        summary=f"{puzzle} U-D coset table ({edge_part} edges), two bits an entry, "
                 f"{sp.size:,} entries",
     )
 
