@@ -193,9 +193,9 @@ class CosetEOCubePDB(Heuristic):
 
     def _make_spec(self) -> IdaSpec:
         from pdb_builders import cube_coset as cc
-        from pdb_builders import cube_coset_eo as ce
         from pdb_builders import cube_symmetry as S
         from pdb_builders import korf_cube as kc
+        from pdb_builders.cube_edge_parts import UD_PARTS
 
         moves = kc.cubie_moves(self.metric)
         cpm, twm = kc.corner_move_tables(self.metric)
@@ -205,7 +205,7 @@ class CosetEOCubePDB(Heuristic):
         inv = dict(cc.inverse_tables(self.metric))
         if sp.edge_part == "eo":
             inv["eax"] = _eo_eax()
-        elif sp.edge_part in ce.UD_PARTS:
+        elif sp.edge_part in UD_PARTS:
             inv["eax"] = _ud_eax()
         faces = np.asarray(moves.faces, dtype=np.int64)
         # the axis of each move: the rotation k that makes it a U or D turn (faces 0 and 3)

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from pdb_builders import cube_coset_eo as E
+from pdb_builders import cube_edge_parts as P
 from pdb_builders import cube_symmetry as S
 from pdb_builders import store
 from puzzles._cube_coords import bfs_product
@@ -39,25 +40,25 @@ def _random_cubes(metric: str, n: int, seed: int) -> S.Cube:
 def test_edge_tables_follow_cubie_arithmetic(metric: str) -> None:
     """Every move and symmetry of the flip coordinate on random cubes (not the tables'
     representatives), and on random coordinate values through their representatives."""
-    t = E.edge_tables(metric)
+    t = P.edge_tables(metric)
     cubes = _random_cubes(metric, 40, seed=3)
-    ec = E.edge_coord(cubes[2], cubes[3])
+    ec = P.edge_coord(cubes[2], cubes[3])
     for a, m in enumerate(S._moves(metric)):
         moved = S.multiply(cubes, m)
-        assert np.array_equal(E.edge_coord(moved[2], moved[3]), t["emove"][ec, a])
+        assert np.array_equal(P.edge_coord(moved[2], moved[3]), t["emove"][ec, a])
     for s, sym in enumerate(S.ud_symmetries()):
         conj = S.conjugate(cubes, sym)
-        assert np.array_equal(E.edge_coord(conj[2], conj[3]), t["econj"][ec, s])
+        assert np.array_equal(P.edge_coord(conj[2], conj[3]), t["econj"][ec, s])
     from pdb_builders import cube_coset as C
 
     assert np.array_equal(t["proj"][ec], C.edge_coord(cubes[2], cubes[3]))
     values = np.random.default_rng(1).integers(0, 495 * 2048, 500)
-    slow = E._transformed(values, metric)
+    slow = P._transformed(values, metric)
     na = t["emove"].shape[1]
     assert np.array_equal(slow[:, :na], t["emove"][values])
     assert np.array_equal(slow[:, na:], t["econj"][values])
-    reps = E.edge_reps(values)
-    assert np.array_equal(E.edge_coord(reps[2], reps[3]), values)
+    reps = P.edge_reps(values)
+    assert np.array_equal(P.edge_coord(reps[2], reps[3]), values)
 
 
 @pytest.mark.parametrize("metric", ["qtm", "htm"])
@@ -66,30 +67,30 @@ def test_ud_layer_edge_tables_follow_cubie_arithmetic(metric: str, part: str) ->
     """The U-D layer family (slice order and/or U-D layer flips, nxopt's EO2EP2 and its
     projections): every move and symmetry on random cubes, random values through their
     representatives, and the projection onto the fallback's coordinate."""
-    t = E.ud_edge_tables(metric, part)
+    t = P.ud_edge_tables(metric, part)
     cubes = _random_cubes(metric, 40, seed=5)
-    ec = E.ud_edge_coord(cubes[2], cubes[3], part)
+    ec = P.ud_edge_coord(cubes[2], cubes[3], part)
     for a, m in enumerate(S._moves(metric)):
         moved = S.multiply(cubes, m)
-        assert np.array_equal(E.ud_edge_coord(moved[2], moved[3], part), t["emove"][ec, a])
+        assert np.array_equal(P.ud_edge_coord(moved[2], moved[3], part), t["emove"][ec, a])
     for s, sym in enumerate(S.ud_symmetries()):
         conj = S.conjugate(cubes, sym)
-        assert np.array_equal(E.ud_edge_coord(conj[2], conj[3], part), t["econj"][ec, s])
+        assert np.array_equal(P.ud_edge_coord(conj[2], conj[3], part), t["econj"][ec, s])
     fb = E._FALLBACK[part]
-    if fb in E.UD_PARTS:
-        want = E.ud_edge_coord(cubes[2], cubes[3], fb)
+    if fb in P.UD_PARTS:
+        want = P.ud_edge_coord(cubes[2], cubes[3], fb)
     else:
         want = E.cc.edge_coord(cubes[2], cubes[3]) // E.cc.NFLIP
     assert np.array_equal(t["proj"][ec], want)
     n = t["emove"].shape[0]
     assert n == 495 * {"ep2": 24, "eo2": 256, "eo2ep2": 24 * 256}[part]
     values = np.random.default_rng(2).integers(0, n, 300)
-    slow = E._ud_transformed(values, metric, part)
+    slow = P._ud_transformed(values, metric, part)
     na = t["emove"].shape[1]
     assert np.array_equal(slow[:, :na], t["emove"][values])
     assert np.array_equal(slow[:, na:], t["econj"][values])
-    reps = E.ud_edge_reps(values, part)
-    assert np.array_equal(E.ud_edge_coord(reps[2], reps[3], part), values)
+    reps = P.ud_edge_reps(values, part)
+    assert np.array_equal(P.ud_edge_coord(reps[2], reps[3], part), values)
     assert (reps[3].sum(axis=1) % 2 == 0).all()
 
 
@@ -97,7 +98,7 @@ def test_slice_order_rank_is_lexicographic() -> None:
     import itertools
 
     perms = np.array(list(itertools.permutations(range(4))))
-    assert E.perm_rank(perms).tolist() == list(range(24))
+    assert P.perm_rank(perms).tolist() == list(range(24))
 
 
 def _plain(sp) -> np.ndarray:  # type: ignore[no-untyped-def]

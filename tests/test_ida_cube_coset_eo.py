@@ -17,7 +17,7 @@ from cube_helpers import bfs_ball  # noqa: E402
 from heuristics.pdb_coset_eo import _EMODE, CosetEOCubePDB, _eo_eax, _ud_eax  # noqa: E402
 from heuristics.pdb_cube import KorfCubePDB  # noqa: E402
 from pdb_builders import cube_coset as cc  # noqa: E402
-from pdb_builders import cube_coset_eo as ce  # noqa: E402
+from pdb_builders import cube_edge_parts as P  # noqa: E402
 from pdb_builders import cube_symmetry as S  # noqa: E402
 from solvers import _ida_cube as korf_ida  # noqa: E402
 from solvers import _ida_cube_coset_eo as ida  # noqa: E402
@@ -80,7 +80,7 @@ def test_inverse_coordinates_with_every_flip_follow_cubie_arithmetic(metric: str
     for k, r in enumerate(S.axis_rotations()):
         conj = S.conjugate(inverse, r)
         want_c = cc.corner_coord(conj[0], conj[1])
-        want_e = ce.edge_coord(conj[2], conj[3])
+        want_e = P.edge_coord(conj[2], conj[3])
         for b in range(states.shape[0]):
             c, e = ida._inv_coords(icub[b].reshape(1, 1, -1), 0, 0, k, inv["cpos"], inv["cax"],
                                    inv["epos"], eax, inv["rank8"], inv["rank12"], False, 3)
@@ -105,7 +105,7 @@ def test_inverse_coordinates_of_the_ud_layer_parts_follow_cubie_arithmetic(metri
     for k, r in enumerate(S.axis_rotations()):
         conj = S.conjugate(inverse, r)
         want_c = cc.corner_coord(conj[0], conj[1])
-        want_e = ce.ud_edge_coord(conj[2], conj[3], part)
+        want_e = P.ud_edge_coord(conj[2], conj[3], part)
         for b in range(states.shape[0]):
             c, e = ida._inv_coords(icub[b].reshape(1, 1, -1), 0, 0, k, inv["cpos"], inv["cax"],
                                    inv["epos"], eax, inv["rank8"], inv["rank12"], False,
