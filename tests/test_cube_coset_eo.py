@@ -218,3 +218,30 @@ def test_trial_pass_goes_back_to_the_checkpoint(tmp_path: Path, every: float) ->
                           checkpoint=tmp_path / f"{k}", checkpoint_s=every)
         assert gs["base"] == ws["base"] and gs["layers"] == ws["layers"]
         assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("metric", ["qtm"])
+def test_fallback_of_the_ud_layer_family_is_plain_distances_and_below_the_table(metric: str
+                                                                               ) -> None:
+    """The ``eo2`` one-byte fallback (corner stand-in ``set``) equals plain unreduced
+    breadth-first distances at every raw coset, and is never above the ``eo2ep2`` coset
+    distance it stands in for (its cosets contain them)."""
+    sp = E.coset_space(metric, "set", "eo2")
+    table = E.build_byte_table(metric, "set", "eo2", progress=False)
+    plain = _plain(sp)
+    nc, ne = sp.cmove.shape[0], sp.ne
+    corner = np.repeat(np.arange(nc), ne)
+    edge = np.tile(np.arange(ne), nc)
+    assert np.array_equal(table[sp.index(corner, edge)].astype(np.int64), plain)
+    full = E.coset_space(metric, "set", "eo2ep2")
+    assert E.fallback_space(metric, "set", "eo2ep2") is sp
+    words, stats = E.build(metric, "set", "eo2ep2")
+    cubes = _random_cubes(metric, 300, seed=9)
+    c, e = E.project(full, cubes)
+    codes = E.lookup(E.table_bytes(words, full.size), full, c, e)
+    fc, fe = E.project(sp, cubes)
+    assert np.array_equal(fe, E.edge_projection(metric, "eo2ep2")[e])
+    fall = table[sp.index(fc, fe)]
+    decoded = E.decode(codes, stats["base"], fall)
+    assert (fall <= decoded).all()
+    assert (decoded[codes > 0] > stats["base"]).all()

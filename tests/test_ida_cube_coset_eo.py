@@ -26,7 +26,7 @@ from solvers._ida_cube_coset import inverse_cubies  # noqa: E402
 from solvers.ida import kernel_module  # noqa: E402
 
 KORF_SMALL = {"corners": "corner-perm", "edges": ((0, 1, 2), (8, 9, 10))}
-PARTS = [("set", "slice"), ("full", "set"), ("set", "ep2")]
+PARTS = [("set", "slice"), ("full", "set"), ("set", "ep2"), ("set", "eo2ep2")]
 
 
 @pytest.fixture(autouse=True)
