@@ -26,6 +26,7 @@ SOLVER_ARGV = {
 }
 #: the puzzle each heuristic is built for
 HEURISTIC_PUZZLE = {"pdb-korf": "cube3", "pdb-coset": "cube3", "pdb-coset-eo": "cube3",
+                    "pdb-coset-eo2ep2": "cube3",
                     "davi-multigoal": "cube2", "value-net": "cube2", "policy": "cube2",
                     "qnet": "cube2", "onnx": "cube2"}
 
