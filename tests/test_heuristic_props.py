@@ -105,7 +105,8 @@ def test_additive_tile_sums_are_not_declared_consistent_and_are_not():
 #: option values whose tables are too large to build in tests (Korf's 88.2 M-entry corner table)
 TOO_LARGE = {("pdb-coset", "corner_pdb", "corners")}
 #: the small puzzle each heuristic with options is built for
-PUZZLE_OF = {"pdb-korf": "cube3", "pdb-coset": "cube3", "pdb-coset-eo": "cube3"}
+PUZZLE_OF = {"pdb-korf": "cube3", "pdb-coset": "cube3", "pdb-coset-eo": "cube3",
+             "pdb-coset-eo2ep2": "cube3"}
 
 
 def _option_values():
