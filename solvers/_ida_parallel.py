@@ -26,11 +26,12 @@ depth-first order). A subtree where the heuristic was weakest under the last bou
 likeliest to hold a solution under the next one, so the last iteration tends to meet one
 earlier; the iterations that find none search the same subtrees, so they generate and expand
 exactly what ``actions`` does and end with the same next bound. Only the order changes, and
-only in iterations that are split: with one thread an iteration is split, into one worker
-taking the frontier in turn, exactly when it would be with several (the previous iteration
-generated at least ``split_min_nodes``); the counts of the frontier's own expansions above its
-depth are not kept per prefix. An iteration after an unsplit one finds one count (the root's)
-and keeps the depth-first order. nxopt also divides each prefix's count by the growth expected
+only in iterations that are split: with ``previous`` an iteration is split (with one thread
+into one worker taking the frontier in turn) once the previous one generated
+:data:`ORDERED_SPLIT_MIN_NODES` (or ``split_min_nodes``, if fewer), so that the iteration before
+a large one, often the last, leaves its subtrees' counts; the counts of the frontier's own
+expansions above its depth are not kept per prefix. An iteration after an unsplit one finds one
+count (the root's) and keeps the depth-first order. nxopt also divides each prefix's count by the growth expected
 of the move sequences that may follow it; here the raw counts are compared.
 """
 
@@ -50,6 +51,9 @@ NODES_PER_THREAD = 256
 #: an iteration after one that generated fewer nodes runs in one thread (from the root): its
 #: tree is too small to pay for splitting
 SPLIT_MIN_NODES = 1 << 22
+#: with ``order=previous``, an iteration after one that generated at least this many nodes is
+#: split (and so leaves its subtrees' counts), whatever ``split_min_nodes`` says
+ORDERED_SPLIT_MIN_NODES = 1 << 12
 #: the subtree orders (``order``): depth-first, or most nodes in the previous iteration first
 ORDERS = ("actions", "previous")
 
@@ -104,7 +108,11 @@ def drive_parallel(frontier: Callable[[int, bool], Frontier],
         iterations += 1
         t0 = time.perf_counter()
         iteration_bounds.append(bound)
-        split = bool(iteration_nodes) and iteration_nodes[-1] >= min_split
+        # with ``previous`` an iteration is split from a smaller size on, so that the one before
+        # a large iteration leaves its subtrees' counts (else the first large iteration, often
+        # the last, would find only the root's)
+        least = min(min_split, ORDERED_SPLIT_MIN_NODES) if order == "previous" else min_split
+        split = bool(iteration_nodes) and iteration_nodes[-1] >= least
         fr = frontier(bound, split)
         generated += fr.generated
         expanded += fr.expanded
