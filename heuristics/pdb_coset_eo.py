@@ -257,10 +257,13 @@ class CosetEO2EP2CubePDB(CosetEOCubePDB):
 _FULL_NAME = {"eo": "pdb-coset-eo", "eo2ep2": "pdb-coset-eo2ep2"}
 
 
-def _ud_eax() -> np.ndarray:
-    """``eax (3, 12, 12, 2)`` for the U-D layer family (:func:`solvers._ida_cube_coset_eo.edge_value`,
-    ``emode`` 4 to 6): the flip of every position ``i`` at bit ``i``, the slice bit at
-    ``12 + i``, and the slice edge's number ``0 .. 3`` at bits ``24 + 2 i``."""
+def _edge_eax(slice_order: bool) -> np.ndarray:
+    """``eax (3, 12, 12, 2)``: each edge's share of the sum that
+    :func:`solvers._ida_cube_coset_eo.edge_value` decodes, per axis rotation, position ``i``,
+    cubie and flip (as :func:`pdb_builders.cube_coset.inverse_tables`'s): the slice bit at
+    ``12 + i``; the flip at bit ``i``, for every position with ``slice_order`` (the U-D layer
+    family, ``emode`` 4 to 6, which also puts the slice edge's number ``0 .. 3`` at bits
+    ``24 + 2 i``), else for ``i < 11`` (every flip but the twelfth, ``emode`` 3)."""
     from pdb_builders import cube_symmetry as S
 
     eax = np.zeros((3, 12, 12, 2), np.int64)
@@ -272,24 +275,18 @@ def _ud_eax() -> np.ndarray:
                     label = int(ri[2][c])
                     inslice = int(label >= 8)
                     flip = (ri[3][c] + o + r[3][i]) % 2
-                    eax[k, i, c, o] = ((inslice << i << 12) + (flip << i)
-                                       + ((label - 8) << (24 + 2 * i) if inslice else 0))
+                    share = (inslice << i << 12) + ((flip << i) if slice_order or i < 11 else 0)
+                    if slice_order and inslice:
+                        share += (label - 8) << (24 + 2 * i)
+                    eax[k, i, c, o] = share
     return eax
 
 
 def _eo_eax() -> np.ndarray:
-    """``eax (3, 12, 12, 2)`` for the edge coordinate with every flip: as
-    :func:`pdb_builders.cube_coset.inverse_tables`'s, with the flip of each position ``i < 11``
-    at bit ``i`` whether or not its edge is a slice edge."""
-    from pdb_builders import cube_symmetry as S
+    """:func:`_edge_eax` of the coordinate with every flip."""
+    return _edge_eax(False)
 
-    eax = np.zeros((3, 12, 12, 2), np.int64)
-    for k, r in enumerate(S.axis_rotations()):
-        ri = S.inverse(r)
-        for i in range(12):
-            for c in range(12):
-                for o in range(2):
-                    inslice = int(ri[2][c] >= 8)
-                    flip = (ri[3][c] + o + r[3][i]) % 2
-                    eax[k, i, c, o] = (inslice << i << 12) + ((flip << i) if i < 11 else 0)
-    return eax
+
+def _ud_eax() -> np.ndarray:
+    """:func:`_edge_eax` of the U-D layer family."""
+    return _edge_eax(True)

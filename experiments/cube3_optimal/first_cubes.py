@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from bench.provenance import cpu_name
 from core.errors import InputError
 from core.limits import Limits
 from core.registry import get_heuristic, get_puzzle
@@ -32,16 +32,6 @@ from suites.sources import load_instances
 
 #: the settings every row of one file shares
 SETTINGS = ("heuristic", "threads", "order", "time_limit_s")
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:

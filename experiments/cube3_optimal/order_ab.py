@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.provenance import cpu_name
 from core.errors import InputError
 from core.limits import Limits
 from core.registry import get_heuristic, get_puzzle
-from experiments.cube3_optimal.first_cubes import cpu_name
 from solvers import _ida_cube_parallel
 from solvers.ida import IDAStar
 from suites.schema import load_suite
