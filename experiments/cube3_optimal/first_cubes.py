@@ -47,14 +47,26 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def summary(rows: list[dict[str, Any]]) -> str:
-    solved = [r for r in rows if r["status"] == "solved"]
-    secs = [r["seconds"] for r in rows]
+    """One line over all rows, then a Markdown table by optimal length (unsolved cubes count
+    at the seconds they ran, their time limit)."""
     if not rows:
         return "no rows"
-    return (f"{len(rows)} cubes, {len(solved)} solved, all optimal: "
-            f"{all(r.get('optimal_found') for r in solved)}; seconds median "
-            f"{statistics.median(secs):.1f}, mean {statistics.mean(secs):.1f} (unsolved counted "
-            f"at their time limit), max {max(secs):.1f}")
+    solved = [r for r in rows if r["status"] == "solved"]
+    secs = [r["seconds"] for r in rows]
+    lines = [f"{len(rows)} cubes, {len(solved)} solved, all optimal: "
+             f"{all(r.get('optimal_found') for r in solved)}; seconds median "
+             f"{statistics.median(secs):.1f}, mean {statistics.mean(secs):.1f}, max "
+             f"{max(secs):.1f}; nodes generated median "
+             f"{statistics.median(r['nodes_generated'] for r in rows):,.0f}",
+             "", "| optimal | cubes | solved | median s | mean s | max s | median nodes |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for length in sorted({r["optimal"] for r in rows}):
+        part = [r for r in rows if r["optimal"] == length]
+        s = [r["seconds"] for r in part]
+        lines.append(f"| {length} | {len(part)} | {sum(r['status'] == 'solved' for r in part)} | "
+                     f"{statistics.median(s):.1f} | {statistics.mean(s):.1f} | {max(s):.1f} | "
+                     f"{statistics.median(r['nodes_generated'] for r in part):,.0f} |")
+    return "\n".join(lines)
 
 
 def main() -> None:
