@@ -25,8 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                "list shipped and trained models, export them as ONNX, time them"),
     "run": ("bench.commands.suite:run_group", "run a benchmark suite"),
     "suite": ("bench.commands.suite:suite_group", "list and import suites"),
-    "report": ("bench.commands.suite:report_cmd", "tables and figures of a run"),
-    "quality": ("bench.commands.suite:quality_cmd", "heuristic quality against true distances"),
+    "report": ("bench.commands.report:report_cmd", "tables and figures of a run"),
+    "quality": ("bench.commands.report:quality_cmd", "heuristic quality against true distances"),
     "paper": ("bench.commands.paper:paper_cmd", "regenerate a published table"),
 }
 

@@ -115,7 +115,7 @@ def test_every_results_folder_has_rows_or_a_reason():
 @pytest.mark.parametrize("name", _folders_with_rows())
 def test_committed_summary_recomputes_from_its_rows(name):
     from bench import report, runner
-    from bench.commands.suite import _run_title
+    from bench.commands.report import _run_title
 
     folder = RESULTS / name
     if name in WITHOUT_SUMMARY:

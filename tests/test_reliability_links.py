@@ -53,7 +53,7 @@ def _link(folder: Path, name: str, target: Path) -> None:
 @pytest.fixture(scope="module")
 def suite_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished suite run (fake searches of known lengths, inline) with its report."""
-    from bench.commands.suite import _write_report
+    from bench.commands.report import write_report as _write_report
 
     tmp = tmp_path_factory.mktemp("links")
     plan = make_plan(tmp, [(str(i), c, {"length": 10 + i, "optimal": 10 + i})

@@ -157,7 +157,7 @@ def test_run_json_is_written_atomically(tmp_path, monkeypatch):
 
 
 def test_damaged_run_json_neither_breaks_resume_nor_report(tmp_path):
-    from bench.commands.suite import _write_report
+    from bench.commands.report import write_report as _write_report
 
     plan = make_plan(tmp_path, [("1", "a", {}), ("2", "a", {})])
     run_dir = tmp_path / "run"
