@@ -109,20 +109,20 @@ def main() -> None:
     with out.open("a") as f:
         for inst in todo:
             c0 = time.process_time()
-            r = solver.solve(puzzle, h, inst.state, Limits(time_s=args.time_limit))
+            res = solver.solve(puzzle, h, inst.state, Limits(time_s=args.time_limit))
             row: dict[str, Any] = {
                 "cube": inst.id, "optimal": inst.optimal, **want,
-                "status": str(r.status.value), "length": r.length,
-                "optimal_found": r.length == inst.optimal if r.length is not None else None,
-                "seconds": round(r.time_s, 2), "cpu_seconds": round(time.process_time() - c0, 2),
-                "nodes_generated": r.nodes_generated, "nodes_expanded": r.nodes_expanded,
-                "h_start": r.h_start, "iteration_nodes": r.extra.get("iteration_nodes"),
+                "status": str(res.status.value), "length": res.length,
+                "optimal_found": res.length == inst.optimal if res.length is not None else None,
+                "seconds": round(res.time_s, 2), "cpu_seconds": round(time.process_time() - c0, 2),
+                "nodes_generated": res.nodes_generated, "nodes_expanded": res.nodes_expanded,
+                "h_start": res.h_start, "iteration_nodes": res.extra.get("iteration_nodes"),
                 "cpu": cpu_name()}
-            if r.actions is not None:
-                if not puzzle.check_solution(inst.state, r.actions):
+            if res.actions is not None:
+                if not puzzle.check_solution(inst.state, res.actions):
                     raise RuntimeError(f"cube {inst.id}: the path does not solve it")
-                if r.length != inst.optimal:
-                    raise RuntimeError(f"cube {inst.id}: length {r.length}, optimum {inst.optimal}")
+                if res.length != inst.optimal:
+                    raise RuntimeError(f"cube {inst.id}: length {res.length}, optimum {inst.optimal}")
             f.write(json.dumps(row) + "\n")
             f.flush()
             print(json.dumps({k: row[k] for k in ("cube", "optimal", "status", "length",

@@ -35,7 +35,7 @@ def main() -> None:
     cubies = tuple(np.asarray(x, dtype=np.int64)
                    for x in puzzle.to_cubies(state_batch(puzzle, states)))
     forward = h.axis_values(cubies)
-    inverse = h.axis_values(S.inverse(cubies))
+    inverse = h.axis_values(S.inverse(cubies))  # type: ignore[arg-type]
     six = np.maximum(h.combine(forward), h.combine(inverse))
     assert np.array_equal(six, h(states))
     cp = cubies[0]
