@@ -15,10 +15,11 @@ which ``core.registry`` makes its heuristics; ``DATABASES`` is derived from thos
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,22 @@ def _peak_rss_bytes() -> int | None:
     scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB elsewhere
     return int(max(own, children)) * scale
 
+
+
+@contextlib.contextmanager
+def numba_jobs(jobs: int) -> Iterator[None]:
+    """Within the block the Numba threads are capped at ``jobs`` (``0`` or less: all of them),
+    as a catalog builder's ``jobs`` asks; the count before is restored after."""
+    import numba
+
+    before = numba.get_num_threads()
+    if jobs and jobs > 0:
+        most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+        numba.set_num_threads(max(1, min(int(jobs), most)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 @dataclass(frozen=True)
 class TableSpec:

@@ -350,16 +350,10 @@ def build_table(metric: str, corner_part: str = "full", edge_part: str = "full",
                 progress: bool = True, jobs: int = 0) -> np.ndarray:
     """Catalog builder: the reduced table ``(classes * ne,)`` uint8 of ``metric`` (the full one:
     ``9930 * 7920`` entries). ``jobs`` caps the Numba threads (``0``: all of them)."""
-    import numba
+    from pdb_builders.catalog import numba_jobs
 
-    before = numba.get_num_threads()
-    if jobs and jobs > 0:
-        most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
-        numba.set_num_threads(max(1, min(int(jobs), most)))
-    try:
+    with numba_jobs(jobs):
         table, _ = build(metric, corner_part, edge_part, progress=progress)
-    finally:
-        numba.set_num_threads(before)
     return table
 
 

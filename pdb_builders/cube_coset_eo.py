@@ -353,20 +353,13 @@ def build_table(metric: str, corner_part: str = "full", edge_part: str = "eo",
     returned; ``jobs`` caps the Numba threads (``0``: all of them)."""
     import shutil
 
-    import numba
-
     from core.paths import cache_dir
+    from pdb_builders.catalog import numba_jobs
 
     folder = cache_dir() / f"{key or _key('cube3', corner_part, edge_part)}.ckpt"
-    before = numba.get_num_threads()
-    if jobs and jobs > 0:
-        most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
-        numba.set_num_threads(max(1, min(int(jobs), most)))
-    try:
+    with numba_jobs(jobs):
         words, stats = build(metric, corner_part, edge_part, base=base, checkpoint=folder,
                              progress=progress)
-    finally:
-        numba.set_num_threads(before)
     sp = coset_space(metric, corner_part, edge_part)
     data = table_bytes(words, sp.size)
     if progress:
@@ -438,16 +431,10 @@ def build_byte_table(metric: str, corner_part: str = "full", edge_part: str = "e
                      progress: bool = True, jobs: int = 0) -> np.ndarray:
     """Catalog builder of a fallback table: the reduced coset distances ``(size,)`` uint8 of a
     U-D layer part (:func:`pdb_builders.cube_coset.build_space`)."""
-    import numba
+    from pdb_builders.catalog import numba_jobs
 
-    before = numba.get_num_threads()
-    if jobs and jobs > 0:
-        most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
-        numba.set_num_threads(max(1, min(int(jobs), most)))
-    try:
+    with numba_jobs(jobs):
         table, _ = cc.build_space(coset_space(metric, corner_part, edge_part), progress=progress)
-    finally:
-        numba.set_num_threads(before)
     return table
 
 

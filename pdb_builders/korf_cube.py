@@ -356,16 +356,10 @@ def build_table(metric: str, pattern: str, progress: bool = True, jobs: int = 0)
 
     ``jobs`` caps the Numba threads (``0``: all of them).
     """
-    import numba
+    from pdb_builders.catalog import numba_jobs
 
-    before = numba.get_num_threads()
-    if jobs and jobs > 0:
-        most = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
-        numba.set_num_threads(max(1, min(int(jobs), most)))
-    try:
+    with numba_jobs(jobs):
         table, _ = build(metric, pattern, progress=progress)
-    finally:
-        numba.set_num_threads(before)
     return table
 
 
