@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.provenance import cpu_name
+from core import safe_write
 from core.errors import InputError
 from core.limits import Limits
 from core.registry import get_heuristic, get_puzzle
@@ -94,6 +95,9 @@ def main() -> None:
             if any(r.get(k) != want[k] for k in SETTINGS):
                 raise InputError(f"--out: {out.name} holds rows of other settings "
                                  f"({ {k: r.get(k) for k in SETTINGS} }); give another file")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        # appended row by row, never through a link; opened before any table is read
+        f = safe_write.open_append(out, binary=False, arg="--out", what="rows file")
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
@@ -105,8 +109,7 @@ def main() -> None:
     h = get_heuristic(args.heuristic, puzzle, progress=False)
     print(f"{args.heuristic}: loaded in {time.perf_counter() - t0:.1f} s, "
           f"{h.nbytes / 1e9:.2f} GB; {len(todo)} cubes to go", flush=True)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a") as f:
+    with f:
         for inst in todo:
             c0 = time.process_time()
             res = solver.solve(puzzle, h, inst.state, Limits(time_s=args.time_limit))
